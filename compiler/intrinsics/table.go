@@ -1,0 +1,238 @@
+// Package intrinsics is the one table of HLSL intrinsics: for each one its HLSL
+// signature (read by sema), its lowering on every target (read by the SPIR-V, WGSL
+// and MSL back ends) and the Vulkan subgroup feature bit it needs (read by the
+// reflection). Nothing else in the compiler may keep a per-intrinsic switch of
+// names, opcodes or bits: add a column here instead.
+//
+// The wave/quad rows follow DXC's code (SpirvEmitter.cpp), not its doc table:
+// WaveReadLaneAt is OpGroupNonUniformShuffle, WaveReadLaneFirst is BroadcastFirst
+// (Ballot capability), prefix operations are ExclusiveScan.
+package intrinsics
+
+// Op identifies an intrinsic. The zero Op is invalid.
+type Op uint16
+
+// Class groups intrinsics by what kind of lowering they need.
+type Class uint8
+
+const (
+	ClassWave    Class = iota + 1 // subgroup operation (GroupNonUniform*)
+	ClassQuad                     // quad operation (GroupNonUniformQuad)
+	ClassBarrier                  // control/memory barrier
+	ClassAtomic                   // Interlocked* (first argument is a place)
+	ClassMath                     // component-wise math and bit operations
+	ClassTexture                  // texture/sampler methods
+	ClassDeriv                    // ddx/ddy (pixel only)
+	ClassMisc
+)
+
+// Kinds is a bit set of scalar kinds an argument may have.
+type Kinds uint8
+
+const (
+	KBool    Kinds = 1 << iota
+	KInt           // signed integers (int, int64_t)
+	KUint          // unsigned integers (uint, uint64_t)
+	KFloat         // half, float, double
+	KNumeric = KInt | KUint | KFloat
+	KAny     = KBool | KNumeric
+	KInteger = KInt | KUint
+)
+
+// Shapes is a bit set of the shapes an argument may have.
+type Shapes uint8
+
+const (
+	SScalar Shapes = 1 << iota
+	SVector
+	SMatrix
+	SScalarVector = SScalar | SVector
+	SAll          = SScalar | SVector | SMatrix
+)
+
+// Param describes one HLSL parameter of an intrinsic.
+type Param struct {
+	Name   string
+	Kinds  Kinds
+	Shapes Shapes
+	// SameAs >= 0 means: after promotion this argument has the same type as parameter SameAs
+	// (HLSL's template-style "same type as the first argument" rule). -1: independent.
+	SameAs int
+	// Scalar32 forces a 32-bit scalar (lane indices, byte offsets).
+	Scalar32 bool
+	// Place: the argument is an lvalue (atomic destination, out parameter).
+	Place bool
+	// Out: written by the intrinsic (e.g. original_value of InterlockedAdd).
+	Out bool
+}
+
+// Result says how the result type is formed.
+type Result uint8
+
+const (
+	RVoid        Result = iota
+	RSameAsArg0         // the (promoted) type of argument 0
+	RBoolShape0         // bool with the shape of argument 0 (per-component AllEqual)
+	RBool               // scalar bool
+	RUint               // scalar uint
+	RUint4              // uint4 (ballot)
+	RFloatScalar        // scalar of arg 0's float type (dot, length)
+	RIntShape0          // int with the shape of argument 0 (sign)
+	RUintShape0         // uint with the shape of argument 0 (countbits, firstbit*, asuint)
+	RSintShape0         // int with the shape of argument 0 (asint)
+	RFloatShape0        // float with the shape of argument 0 (asfloat, f16tof32)
+	RFloat4             // float4 (texture sample; texture element type in practice)
+	RSpecial            // sema computes it (mul, Load2/3/4, GetDimensions…)
+)
+
+// SPIRV says how the SPIR-V back end lowers an intrinsic.
+type SPIRV struct {
+	// Opcode per scalar kind of the operand (the result type for ops without operands).
+	// Zero means "not valid for that kind". Index with ir.ScalarKind (Bool, Sint, Uint, Float).
+	Op [4]uint16
+	// GLSLStd450 extended-instruction number per scalar kind, when the op is an OpExtInst.
+	Ext [4]uint16
+	// GroupOp is the GroupOperation operand (Reduce 0, InclusiveScan 1, ExclusiveScan 2), or -1.
+	GroupOp int8
+	// QuadDirection is the QuadSwap Direction operand (0 X, 1 Y, 2 diagonal), or -1.
+	QuadDirection int8
+	// PerComponent: emit once per vector component and recombine (AllEqual).
+	PerComponent bool
+	// ViaBallot: the predicate is first reduced with OpGroupNonUniformBallot (CountBits).
+	ViaBallot bool
+	// Builtin: the value is a load of this SPIR-V BuiltIn (SubgroupSize 36,
+	// SubgroupLocalInvocationId 41); 0 if not a builtin.
+	Builtin uint16
+	// Capability is the SPIR-V capability the instruction needs (GroupNonUniform 61 …
+	// Quad 68); the reflection turns declared capabilities into Vulkan bits.
+	Capability uint16
+	// Barriers: execution scope (-1: OpMemoryBarrier, no execution barrier), memory
+	// scope and memory-semantics bits, as DXC emits them.
+	ExecScope, MemScope int8
+	Semantics           uint32
+}
+
+// Info is one row of the table.
+type Info struct {
+	Op     Op
+	Name   string // HLSL spelling
+	Class  Class
+	SM     string // shader model that introduced it ("6.0")
+	Params []Param
+	Result Result
+	// Stages the intrinsic is valid in, as HLSL says (compute, pixel, vertex); empty = all.
+	PixelOnly bool
+
+	SPIRV SPIRV
+	// VkBit is the VkSubgroupFeatureFlagBits bit the SPIR-V lowering needs (0 for non-wave ops).
+	// It must agree with SPIRV.Capability; a test checks CapabilityVkBit(Capability) == VkBit.
+	VkBit uint32
+
+	// WGSL is the WGSL builtin function name when the lowering is one call; WGSLLowering
+	// names a lowering the WGSL back end implements (see docs/ARCHITECTURE.md) when not.
+	WGSL         string
+	WGSLLowering string
+	// MSL is the Metal function name when the lowering is one call; MSLLowering otherwise.
+	MSL         string
+	MSLLowering string
+}
+
+// SPIR-V capability numbers used by wave/quad intrinsics.
+const (
+	CapGroupNonUniform                uint16 = 61
+	CapGroupNonUniformVote            uint16 = 62
+	CapGroupNonUniformArithmetic      uint16 = 63
+	CapGroupNonUniformBallot          uint16 = 64
+	CapGroupNonUniformShuffle         uint16 = 65
+	CapGroupNonUniformShuffleRelative uint16 = 66
+	CapGroupNonUniformClustered       uint16 = 67
+	CapGroupNonUniformQuad            uint16 = 68
+	CapGroupNonUniformPartitionedNV   uint16 = 5297
+)
+
+// VkSubgroupFeatureFlagBits.
+const (
+	VkBasic           uint32 = 0x1
+	VkVote            uint32 = 0x2
+	VkArithmetic      uint32 = 0x4
+	VkBallot          uint32 = 0x8
+	VkShuffle         uint32 = 0x10
+	VkShuffleRelative uint32 = 0x20
+	VkClustered       uint32 = 0x40
+	VkQuad            uint32 = 0x80
+	VkPartitionedNV   uint32 = 0x100
+)
+
+// VkBitNames lists the bits in the order the reflection line prints them.
+var VkBitNames = []struct {
+	Bit  uint32
+	Name string
+}{
+	{VkBasic, "Basic"}, {VkVote, "Vote"}, {VkArithmetic, "Arithmetic"}, {VkBallot, "Ballot"},
+	{VkShuffle, "Shuffle"}, {VkShuffleRelative, "ShuffleRelative"}, {VkClustered, "Clustered"},
+	{VkQuad, "Quad"}, {VkPartitionedNV, "PartitionedNV"},
+}
+
+// CapabilityVkBit maps a declared SPIR-V capability to its Vulkan subgroup feature bit
+// (0 if the capability is not a subgroup one). One bit per declared capability: Quad
+// alone gives 0x80 (the implicit GroupNonUniform is not counted, as in the seed).
+func CapabilityVkBit(cap uint16) uint32 {
+	switch cap {
+	case CapGroupNonUniform:
+		return VkBasic
+	case CapGroupNonUniformVote:
+		return VkVote
+	case CapGroupNonUniformArithmetic:
+		return VkArithmetic
+	case CapGroupNonUniformBallot:
+		return VkBallot
+	case CapGroupNonUniformShuffle:
+		return VkShuffle
+	case CapGroupNonUniformShuffleRelative:
+		return VkShuffleRelative
+	case CapGroupNonUniformClustered:
+		return VkClustered
+	case CapGroupNonUniformQuad:
+		return VkQuad
+	case CapGroupNonUniformPartitionedNV:
+		return VkPartitionedNV
+	}
+	return 0
+}
+
+var byName = map[string]*Info{}
+var byOp = map[Op]*Info{}
+
+func init() {
+	for i := range Table {
+		in := &Table[i]
+		if _, dup := byName[in.Name]; dup {
+			panic("intrinsics: duplicate name " + in.Name)
+		}
+		byName[in.Name] = in
+		byOp[in.Op] = in
+	}
+}
+
+// Lookup finds an intrinsic by its HLSL name (free functions; methods are named
+// "Type.Method", e.g. "RWByteAddressBuffer.InterlockedAdd").
+func Lookup(name string) (*Info, bool) {
+	in, ok := byName[name]
+	return in, ok
+}
+
+// Get returns the row of an Op. It panics on an Op not in the table (a compiler bug).
+func Get(op Op) *Info {
+	in, ok := byOp[op]
+	if !ok {
+		panic("intrinsics: unknown op")
+	}
+	return in
+}
+
+func (op Op) String() string {
+	if in, ok := byOp[op]; ok {
+		return in.Name
+	}
+	return "Op(?)"
+}

@@ -1,0 +1,253 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ScalarKind is the class of a scalar type.
+type ScalarKind uint8
+
+const (
+	Bool ScalarKind = iota
+	Sint
+	Uint
+	Float
+)
+
+// Type is an IR type. Types are compared with Equal (structurally; structs by identity).
+type Type interface {
+	String() string
+	isType()
+}
+
+// Scalar is bool, a signed or unsigned integer, or a float of Bits width
+// (bool: 32 by convention, never stored to memory; ints 32/64; floats 16/32/64).
+type Scalar struct {
+	Kind ScalarKind
+	Bits int
+}
+
+// Vector of 2–4 scalars.
+type Vector struct {
+	Elem Scalar
+	N    int
+}
+
+// Matrix of Rows×Cols floats (HLSL floatRxC: Rows rows of Cols-vectors).
+// Back ends choose their own in-register representation; in memory the layout
+// pass gives MatrixStride and the major order.
+type Matrix struct {
+	Elem       Scalar
+	Rows, Cols int
+	// RowMajor is the memory order when the matrix lives in a buffer.
+	RowMajor bool
+	Stride   int // MatrixStride in bytes (set by layout for buffer members)
+}
+
+// Array of Len elements; Len == 0 is a runtime-sized array (only as the element
+// store of a buffer). Stride is the ArrayStride in bytes, set by layout where the
+// array lives in host-shareable memory (0 elsewhere).
+type Array struct {
+	Elem   Type
+	Len    int
+	Stride int
+}
+
+// Struct is a named aggregate. Two Struct types are equal only if they are the same pointer.
+type Struct struct {
+	Name   string
+	Fields []Field
+	// Size is the byte size under the layout rule (0 if not laid out).
+	Size  int
+	Align int
+}
+
+// Field is one struct member. Offset is set by layout (buffer structs only).
+type Field struct {
+	Name     string
+	Type     Type
+	Offset   int
+	Semantic string // HLSL semantic, kept for stage IO structs and reflection
+}
+
+// Void is the result type of functions and intrinsics that return nothing.
+type Void struct{}
+
+// Texture2D is an image handle (Texture2D<T> when !Storage, RWTexture2D<T> when Storage).
+// Elem is the sampled/stored component type (always a 4-vector in IR; Components says how
+// many components the HLSL declaration had).
+type Texture2D struct {
+	Elem       Scalar
+	Components int
+	Storage    bool
+}
+
+// Sampler is SamplerState.
+type Sampler struct{}
+
+func (Scalar) isType()    {}
+func (Vector) isType()    {}
+func (Matrix) isType()    {}
+func (*Array) isType()    {}
+func (*Struct) isType()   {}
+func (Void) isType()      {}
+func (Texture2D) isType() {}
+func (Sampler) isType()   {}
+
+// Common scalar types.
+var (
+	BoolT = Scalar{Bool, 32}
+	I32   = Scalar{Sint, 32}
+	U32   = Scalar{Uint, 32}
+	F32   = Scalar{Float, 32}
+	F16   = Scalar{Float, 16}
+	F64   = Scalar{Float, 64}
+	I64   = Scalar{Sint, 64}
+	U64   = Scalar{Uint, 64}
+)
+
+func (s Scalar) String() string {
+	switch s.Kind {
+	case Bool:
+		return "bool"
+	case Sint:
+		return fmt.Sprintf("i%d", s.Bits)
+	case Uint:
+		return fmt.Sprintf("u%d", s.Bits)
+	default:
+		return fmt.Sprintf("f%d", s.Bits)
+	}
+}
+func (v Vector) String() string { return fmt.Sprintf("vec%d<%s>", v.N, v.Elem) }
+func (m Matrix) String() string {
+	s := fmt.Sprintf("mat%dx%d<%s>", m.Rows, m.Cols, m.Elem)
+	if m.Stride != 0 {
+		order := "col_major"
+		if m.RowMajor {
+			order = "row_major"
+		}
+		s += fmt.Sprintf("{%s,stride=%d}", order, m.Stride)
+	}
+	return s
+}
+func (a *Array) String() string {
+	s := ""
+	if a.Len == 0 {
+		s = fmt.Sprintf("array<%s>", a.Elem)
+	} else {
+		s = fmt.Sprintf("array<%s,%d>", a.Elem, a.Len)
+	}
+	if a.Stride != 0 {
+		s += fmt.Sprintf("{stride=%d}", a.Stride)
+	}
+	return s
+}
+func (s *Struct) String() string { return "struct " + s.Name }
+func (Void) String() string      { return "void" }
+func (t Texture2D) String() string {
+	if t.Storage {
+		return fmt.Sprintf("rwtexture2d<%s>", t.Elem)
+	}
+	return fmt.Sprintf("texture2d<%s>", t.Elem)
+}
+func (Sampler) String() string { return "sampler" }
+
+// StructDecl renders a struct with its fields and offsets, for IR dumps.
+func StructDecl(s *Struct) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "struct %s {", s.Name)
+	if s.Size != 0 {
+		fmt.Fprintf(&b, " // size=%d align=%d", s.Size, s.Align)
+	}
+	b.WriteString("\n")
+	for _, f := range s.Fields {
+		fmt.Fprintf(&b, "  %s: %s", f.Name, f.Type)
+		if s.Size != 0 {
+			fmt.Fprintf(&b, " @offset(%d)", f.Offset)
+		}
+		if f.Semantic != "" {
+			fmt.Fprintf(&b, " : %s", f.Semantic)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// Equal reports whether two types are the same.
+func Equal(a, b Type) bool {
+	switch x := a.(type) {
+	case Scalar:
+		y, ok := b.(Scalar)
+		return ok && x == y
+	case Vector:
+		y, ok := b.(Vector)
+		return ok && x == y
+	case Matrix:
+		y, ok := b.(Matrix)
+		return ok && x == y
+	case *Array:
+		y, ok := b.(*Array)
+		return ok && x.Len == y.Len && x.Stride == y.Stride && Equal(x.Elem, y.Elem)
+	case *Struct:
+		y, ok := b.(*Struct)
+		return ok && x == y
+	case Void:
+		_, ok := b.(Void)
+		return ok
+	case Texture2D:
+		y, ok := b.(Texture2D)
+		return ok && x == y
+	case Sampler:
+		_, ok := b.(Sampler)
+		return ok
+	}
+	return false
+}
+
+// ScalarOf returns the scalar element of a scalar, vector or matrix type.
+func ScalarOf(t Type) (Scalar, bool) {
+	switch x := t.(type) {
+	case Scalar:
+		return x, true
+	case Vector:
+		return x.Elem, true
+	case Matrix:
+		return x.Elem, true
+	}
+	return Scalar{}, false
+}
+
+// Components is 1 for scalars, N for vectors, Rows*Cols for matrices, 0 otherwise.
+func Components(t Type) int {
+	switch x := t.(type) {
+	case Scalar:
+		return 1
+	case Vector:
+		return x.N
+	case Matrix:
+		return x.Rows * x.Cols
+	}
+	return 0
+}
+
+// WithScalar returns t (scalar or vector) with its element replaced by s.
+func WithScalar(t Type, s Scalar) Type {
+	switch x := t.(type) {
+	case Vector:
+		return Vector{s, x.N}
+	case Matrix:
+		x.Elem = s
+		return x
+	}
+	return s
+}
+
+// VecOf returns Scalar s when n == 1, else Vector{s, n}.
+func VecOf(s Scalar, n int) Type {
+	if n == 1 {
+		return s
+	}
+	return Vector{s, n}
+}
