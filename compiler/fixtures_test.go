@@ -1,0 +1,346 @@
+package compiler
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+)
+
+// -update rewrites the golden files under testdata/golden from the current compiler.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const fixturesDir = "../fixtures"
+
+// fixtureFiles returns every .hlsl under fixtures/, split into positive and negative
+// (fixtures/negative/**) programs, as paths relative to fixtures/.
+func fixtureFiles(t testing.TB) (pos, neg []string) {
+	err := filepath.WalkDir(fixturesDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			// Include directories hold headers, not programs.
+			if d.Name() == "include" || d.Name() == "inc" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".hlsl") {
+			return nil
+		}
+		rel, _ := filepath.Rel(fixturesDir, p)
+		if strings.HasPrefix(rel, "negative"+string(filepath.Separator)) {
+			neg = append(neg, rel)
+		} else {
+			pos = append(pos, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos, neg
+}
+
+// fixtureOptions reads the optional first-line `// waverig-args: …` of a fixture.
+func fixtureOptions(t testing.TB, path string, src []byte) Options {
+	opts := Options{}
+	first, _, _ := bytes.Cut(src, []byte("\n"))
+	line := strings.TrimSpace(string(first))
+	if !strings.HasPrefix(line, "// waverig-args:") {
+		return opts
+	}
+	args := strings.Fields(strings.TrimPrefix(line, "// waverig-args:"))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		val := func() string {
+			if i+1 >= len(args) {
+				t.Fatalf("%s: waverig-args: %s needs a value", path, a)
+			}
+			i++
+			return args[i]
+		}
+		switch {
+		case a == "-entry":
+			opts.Entry = val()
+		case a == "-stage":
+			opts.Stage = val()
+		case a == "-vulkan":
+			opts.Vulkan = val()
+		case a == "-auto-bindings":
+			opts.AutoBindings = true
+		case a == "-D":
+			k, v, _ := strings.Cut(val(), "=")
+			if opts.Defines == nil {
+				opts.Defines = map[string]string{}
+			}
+			opts.Defines[k] = v
+		case strings.HasPrefix(a, "-D"):
+			k, v, _ := strings.Cut(a[2:], "=")
+			if opts.Defines == nil {
+				opts.Defines = map[string]string{}
+			}
+			opts.Defines[k] = v
+		case a == "-I":
+			opts.IncludeDirs = append(opts.IncludeDirs, filepath.Join(filepath.Dir(path), val()))
+		case strings.HasPrefix(a, "-fspv-extension="):
+			opts.Extensions = append(opts.Extensions, strings.TrimPrefix(a, "-fspv-extension="))
+		case strings.HasPrefix(a, "-fvk-") && strings.HasSuffix(a, "-shift"):
+			var n, m int
+			fmt.Sscan(val(), &n)
+			fmt.Sscan(val(), &m)
+			class := a[len("-fvk-")]
+			if opts.Shifts == nil {
+				opts.Shifts = map[byte]map[int]int{}
+			}
+			if opts.Shifts[class] == nil {
+				opts.Shifts[class] = map[int]int{}
+			}
+			opts.Shifts[class][m] = n
+		case a == "-target":
+			ts, err := ParseTargets(val())
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			opts.Targets = ts
+		default:
+			t.Fatalf("%s: waverig-args: unknown flag %s", path, a)
+		}
+	}
+	return opts
+}
+
+// inCI is true on the CI machine, where a missing external tool is a failure, not a skip.
+func inCI() bool { return os.Getenv("CI") != "" }
+
+func needTool(t testing.TB, name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if inCI() {
+			t.Fatalf("%s is required in CI but not installed (apt-get install spirv-tools glslang-tools)", name)
+		}
+		t.Skipf("%s not installed: %v", name, err)
+	}
+	return p
+}
+
+// TestPositiveFixtures compiles every positive fixture to every target, validates
+// each SPIR-V module with spirv-val, and compares IR dumps, SPIR-V disassembly,
+// WGSL, MSL and reflection with the golden files.
+func TestPositiveFixtures(t *testing.T) {
+	pos, _ := fixtureFiles(t)
+	if len(pos) < 50 {
+		t.Fatalf("only %d positive fixtures found", len(pos))
+	}
+	spirvVal := needTool(t, "spirv-val")
+	spirvDis := needTool(t, "spirv-dis")
+	for _, rel := range pos {
+		rel := rel
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			path := filepath.Join(fixturesDir, rel)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := fixtureOptions(t, path, src)
+			opts.Targets = []Target{SPIRV, WGSL, MSL}
+			res, err := CompileFile(path, opts)
+			if err != nil {
+				t.Fatalf("compile failed:\n%s", res.Render())
+			}
+			if len(res.Reflection.EntryPoints) == 0 {
+				t.Fatal("no entry points")
+			}
+			env := "vulkan1.2"
+			if opts.Vulkan != "" {
+				env = "vulkan" + opts.Vulkan
+			}
+			var golden strings.Builder
+			fmt.Fprintf(&golden, "=== IR\n%s", irDump(res))
+			for _, ep := range res.Reflection.EntryPoints {
+				spv := res.Find(ep.Name, SPIRV)
+				f := filepath.Join(t.TempDir(), ep.Name+".spv")
+				os.WriteFile(f, spv, 0o644)
+				if out, err := exec.Command(spirvVal, "--target-env", env, f).CombinedOutput(); err != nil {
+					dis, _ := exec.Command(spirvDis, f).CombinedOutput()
+					t.Fatalf("spirv-val --target-env %s rejects %s:\n%s\n%s", env, ep.Name, out, dis)
+				}
+				dis, err := exec.Command(spirvDis, "--no-header", f).CombinedOutput()
+				if err != nil {
+					t.Fatalf("spirv-dis: %v\n%s", err, dis)
+				}
+				js, _ := json.MarshalIndent(ep, "", "  ")
+				fmt.Fprintf(&golden, "=== %s reflection\n%s\n%s\n", ep.Name, ep.Line(), js)
+				fmt.Fprintf(&golden, "=== %s spirv\n%s", ep.Name, dis)
+				fmt.Fprintf(&golden, "=== %s wgsl\n%s", ep.Name, res.Find(ep.Name, WGSL))
+				fmt.Fprintf(&golden, "=== %s msl\n%s", ep.Name, res.Find(ep.Name, MSL))
+			}
+			checkGolden(t, filepath.Join("testdata", "golden", strings.TrimSuffix(rel, ".hlsl")+".golden"), golden.String())
+		})
+	}
+}
+
+func irDump(res *Result) string {
+	if res.Module == nil {
+		return ""
+	}
+	return ir.Dump(res.Module)
+}
+
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (run go test ./compiler -update): %v", path, err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the compiler's output (run go test ./compiler -update and review the diff):\n%s", path, firstDiff(string(want), got))
+	}
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, w, g)
+		}
+	}
+	return ""
+}
+
+// expectation is one `/* ERROR CODE "regexp" */` comment of a negative fixture.
+type expectation struct {
+	file  string
+	line  int // 0 for ERROR-FILE
+	col   int // column of the comment
+	code  string
+	re    *regexp.Regexp
+	found bool
+}
+
+var errorComment = regexp.MustCompile(`/\*\s*(ERROR|ERROR-FILE|WARNING)\s+([EW]\d{4})\s+"((?:[^"\\]|\\.)*)"\s*\*/`)
+
+func parseExpectations(t *testing.T, path string, src string) []*expectation {
+	var exps []*expectation
+	for i, line := range strings.Split(src, "\n") {
+		for _, m := range errorComment.FindAllStringSubmatchIndex(line, -1) {
+			kind := line[m[2]:m[3]]
+			code := line[m[4]:m[5]]
+			re, err := regexp.Compile(line[m[6]:m[7]])
+			if err != nil {
+				t.Fatalf("%s:%d: bad regexp in expectation: %v", path, i+1, err)
+			}
+			e := &expectation{file: path, line: i + 1, col: m[0] + 1, code: code, re: re}
+			if kind == "ERROR-FILE" {
+				e.line = 0
+			}
+			exps = append(exps, e)
+		}
+	}
+	return exps
+}
+
+// TestNegativeFixtures checks, go/types style, that every expected diagnostic
+// written next to the offending token is reported (same line, a column before the
+// comment, same code, matching message) and that no unexpected error appears.
+func TestNegativeFixtures(t *testing.T) {
+	_, neg := fixtureFiles(t)
+	if len(neg) < 50 {
+		t.Errorf("only %d negative fixtures (want at least 50)", len(neg))
+	}
+	for _, rel := range neg {
+		rel := rel
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			path := filepath.Join(fixturesDir, rel)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exps := parseExpectations(t, path, string(src))
+			if len(exps) == 0 {
+				t.Fatal("negative fixture without an ERROR expectation")
+			}
+			opts := fixtureOptions(t, path, src)
+			res, _ := CompileFile(path, opts)
+			abs, _ := filepath.Abs(path)
+			var unexpected []string
+			for _, m := range res.Diagnostics {
+				matched := false
+				for _, e := range exps {
+					if string(m.Code) != e.code || !e.re.MatchString(m.Text) {
+						continue
+					}
+					if e.line == 0 {
+						e.found, matched = true, true
+						break
+					}
+					if m.Pos.Src == nil {
+						continue
+					}
+					mp, _ := filepath.Abs(m.Pos.Src.Path)
+					line, col := m.Pos.Src.LineCol(m.Pos.Off)
+					if mp == abs && line == e.line && col < e.col {
+						e.found, matched = true, true
+						break
+					}
+				}
+				if !matched && m.Severity == diag.Error {
+					unexpected = append(unexpected, m.String())
+				}
+			}
+			for _, e := range exps {
+				if !e.found {
+					t.Errorf("%s:%d: expected %s matching %q, got:\n%s", rel, e.line, e.code, e.re, res.Render())
+				}
+			}
+			if len(unexpected) > 0 {
+				t.Errorf("unexpected errors:\n%s", strings.Join(unexpected, "\n"))
+			}
+		})
+	}
+}
+
+// TestDiagnosticsDoc keeps docs/diagnostics.md equal to the code registry.
+func TestDiagnosticsDoc(t *testing.T) {
+	got := DiagnosticsMarkdown()
+	path := filepath.Join("..", "docs", "diagnostics.md")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != got {
+		t.Fatalf("docs/diagnostics.md is stale: run go test ./compiler -run TestDiagnosticsDoc -update")
+	}
+	for _, c := range diag.All() {
+		if c.Title == "" {
+			t.Errorf("code %s has no title", c.Code)
+		}
+	}
+}

@@ -1,0 +1,270 @@
+// Package reflect describes each compiled entry point for hosts: stage,
+// numthreads, the Vulkan subgroup features it needs, its resource bindings, push
+// constants, specialization constants and stage inputs/outputs. It reads the IR
+// for everything except the subgroup bits, which come from the capabilities the
+// SPIR-V back end actually declared (so the module and the reflection cannot
+// disagree).
+package reflect
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+// Reflection is the reflection of a whole compile.
+type Reflection struct {
+	EntryPoints []*EntryPoint `json:"entryPoints"`
+}
+
+// EntryPoint is one entry point's interface.
+type EntryPoint struct {
+	Name       string  `json:"name"`
+	Stage      string  `json:"stage"`
+	NumThreads *[3]int `json:"numthreads,omitempty"`
+	// SubgroupOperations is the VkSubgroupFeatureFlags mask the SPIR-V module needs.
+	SubgroupOperations uint32   `json:"subgroupOperations"`
+	SubgroupFeatures   []string `json:"subgroupFeatures"` // names of the set bits, in bit order
+	// Capabilities and Extensions declared by the SPIR-V module.
+	Capabilities []string `json:"spirvCapabilities,omitempty"`
+	Extensions   []string `json:"spirvExtensions,omitempty"`
+	// WebGPUFeatures lists the features a WebGPU pipeline needs ("subgroups"; for wgpu-native its native feature).
+	WebGPUFeatures []string `json:"webgpuFeatures,omitempty"`
+	// MSLArguments is the Metal argument table ([[buffer(n)]] …), when MSL was emitted.
+	MSLArguments []MSLArgument `json:"mslArguments,omitempty"`
+
+	Bindings      []Binding      `json:"bindings"`
+	PushConstants *Block         `json:"pushConstants,omitempty"`
+	SpecConstants []SpecConstant `json:"specConstants,omitempty"`
+	Inputs        []IOVar        `json:"inputs,omitempty"`
+	Outputs       []IOVar        `json:"outputs,omitempty"`
+}
+
+// Binding is one descriptor.
+type Binding struct {
+	Name        string   `json:"name"`
+	Register    string   `json:"register,omitempty"` // HLSL register ("t0", "u1,space2")
+	Set         int      `json:"set"`
+	Binding     int      `json:"binding"`
+	Kind        string   `json:"kind"`                  // HLSL resource class: RWStructuredBuffer, ConstantBuffer, …
+	Descriptor  string   `json:"descriptorType"`        // Vulkan descriptor type
+	ElementType string   `json:"elementType,omitempty"` // structured buffers: the element; cbuffers: the block
+	Stride      int      `json:"stride,omitempty"`      // bytes per element (buffers)
+	Size        int      `json:"size,omitempty"`        // fixed size in bytes (cbuffers), 0 for runtime-sized
+	ReadOnly    bool     `json:"readOnly"`
+	Atomic      bool     `json:"atomic,omitempty"` // target of Interlocked* operations
+	Members     []Member `json:"members,omitempty"`
+}
+
+// Block is a push-constant or uniform block layout.
+type Block struct {
+	Name    string   `json:"name"`
+	Size    int      `json:"size"`
+	Members []Member `json:"members"`
+}
+
+// Member is one laid-out member of a block.
+type Member struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Offset int    `json:"offset"`
+}
+
+// SpecConstant is a [[vk::constant_id]] constant.
+type SpecConstant struct {
+	Name    string `json:"name"`
+	ID      int    `json:"constantId"`
+	Type    string `json:"type"`
+	Default string `json:"default"`
+}
+
+// MSLArgument is one entry of the Metal argument table.
+type MSLArgument struct {
+	Kind    string `json:"kind"`
+	Index   int    `json:"index"`
+	Set     int    `json:"set"`
+	Binding int    `json:"binding"`
+	Name    string `json:"name"`
+}
+
+// IOVar is a stage input or output.
+type IOVar struct {
+	Name     string `json:"name"`
+	Semantic string `json:"semantic,omitempty"`
+	Builtin  string `json:"builtin,omitempty"`
+	Location *int   `json:"location,omitempty"`
+	Type     string `json:"type"`
+}
+
+// Line renders the one-line summary the CLI prints:
+// `CSSum (Compute): Basic, Arithmetic = 0x5`.
+func (e *EntryPoint) Line() string {
+	names := e.SubgroupFeatures
+	list := "None"
+	if len(names) > 0 {
+		list = strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s (%s): %s = %#x", e.Name, e.Stage, list, e.SubgroupOperations)
+}
+
+// FeatureNames returns the names of the bits set in a VkSubgroupFeatureFlags mask.
+func FeatureNames(mask uint32) []string {
+	names := []string{}
+	for _, b := range intrinsics.VkBitNames {
+		if mask&b.Bit != 0 {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+// Build reflects one entry point of m. subgroupBits, caps and exts come from the
+// SPIR-V module emitted for it.
+func Build(m *ir.Module, ep *ir.EntryPoint, subgroupBits uint32, caps []string, exts []string) *EntryPoint {
+	r := &EntryPoint{
+		Name:               ep.Name,
+		Stage:              ep.Stage.String(),
+		SubgroupOperations: subgroupBits,
+		SubgroupFeatures:   FeatureNames(subgroupBits),
+		Capabilities:       caps,
+		Extensions:         exts,
+		Bindings:           []Binding{},
+	}
+	if ep.Stage == ir.Compute {
+		nt := ep.NumThreads
+		r.NumThreads = &nt
+	}
+	for _, g := range UsedGlobals(ep) {
+		switch {
+		case g.Binding != nil:
+			r.Bindings = append(r.Bindings, binding(g))
+		case g.Space == ir.SpacePushConstant:
+			if st, ok := g.Type.(*ir.Struct); ok {
+				r.PushConstants = &Block{Name: g.Name, Size: st.Size, Members: members(st)}
+			}
+		case g.Spec:
+			sc := SpecConstant{Name: g.Name, ID: g.SpecID, Type: g.Type.String()}
+			if c, ok := g.Init.(*ir.Const); ok {
+				sc.Default = ir.ConstString(c)
+			}
+			r.SpecConstants = append(r.SpecConstants, sc)
+		}
+	}
+	sort.Slice(r.Bindings, func(i, j int) bool {
+		a, b := r.Bindings[i], r.Bindings[j]
+		if a.Set != b.Set {
+			return a.Set < b.Set
+		}
+		return a.Binding < b.Binding
+	})
+	sort.Slice(r.SpecConstants, func(i, j int) bool { return r.SpecConstants[i].ID < r.SpecConstants[j].ID })
+	for _, g := range ep.Inputs {
+		r.Inputs = append(r.Inputs, ioVar(g))
+	}
+	for _, g := range ep.Outputs {
+		r.Outputs = append(r.Outputs, ioVar(g))
+	}
+	return r
+}
+
+// UsedGlobals returns the globals referenced by code reachable from ep, in module order.
+func UsedGlobals(ep *ir.EntryPoint) []*ir.Global {
+	seen := map[*ir.Global]bool{}
+	var order []*ir.Global
+	add := func(g *ir.Global) {
+		if !seen[g] {
+			seen[g] = true
+			order = append(order, g)
+		}
+	}
+	for _, f := range ir.Reachable(ep.Func) {
+		ir.WalkBlock(f.Body, nil, func(e ir.Expr) {
+			if r, ok := e.(*ir.GlobalRef); ok {
+				add(r.G)
+				if r.G.Init != nil {
+					ir.WalkExpr(r.G.Init, func(e ir.Expr) {
+						if r2, ok := e.(*ir.GlobalRef); ok {
+							add(r2.G)
+						}
+					})
+				}
+			}
+		})
+	}
+	return order
+}
+
+func binding(g *ir.Global) Binding {
+	b := Binding{Name: g.Name, Register: g.Binding.Register, Set: g.Binding.Set, Binding: g.Binding.Binding,
+		Kind: g.Resource.String(), Atomic: g.Atomic}
+	switch g.Resource {
+	case ir.ResConstantBuffer:
+		b.Descriptor, b.ReadOnly = "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER", true
+	case ir.ResStructuredBuffer, ir.ResByteAddressBuffer:
+		b.Descriptor, b.ReadOnly = "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", true
+	case ir.ResRWStructuredBuffer, ir.ResRWByteAddressBuffer:
+		b.Descriptor = "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"
+	case ir.ResTexture2D:
+		b.Descriptor, b.ReadOnly = "VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE", true
+	case ir.ResRWTexture2D:
+		b.Descriptor = "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE"
+	case ir.ResSampler:
+		b.Descriptor, b.ReadOnly = "VK_DESCRIPTOR_TYPE_SAMPLER", true
+	}
+	switch t := g.Type.(type) {
+	case *ir.Array:
+		b.ElementType, b.Stride = t.Elem.String(), t.Stride
+		if t.Len > 0 {
+			b.Size = t.Len * t.Stride
+		}
+		if st, ok := t.Elem.(*ir.Struct); ok {
+			b.Members = members(st)
+		}
+	case *ir.Struct:
+		b.ElementType, b.Size = t.Name, t.Size
+		b.Members = members(t)
+	case ir.Texture2D:
+		b.ElementType = ir.VecOf(t.Elem, t.Components).String()
+	}
+	return b
+}
+
+func members(st *ir.Struct) []Member {
+	var ms []Member
+	for _, f := range st.Fields {
+		ms = append(ms, Member{Name: f.Name, Type: f.Type.String(), Offset: f.Offset})
+	}
+	return ms
+}
+
+func ioVar(g *ir.Global) IOVar {
+	v := IOVar{Name: g.Name, Semantic: g.Semantic, Type: g.Type.String()}
+	if g.Builtin != ir.BuiltinNone {
+		v.Builtin = g.Builtin.String()
+	} else {
+		loc := g.Location
+		v.Location = &loc
+	}
+	return v
+}
+
+// FindBinding returns the binding whose HLSL register matches reg ("u1", "t0,space1";
+// "u1,space0" equals "u1"), or nil.
+func (e *EntryPoint) FindBinding(reg string) *Binding {
+	want := NormalizeRegister(reg)
+	for i := range e.Bindings {
+		if NormalizeRegister(e.Bindings[i].Register) == want {
+			return &e.Bindings[i]
+		}
+	}
+	return nil
+}
+
+// NormalizeRegister canonicalises a register spelling: lower case, no spaces, ",space0" dropped.
+func NormalizeRegister(reg string) string {
+	r := strings.ToLower(strings.ReplaceAll(reg, " ", ""))
+	return strings.TrimSuffix(r, ",space0")
+}
