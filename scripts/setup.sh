@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# setup.sh — installs what waverig needs on a Debian 12 machine, idempotently:
+# a second run finds everything present and returns in well under a second
+# (plus `go mod download`, which is a no-op with a warm module cache).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages: spirv-val/spirv-dis (spirv-tools), glslangValidator (glslang-tools,
+# the second SPIR-V producer for differential tests), spirv-cross (MSL second opinion),
+# clang (MSL syntax check), the Vulkan loader + headers (libvulkan-dev: vulkan-go
+# dlopens libvulkan.so and the cgo shim includes vulkan.h), lavapipe
+# (mesa-vulkan-drivers) and vulkaninfo (vulkan-tools).
+PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools gcc)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  if [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; else
+    echo "setup: Go 1.26 is required (https://go.dev/dl/); not found on PATH or in /usr/local/go" >&2; exit 1
+  fi
+fi
+go mod download

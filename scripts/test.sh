@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# test.sh — the whole test suite: unit and golden tests (go test), short fuzz runs,
+# and the ginkgo suites on the default Vulkan device (lavapipe without a GPU).
+# Ends with one plain line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh || exit 1
+[ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
+export CI="${CI:-}"
+FUZZTIME="${FUZZTIME:-15s}"
+out=$(mktemp -d)
+status=0
+
+go build -o bin/waverig ./cmd/waverig || status=1
+
+# 1. go test over every package, as a JSON stream the summariser counts.
+go test -json -count=1 -timeout 30m ./... > "$out/gotest.json" 2>"$out/gotest.err"
+cat "$out/gotest.err" >&2
+
+# 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic.
+for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile"; do
+  set -- $target
+  if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" > "$out/fuzz-$2.txt" 2>&1; then
+    echo "ok   fuzz $2 ($FUZZTIME)"; echo "PASS fuzz $2" >> "$out/fuzz.txt"
+  else
+    cat "$out/fuzz-$2.txt"; echo "FAIL fuzz $2" >> "$out/fuzz.txt"; status=1
+  fi
+done
+
+# 3. The ginkgo suites (real driver: lavapipe at every wave size it offers).
+go tool ginkgo -r --procs=1 --json-report=ginkgo.json --output-dir="$out" ./suites > "$out/ginkgo.txt" 2>&1 || status=1
+tail -n 30 "$out/ginkgo.txt"
+
+go run ./scripts/testsummary -go "$out/gotest.json" -fuzz "$out/fuzz.txt" -ginkgo "$out/ginkgo.json" || status=1
+exit $status
