@@ -1,0 +1,307 @@
+package msl
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+)
+
+// scalarName is the MSL spelling of a scalar type. 64-bit floats have none; the
+// type checker reports them (E0701) before anything is printed.
+func scalarName(s ir.Scalar) string {
+	switch s.Kind {
+	case ir.Bool:
+		return "bool"
+	case ir.Sint:
+		if s.Bits == 64 {
+			return "long"
+		}
+		return "int"
+	case ir.Uint:
+		if s.Bits == 64 {
+			return "ulong"
+		}
+		return "uint"
+	}
+	switch s.Bits {
+	case 16:
+		return "half"
+	case 64:
+		return "double"
+	}
+	return "float"
+}
+
+// typeName is the MSL spelling of a value type (registers, locals, parameters).
+func (e *emitter) typeName(t ir.Type) string {
+	switch t := t.(type) {
+	case ir.Scalar:
+		return scalarName(t)
+	case ir.Vector:
+		return fmt.Sprintf("%s%d", scalarName(t.Elem), t.N)
+	case ir.Matrix:
+		// HLSL rows are MSL columns: floatRxC is R columns of C-vectors (see doc.go).
+		return fmt.Sprintf("%s%dx%d", scalarName(t.Elem), t.Rows, t.Cols)
+	case *ir.Array:
+		e.needArray = true
+		return fmt.Sprintf("wr_array<%s, %d>", e.typeName(t.Elem), t.Len)
+	case *ir.Struct:
+		return e.structName(t)
+	case ir.Void:
+		return "void"
+	case ir.Sampler:
+		return "sampler"
+	case ir.Texture2D:
+		return fmt.Sprintf("texture2d<%s, access::sample>", scalarName(t.Elem))
+	}
+	return "void"
+}
+
+// memTypeName spells a type as it is stored in a laid-out struct or buffer: a
+// column_major matrix is declared transposed, and vec3 members that leave no room
+// for Metal's 16-byte vec3 become packed_<T>3.
+func (e *emitter) memTypeName(t ir.Type, packed bool) string {
+	switch t := t.(type) {
+	case ir.Matrix:
+		if t.Stride != 0 && !t.RowMajor {
+			return fmt.Sprintf("%s%dx%d", scalarName(t.Elem), t.Cols, t.Rows)
+		}
+	case ir.Vector:
+		if packed && t.N == 3 {
+			return fmt.Sprintf("packed_%s3", scalarName(t.Elem))
+		}
+	case *ir.Array:
+		if t.Stride != 0 {
+			e.needArray = true
+			elem := e.memTypeName(t.Elem, packedElem(t))
+			return fmt.Sprintf("wr_array<%s, %d>", elem, t.Len)
+		}
+	}
+	return e.typeName(t)
+}
+
+// packedElem reports whether an array's vec3 elements are packed (stride 12 for floats).
+func packedElem(a *ir.Array) bool {
+	v, ok := a.Elem.(ir.Vector)
+	return ok && v.N == 3 && a.Stride != 0 && a.Stride < 4*v.Elem.Bits/8
+}
+
+// natural returns Metal's size and alignment of a type as stored in memory.
+func natural(t ir.Type, packed bool) (size, align int) {
+	switch t := t.(type) {
+	case ir.Scalar:
+		b := t.Bits / 8
+		if t.Kind == ir.Bool {
+			b = 1
+		}
+		return b, b
+	case ir.Vector:
+		b := t.Elem.Bits / 8
+		if t.Elem.Kind == ir.Bool {
+			b = 1
+		}
+		if packed && t.N == 3 {
+			return 3 * b, b
+		}
+		n := t.N
+		if n == 3 {
+			n = 4
+		}
+		return n * b, n * b
+	case ir.Matrix:
+		cols, rows := t.Rows, t.Cols // the MSL view: HLSL rows are columns
+		if t.Stride != 0 && !t.RowMajor {
+			cols, rows = t.Cols, t.Rows
+		}
+		cs, ca := natural(ir.Vector{Elem: t.Elem, N: rows}, false)
+		return cols * cs, ca
+	case *ir.Array:
+		s, a := natural(t.Elem, packedElem(t))
+		return t.Len * roundUp(s, a), a
+	case *ir.Struct:
+		size, align := 0, 1
+		for i, f := range t.Fields {
+			fs, fa := natural(f.Type, packedField(t, i))
+			if t.Size != 0 && f.Offset > size {
+				size = f.Offset
+			}
+			size = roundUp(size, fa) + fs
+			if fa > align {
+				align = fa
+			}
+		}
+		if t.Size > size {
+			size = t.Size
+		}
+		return roundUp(size, align), align
+	}
+	return 0, 1
+}
+
+func roundUp(n, a int) int {
+	if a <= 1 {
+		return n
+	}
+	return (n + a - 1) / a * a
+}
+
+// packedField reports whether field i of a laid-out struct is a vec3 that must be
+// packed because the next member (or the struct's end) starts less than 16 bytes on.
+func packedField(s *ir.Struct, i int) bool {
+	if s.Size == 0 {
+		return false
+	}
+	v, ok := s.Fields[i].Type.(ir.Vector)
+	if !ok || v.N != 3 {
+		return false
+	}
+	next := s.Size
+	if i+1 < len(s.Fields) {
+		next = s.Fields[i+1].Offset
+	}
+	return next-s.Fields[i].Offset < 4*v.Elem.Bits/8
+}
+
+// checkMemType verifies that a type stored in a buffer has Metal's natural strides.
+func (e *emitter) checkMemType(t ir.Type, pos diag.Pos, where string) {
+	switch t := t.(type) {
+	case ir.Matrix:
+		if t.Stride != 0 {
+			rows := t.Cols
+			if !t.RowMajor {
+				rows = t.Rows
+			}
+			if cs, _ := natural(ir.Vector{Elem: t.Elem, N: rows}, false); cs != t.Stride && rows > 1 {
+				e.errorf(pos, diag.ErrMSLLayout, "%s: matrix stride %d differs from Metal's %d for %s", where, t.Stride, cs, t)
+			}
+		}
+	case *ir.Array:
+		if t.Stride != 0 {
+			s, a := natural(t.Elem, packedElem(t))
+			if roundUp(s, a) != t.Stride {
+				e.errorf(pos, diag.ErrMSLLayout, "%s: array stride %d differs from Metal's %d for %s", where, t.Stride, roundUp(s, a), t.Elem)
+			}
+		}
+		e.checkMemType(t.Elem, pos, where)
+	case *ir.Struct:
+		if e.checkedStructs[t] {
+			return
+		}
+		e.checkedStructs[t] = true
+		for _, f := range t.Fields {
+			e.checkMemType(f.Type, pos, where+"."+f.Name)
+		}
+	}
+}
+
+// structName returns the (sanitized, unique) MSL name of a struct and records that
+// it must be declared.
+func (e *emitter) structName(s *ir.Struct) string {
+	if n, ok := e.structNames[s]; ok {
+		return n
+	}
+	n := e.unique(ident(s.Name))
+	e.structNames[s] = n
+	for _, f := range s.Fields {
+		e.noteType(f.Type)
+	}
+	return n
+}
+
+// noteType records the structs a type mentions so they get declared.
+func (e *emitter) noteType(t ir.Type) {
+	switch t := t.(type) {
+	case *ir.Struct:
+		e.structName(t)
+	case *ir.Array:
+		e.needArray = true
+		e.noteType(t.Elem)
+	}
+}
+
+// structDecl prints one struct. Laid-out structs get explicit padding so every
+// member sits at the IR offset; offsets Metal cannot reach are E0705.
+func (e *emitter) structDecl(s *ir.Struct) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "struct %s\n{\n", e.structNames[s])
+	off, pad := 0, 0
+	for i, f := range s.Fields {
+		packed := packedField(s, i)
+		fs, fa := natural(f.Type, packed)
+		if s.Size != 0 {
+			at := roundUp(off, fa)
+			switch {
+			case f.Offset > at:
+				if f.Offset%fa != 0 {
+					e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: member %s at offset %d is not %d-aligned as Metal needs", s.Name, f.Name, f.Offset, fa)
+				}
+				fmt.Fprintf(&b, "    char _pad%d[%d];\n", pad, f.Offset-off)
+				pad++
+			case f.Offset < at:
+				e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: member %s at offset %d, but Metal places it at %d", s.Name, f.Name, f.Offset, at)
+			}
+			off = f.Offset + fs
+		}
+		fmt.Fprintf(&b, "    %s %s;\n", e.memTypeName(f.Type, packed), fieldName(f.Name, i))
+	}
+	if s.Size != 0 {
+		if size, _ := natural(s, false); size != s.Size {
+			e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: size %d, but Metal's is %d", s.Name, s.Size, size)
+		}
+	}
+	b.WriteString("};\n")
+	return b.String()
+}
+
+// fieldName spells a struct member; fields are scoped to their struct, so only
+// reserved words need renaming.
+func fieldName(name string, i int) string {
+	if name == "" {
+		return fmt.Sprintf("m%d", i)
+	}
+	return ident(name)
+}
+
+// reserved holds C++14 keywords and Metal names a user identifier must not take.
+var reserved = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+	char16_t char32_t class compl const constexpr const_cast continue decltype default delete do double
+	dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable
+	namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+	reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this
+	thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t
+	while xor xor_eq main kernel vertex fragment device constant thread threadgroup threadgroup_imageblock
+	ray_data object_data half uint ushort ulong uchar metal sampler texture2d access discard_fragment
+	as_type select dot cross abs min max clamp saturate sign floor ceil rint round trunc fract sqrt rsqrt exp
+	exp2 log log2 pow sin cos tan mix fma length normalize any all popcount clz ctz reverse_bits transpose
+	dfdx dfdy level mem_flags threadgroup_barrier vec matrix packed_float3 atomic_uint atomic_int
+	memory_order_relaxed NAN INFINITY`) {
+		reserved[w] = true
+	}
+}
+
+// ident turns a name into a valid, non-reserved MSL identifier.
+func ident(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		ok := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
+		if ok {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if s == "" {
+		s = "_"
+	}
+	// Names starting with "_wr" are ours (helpers, temporaries); keep user names out.
+	if reserved[s] || strings.HasPrefix(s, "_wr") || strings.HasPrefix(s, "wr_") || strings.HasPrefix(s, "__") {
+		s += "_"
+	}
+	return s
+}
