@@ -1,0 +1,447 @@
+package models
+
+import (
+	"fmt"
+	"math/bits"
+
+	"waverig/compiler/intrinsics"
+)
+
+// Every model takes one wave's lanes in any order and returns one Value per lane, in
+// the same order. Inactive lanes always get Undefined: they did not call the intrinsic.
+
+var reduceOps = map[intrinsics.Op]arith{
+	intrinsics.WaveActiveSum: opAdd, intrinsics.WaveActiveProduct: opMul,
+	intrinsics.WaveActiveMin: opMin, intrinsics.WaveActiveMax: opMax,
+	intrinsics.WaveActiveBitAnd: opAnd, intrinsics.WaveActiveBitOr: opOr,
+	intrinsics.WaveActiveBitXor: opXor,
+}
+
+var prefixOps = map[intrinsics.Op]arith{
+	intrinsics.WavePrefixSum: opAdd, intrinsics.WavePrefixProduct: opMul,
+}
+
+// Supports says whether HLSL accepts the type for the operation (mirrors the argument
+// kinds of the intrinsic table: bit operations take unsigned integers only, arithmetic
+// takes no bool, quad operations take no bool, predicates are scalar bool).
+func Supports(op intrinsics.Op, t Type) error {
+	if err := t.valid(); err != nil {
+		return err
+	}
+	bad := func() error { return fmt.Errorf("models: %s does not take %s", op, t) }
+	switch op {
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex:
+		if t != (Type{Uint32, 1}) {
+			return bad()
+		}
+	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue,
+		intrinsics.WaveActiveBallot, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		if t != (Type{Bool, 1}) {
+			return bad()
+		}
+	case intrinsics.WaveActiveBitAnd, intrinsics.WaveActiveBitOr, intrinsics.WaveActiveBitXor:
+		if t.Scalar != Uint32 && t.Scalar != Uint64 {
+			return bad()
+		}
+	case intrinsics.WaveActiveSum, intrinsics.WaveActiveProduct, intrinsics.WaveActiveMin, intrinsics.WaveActiveMax,
+		intrinsics.WavePrefixSum, intrinsics.WavePrefixProduct,
+		intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt:
+		if t.Scalar == Bool {
+			return bad()
+		}
+	case intrinsics.WaveActiveAllEqual, intrinsics.WaveReadLaneAt, intrinsics.WaveReadLaneFirst:
+	default:
+		return fmt.Errorf("models: no model for %s", op)
+	}
+	return nil
+}
+
+// ResultType is the HLSL result type of the operation applied to t.
+func ResultType(op intrinsics.Op, t Type) Type {
+	switch op {
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		return Type{Uint32, 1}
+	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue:
+		return Type{Bool, 1}
+	case intrinsics.WaveActiveBallot:
+		return Type{Uint32, 4}
+	case intrinsics.WaveActiveAllEqual:
+		return Type{Bool, t.N}
+	}
+	return t
+}
+
+// Expected dispatches to the model of op. laneCount is the wave size (WaveGetLaneCount's
+// expected value).
+func Expected(op intrinsics.Op, t Type, lanes []Lane, laneCount uint32) ([]Value, error) {
+	if err := Supports(op, t); err != nil {
+		return nil, err
+	}
+	switch op {
+	case intrinsics.WaveGetLaneCount:
+		return LaneCount(lanes, laneCount), nil
+	case intrinsics.WaveGetLaneIndex:
+		return LaneIndex(lanes), nil
+	case intrinsics.WaveIsFirstLane:
+		return IsFirstLane(lanes)
+	case intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue:
+		return Vote(op, lanes)
+	case intrinsics.WaveActiveAllEqual:
+		return AllEqual(t, lanes)
+	case intrinsics.WaveActiveBallot:
+		return Ballot(lanes)
+	case intrinsics.WaveActiveCountBits:
+		return CountBits(lanes)
+	case intrinsics.WavePrefixCountBits:
+		return PrefixCountBits(lanes)
+	case intrinsics.WaveReadLaneAt:
+		return ReadLaneAt(t, lanes)
+	case intrinsics.WaveReadLaneFirst:
+		return ReadLaneFirst(t, lanes)
+	case intrinsics.WavePrefixSum, intrinsics.WavePrefixProduct:
+		return Prefix(op, t, lanes)
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt:
+		return Quad(op, t, lanes)
+	}
+	return Reduce(op, t, lanes)
+}
+
+// LaneCount: every active lane reads the wave size.
+func LaneCount(lanes []Lane, count uint32) []Value {
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if l.Active {
+			out[i] = Value{Comps: []uint64{uint64(count)}}
+		}
+	}
+	return out
+}
+
+// LaneIndex: every active lane reads its own recorded index (recorded in uniform
+// control flow; the op under test runs in divergent flow and must agree).
+func LaneIndex(lanes []Lane) []Value {
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if l.Active {
+			out[i] = Value{Comps: []uint64{uint64(l.Index)}}
+		}
+	}
+	return out
+}
+
+// IsFirstLane: true exactly for the active lane with the lowest index.
+func IsFirstLane(lanes []Lane) ([]Value, error) {
+	if err := checkLanes(Type{Bool, 1}, lanes, false); err != nil {
+		return nil, err
+	}
+	out := undefined(len(lanes))
+	ord := ordered(lanes)
+	for k, i := range ord {
+		out[i] = Value{Comps: []uint64{b2u(k == 0)}}
+	}
+	return out, nil
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pred reads a lane's bool predicate.
+func pred(l Lane) bool { return len(l.Input) > 0 && l.Input[0] != 0 }
+
+// Vote: WaveActiveAnyTrue / WaveActiveAllTrue over the active lanes' predicates.
+func Vote(op intrinsics.Op, lanes []Lane) ([]Value, error) {
+	if op != intrinsics.WaveActiveAnyTrue && op != intrinsics.WaveActiveAllTrue {
+		return nil, fmt.Errorf("models: Vote does not model %s", op)
+	}
+	if err := checkLanes(Type{Bool, 1}, lanes, true); err != nil {
+		return nil, err
+	}
+	anyT, allT := false, true
+	for _, l := range lanes {
+		if l.Active {
+			anyT = anyT || pred(l)
+			allT = allT && pred(l)
+		}
+	}
+	r := anyT
+	if op == intrinsics.WaveActiveAllTrue {
+		r = allT
+	}
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if l.Active {
+			out[i] = Value{Comps: []uint64{b2u(r)}}
+		}
+	}
+	return out, nil
+}
+
+// ballotMask is the 128-bit ballot of the active lanes whose predicate holds.
+func ballotMask(lanes []Lane) ([4]uint64, error) {
+	var m [4]uint64
+	for _, l := range lanes {
+		if l.Index >= 128 {
+			return m, fmt.Errorf("models: lane index %d does not fit a 128-bit ballot", l.Index)
+		}
+		if l.Active && pred(l) {
+			m[l.Index/32] |= 1 << (l.Index % 32)
+		}
+	}
+	return m, nil
+}
+
+// Ballot: every active lane reads the uint4 mask of active lanes whose predicate holds;
+// bit i is lane index i, so bits of lanes beyond the wave are 0.
+func Ballot(lanes []Lane) ([]Value, error) {
+	if err := checkLanes(Type{Bool, 1}, lanes, true); err != nil {
+		return nil, err
+	}
+	m, err := ballotMask(lanes)
+	if err != nil {
+		return nil, err
+	}
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if l.Active {
+			out[i] = Value{Comps: []uint64{m[0], m[1], m[2], m[3]}}
+		}
+	}
+	return out, nil
+}
+
+// CountBits: the number of active lanes whose predicate holds.
+func CountBits(lanes []Lane) ([]Value, error) {
+	if err := checkLanes(Type{Bool, 1}, lanes, true); err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, l := range lanes {
+		if l.Active && pred(l) {
+			n++
+		}
+	}
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if l.Active {
+			out[i] = Value{Comps: []uint64{uint64(n)}}
+		}
+	}
+	return out, nil
+}
+
+// PrefixCountBits: the number of active lanes with a lower index whose predicate holds
+// (exclusive: a lane never counts itself).
+func PrefixCountBits(lanes []Lane) ([]Value, error) {
+	if err := checkLanes(Type{Bool, 1}, lanes, true); err != nil {
+		return nil, err
+	}
+	m, err := ballotMask(lanes)
+	if err != nil {
+		return nil, err
+	}
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if !l.Active {
+			continue
+		}
+		n := 0
+		for w := uint32(0); w < 4; w++ {
+			lo := w * 32
+			switch {
+			case l.Index >= lo+32:
+				n += bits.OnesCount64(m[w])
+			case l.Index > lo:
+				n += bits.OnesCount64(m[w] & (1<<(l.Index-lo) - 1))
+			}
+		}
+		out[i] = Value{Comps: []uint64{uint64(n)}}
+	}
+	return out, nil
+}
+
+func comps(t Type, l Lane) []uint64 {
+	c := make([]uint64, t.N)
+	for k := range c {
+		c[k] = mask(t.Scalar, l.Input[k])
+	}
+	return c
+}
+
+// Reduce: WaveActiveSum/Product/Min/Max/BitAnd/BitOr/BitXor, component-wise over the
+// active lanes in ascending lane order (for the rig's inputs the order does not matter).
+func Reduce(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
+	a, ok := reduceOps[op]
+	if !ok {
+		return nil, fmt.Errorf("models: Reduce does not model %s", op)
+	}
+	if err := Supports(op, t); err != nil {
+		return nil, err
+	}
+	if err := checkLanes(t, lanes, true); err != nil {
+		return nil, err
+	}
+	ord := ordered(lanes)
+	out := undefined(len(lanes))
+	if len(ord) == 0 {
+		return out, nil
+	}
+	acc := comps(t, lanes[ord[0]])
+	for _, i := range ord[1:] {
+		c := comps(t, lanes[i])
+		for k := range acc {
+			acc[k] = binop(a, t.Scalar, acc[k], c[k])
+		}
+	}
+	for _, i := range ord {
+		out[i] = Value{Comps: append([]uint64(nil), acc...)}
+	}
+	return out, nil
+}
+
+// Prefix: WavePrefixSum / WavePrefixProduct are exclusive scans over the active lanes
+// ordered by lane index: the lowest active lane reads the identity (0 or 1).
+func Prefix(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
+	a, ok := prefixOps[op]
+	if !ok {
+		return nil, fmt.Errorf("models: Prefix does not model %s", op)
+	}
+	if err := Supports(op, t); err != nil {
+		return nil, err
+	}
+	if err := checkLanes(t, lanes, true); err != nil {
+		return nil, err
+	}
+	out := undefined(len(lanes))
+	acc := make([]uint64, t.N)
+	for k := range acc {
+		acc[k] = identity(a, t.Scalar)
+	}
+	for _, i := range ordered(lanes) {
+		out[i] = Value{Comps: append([]uint64(nil), acc...)}
+		c := comps(t, lanes[i])
+		for k := range acc {
+			acc[k] = binop(a, t.Scalar, acc[k], c[k])
+		}
+	}
+	return out, nil
+}
+
+// AllEqual: per component, whether every active lane holds the same value (floats
+// compare as values: +0 equals -0, NaN equals nothing).
+func AllEqual(t Type, lanes []Lane) ([]Value, error) {
+	if err := Supports(intrinsics.WaveActiveAllEqual, t); err != nil {
+		return nil, err
+	}
+	if err := checkLanes(t, lanes, true); err != nil {
+		return nil, err
+	}
+	ord := ordered(lanes)
+	out := undefined(len(lanes))
+	if len(ord) == 0 {
+		return out, nil
+	}
+	first := comps(t, lanes[ord[0]])
+	res := make([]uint64, t.N)
+	for k := range res {
+		eq := true
+		for _, i := range ord {
+			c := mask(t.Scalar, lanes[i].Input[k])
+			if t.Scalar.IsFloat() {
+				eq = eq && ToFloat64(t.Scalar, c) == ToFloat64(t.Scalar, first[k])
+			} else {
+				eq = eq && c == first[k]
+			}
+		}
+		res[k] = b2u(eq)
+	}
+	for _, i := range ord {
+		out[i] = Value{Comps: append([]uint64(nil), res...)}
+	}
+	return out, nil
+}
+
+// byIndex maps recorded lane index to slice position.
+func byIndex(lanes []Lane) map[uint32]int {
+	m := make(map[uint32]int, len(lanes))
+	for i, l := range lanes {
+		m[l.Index] = i
+	}
+	return m
+}
+
+// readFrom gives every active lane the input of the lane src(l) names, or Undefined
+// when that lane is absent or inactive.
+func readFrom(t Type, lanes []Lane, src func(l Lane) (uint32, bool)) ([]Value, error) {
+	if err := checkLanes(t, lanes, true); err != nil {
+		return nil, err
+	}
+	at := byIndex(lanes)
+	out := undefined(len(lanes))
+	for i, l := range lanes {
+		if !l.Active {
+			continue
+		}
+		idx, ok := src(l)
+		if !ok {
+			continue
+		}
+		j, present := at[idx]
+		if !present || !lanes[j].Active {
+			continue
+		}
+		out[i] = Value{Comps: comps(t, lanes[j])}
+	}
+	return out, nil
+}
+
+// ReadLaneAt: the input of lane LaneArg; undefined when that lane is absent or inactive.
+func ReadLaneAt(t Type, lanes []Lane) ([]Value, error) {
+	if err := Supports(intrinsics.WaveReadLaneAt, t); err != nil {
+		return nil, err
+	}
+	return readFrom(t, lanes, func(l Lane) (uint32, bool) { return l.LaneArg, true })
+}
+
+// ReadLaneFirst: the input of the active lane with the lowest index.
+func ReadLaneFirst(t Type, lanes []Lane) ([]Value, error) {
+	if err := Supports(intrinsics.WaveReadLaneFirst, t); err != nil {
+		return nil, err
+	}
+	ord := ordered(lanes)
+	if len(ord) == 0 {
+		return undefined(len(lanes)), checkLanes(t, lanes, true)
+	}
+	first := lanes[ord[0]].Index
+	return readFrom(t, lanes, func(Lane) (uint32, bool) { return first, true })
+}
+
+// Quad: QuadReadAcrossX/Y/Diagonal and QuadReadLaneAt. A quad is the lanes of one wave
+// whose recorded index shares index>>2 (Vulkan's compute mapping without derivative
+// groups); the partner of lane i is (i &^ 3) | ((i & 3) ^ d) with d = 1, 2, 3, or
+// (i &^ 3) | id for QuadReadLaneAt. An absent or inactive partner, or an id above 3,
+// leaves the value undefined.
+func Quad(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
+	if err := Supports(op, t); err != nil {
+		return nil, err
+	}
+	var d uint32
+	switch op {
+	case intrinsics.QuadReadAcrossX:
+		d = 1
+	case intrinsics.QuadReadAcrossY:
+		d = 2
+	case intrinsics.QuadReadAcrossDiagonal:
+		d = 3
+	case intrinsics.QuadReadLaneAt:
+		return readFrom(t, lanes, func(l Lane) (uint32, bool) {
+			return l.Index&^3 | l.LaneArg&3, l.LaneArg <= 3
+		})
+	default:
+		return nil, fmt.Errorf("models: Quad does not model %s", op)
+	}
+	return readFrom(t, lanes, func(l Lane) (uint32, bool) { return l.Index&^3 | (l.Index&3)^d, true })
+}
