@@ -1,0 +1,34 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"waverig/devices"
+)
+
+// runDevices is `waverig devices [-json]`.
+func runDevices(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON laid out like vulkaninfo --json")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	devs, err := devices.Enumerate()
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig devices: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		err = devices.WriteJSON(stdout, devs)
+	} else {
+		err = devices.WriteTable(stdout, devs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig devices: %v\n", err)
+		return 1
+	}
+	return 0
+}

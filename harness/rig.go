@@ -1,0 +1,456 @@
+// Package harness is the rig's engine: it compiles the generated kernels (with
+// waverig's compiler and, as a second opinion, glslangValidator), validates every
+// module with spirv-val, runs them on a Vulkan device at a wave size, checks every
+// lane against the Go reference models, and streams one result per case.
+//
+// Wave sizes: on devices with subgroup size control the rig asks for every legal
+// size in-process; on lavapipe (one size, chosen by LP_NATIVE_VECTOR_WIDTH at
+// driver load) it re-runs itself in child processes, one per width (see sizes.go).
+package harness
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"waverig/compiler"
+	"waverig/compiler/reflect"
+	"waverig/devices"
+	"waverig/harness/kernels"
+	"waverig/harness/vulkan"
+)
+
+// Compiler names used in results.
+const (
+	Ours    = "ours"
+	Glslang = "glslang"
+)
+
+// Record is one case's result: the line streamed to results.jsonl.
+type Record struct {
+	Case     string                `json:"case"`
+	Op       string                `json:"op"`
+	Type     string                `json:"type"`
+	Pattern  string                `json:"pattern"`
+	Shape    string                `json:"shape"`
+	WaveSize uint32                `json:"waveSize"`
+	Compiler string                `json:"compiler"`
+	Device   string                `json:"device"`
+	Driver   string                `json:"driver"`
+	Status   string                `json:"status"` // pass, fail, skip, error
+	Reason   string                `json:"reason,omitempty"`
+	Lanes    int                   `json:"lanes,omitempty"`
+	Failures []kernels.LaneFailure `json:"failures,omitempty"`
+	Kernel   string                `json:"kernel"`
+}
+
+// Status values.
+const (
+	Pass  = "pass"
+	Fail  = "fail"
+	Skip  = "skip"
+	Error = "error"
+)
+
+// Config selects what a run covers.
+type Config struct {
+	Filter    kernels.Filter
+	Compilers []string // default: ours, plus glslang when installed
+	// RequireTools makes a missing spirv-val/glslangValidator an error (CI) instead of a skip.
+	RequireTools bool
+	// KeepSPIRV writes every module to this directory (repro bundles); "" = don't.
+	KeepSPIRV string
+}
+
+// Stats counts one size's results.
+type Stats struct {
+	Cases, Passed, Failed, Skipped, Errors int
+	Pipelines                              int
+	Kernels                                int
+	Wall                                   time.Duration
+}
+
+// Add accumulates a record.
+func (s *Stats) Add(r Record) {
+	s.Cases++
+	switch r.Status {
+	case Pass:
+		s.Passed++
+	case Fail:
+		s.Failed++
+	case Skip:
+		s.Skipped++
+	default:
+		s.Errors++
+	}
+}
+
+// Rig runs kernels on one device at its current wave size.
+type Rig struct {
+	runner *vulkan.Runner
+	dev    devices.Device
+	cfg    Config
+	cache  map[string]*compiled // key: compiler + kernel hash
+	mu     sync.Mutex
+}
+
+// compiled is one kernel compiled by one compiler.
+type compiled struct {
+	spirv    []uint32
+	entry    string
+	bindings map[string]reflect.Binding // HLSL register (normalised) -> binding
+	err      error
+	skip     string
+}
+
+// New opens the device.
+func New(deviceIndex int, cfg Config) (*Rig, error) {
+	r, err := vulkan.NewRunner(deviceIndex)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Compilers) == 0 {
+		cfg.Compilers = []string{Ours}
+		if _, err := exec.LookPath("glslangValidator"); err == nil {
+			cfg.Compilers = append(cfg.Compilers, Glslang)
+		}
+	}
+	return &Rig{runner: r, dev: r.Device(), cfg: cfg, cache: map[string]*compiled{}}, nil
+}
+
+// Device is the device the rig runs on.
+func (r *Rig) Device() devices.Device { return r.dev }
+
+// Close releases the device.
+func (r *Rig) Close() { r.runner.Close() }
+
+// Pipelines is the number of pipelines created so far.
+func (r *Rig) Pipelines() int { return r.runner.PipelinesCreated() }
+
+// WaveSize is the size the device runs compute at now (the reported subgroupSize
+// on devices without size control).
+func (r *Rig) WaveSize() uint32 { return r.dev.SubgroupSize }
+
+// CheckLayout runs the layout kernel and checks the observed lane layout. The
+// wave key the other kernels record (WaveReadLaneFirst of the flat id) is only
+// trusted after this passes.
+func (r *Rig) CheckLayout(size uint32) (kernels.LayoutReport, error) {
+	k := kernels.Layout()
+	out, err := r.runKernel(k, Ours, size)
+	if err != nil {
+		return kernels.LayoutReport{}, err
+	}
+	return kernels.CheckLayout(k, out), nil
+}
+
+// Run runs the matrix at one wave size (0 = the device's current size) and calls
+// emit for every case result, as soon as it is known.
+func (r *Rig) Run(size uint32, emit func(Record)) (Stats, error) {
+	start := time.Now()
+	var st Stats
+	if size == 0 {
+		size = r.dev.SubgroupSize
+	}
+	pipes0 := r.Pipelines()
+	layout, err := r.CheckLayout(size)
+	layoutOK := err == nil && layout.OK()
+	layoutWhy := ""
+	if err != nil {
+		layoutWhy = "layout kernel did not run: " + err.Error()
+	} else if !layout.OK() {
+		layoutWhy = "lane layout check failed: " + layout.String()
+	}
+	for _, k := range kernels.Matrix(r.cfg.Filter) {
+		st.Kernels++
+		for _, comp := range r.cfg.Compilers {
+			recs := r.runCases(k, comp, size, layoutOK, layoutWhy)
+			for _, rec := range recs {
+				st.Add(rec)
+				emit(rec)
+			}
+		}
+	}
+	st.Pipelines = r.Pipelines() - pipes0
+	st.Wall = time.Since(start)
+	return st, nil
+}
+
+// runCases runs one kernel with one compiler and turns the outcome into records.
+func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layoutOK bool, layoutWhy string) []Record {
+	mk := func(c kernels.Case, status, reason string) Record {
+		return Record{Case: c.ID(), Op: c.Op.String(), Type: c.Type.HLSL(), Pattern: string(c.Pattern), Shape: c.Shape.Name,
+			WaveSize: size, Compiler: comp, Device: r.dev.Name, Driver: r.dev.DriverInfoString(), Status: status, Reason: reason, Kernel: k.Name}
+	}
+	all := func(status, reason string) []Record {
+		recs := make([]Record, 0, len(k.Cases))
+		for _, c := range k.Cases {
+			recs = append(recs, mk(c, status, reason))
+		}
+		return recs
+	}
+	if why := r.missingFeature(k.Needs); why != "" {
+		return all(Skip, why)
+	}
+	if !layoutOK {
+		return all(Error, layoutWhy)
+	}
+	out, err := r.runKernel(k, comp, size)
+	if err != nil {
+		if s, ok := err.(skipError); ok {
+			return all(Skip, string(s))
+		}
+		return all(Error, err.Error())
+	}
+	var recs []Record
+	for _, cr := range kernels.Check(k, out, size) {
+		rec := mk(cr.Case, Pass, cr.Note)
+		rec.Lanes = cr.Lanes
+		if !cr.Passed {
+			rec.Status = Fail
+			rec.Failures = cr.Failures
+		}
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// missingFeature names the device feature a kernel needs and the device lacks.
+func (r *Rig) missingFeature(f kernels.Features) string {
+	d := r.dev
+	switch {
+	case f.Float16 && !d.ShaderFloat16:
+		return "device lacks shaderFloat16 (VkPhysicalDeviceShaderFloat16Int8Features)"
+	case f.Float16 && !d.ShaderSubgroupExtendedTypes:
+		return "device lacks shaderSubgroupExtendedTypes (16-bit types in subgroup operations)"
+	case f.Float64 && !d.ShaderFloat64:
+		return "device lacks shaderFloat64 (VkPhysicalDeviceFeatures)"
+	case f.Int64 && !d.ShaderInt64:
+		return "device lacks shaderInt64 (VkPhysicalDeviceFeatures)"
+	case f.Int64 && !d.ShaderSubgroupExtendedTypes:
+		return "device lacks shaderSubgroupExtendedTypes (64-bit integers in subgroup operations)"
+	}
+	return ""
+}
+
+type skipError string
+
+func (s skipError) Error() string { return string(s) }
+
+// runKernel compiles (cached), dispatches and reads back one kernel; the result
+// maps each HLSL register to its buffer contents.
+func (r *Rig) runKernel(k kernels.Kernel, comp string, size uint32) (map[string][]byte, error) {
+	c := r.compile(k, comp)
+	if c.skip != "" {
+		return nil, skipError(c.skip)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	job := vulkan.Job{SPIRV: c.spirv, Entry: c.entry, Groups: k.Groups}
+	if size != r.dev.SubgroupSize {
+		job.RequiredSubgroupSize = size
+	}
+	for _, b := range k.Buffers {
+		bd, ok := c.bindings[reflect.NormalizeRegister(b.Register)]
+		if !ok {
+			// A register the compiler optimised away or never saw: nothing to bind.
+			continue
+		}
+		kind := vulkan.Storage
+		if strings.HasPrefix(bd.Descriptor, "VK_DESCRIPTOR_TYPE_UNIFORM") {
+			kind = vulkan.Uniform
+		}
+		job.Buffers = append(job.Buffers, vulkan.Buffer{Set: uint32(bd.Set), Binding: uint32(bd.Binding), Kind: kind, Data: append([]byte(nil), b.Data...)})
+	}
+	res, err := r.runner.Run(job)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	i := 0
+	for _, b := range k.Buffers {
+		if _, ok := c.bindings[reflect.NormalizeRegister(b.Register)]; !ok {
+			continue
+		}
+		out[b.Register] = res.Buffers[i]
+		i++
+	}
+	return out, nil
+}
+
+func (r *Rig) compile(k kernels.Kernel, comp string) *compiled {
+	h := sha256.Sum256([]byte(k.HLSL))
+	key := fmt.Sprintf("%s/%x", comp, h[:8])
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.cache[key]; ok {
+		return c
+	}
+	var c *compiled
+	switch comp {
+	case Ours:
+		c = compileOurs(k)
+	case Glslang:
+		c = compileGlslang(k)
+	default:
+		c = &compiled{err: fmt.Errorf("unknown compiler %q", comp)}
+	}
+	if c.err == nil && c.skip == "" {
+		if why, err := validateSPIRV(c.spirv, r.cfg.RequireTools); err != nil {
+			c.err = err
+		} else if why != "" {
+			c.skip = why
+		}
+	}
+	if r.cfg.KeepSPIRV != "" && c.spirv != nil {
+		os.MkdirAll(r.cfg.KeepSPIRV, 0o755)
+		os.WriteFile(filepath.Join(r.cfg.KeepSPIRV, fmt.Sprintf("%s.%s.spv", k.Name, comp)), wordsToBytes(c.spirv), 0o644)
+	}
+	r.cache[key] = c
+	return c
+}
+
+// compileOurs compiles with waverig's compiler in automatic binding mode and maps
+// registers through the reflection.
+func compileOurs(k kernels.Kernel) *compiled {
+	res, err := compiler.Compile(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: k.Entry, Stage: "compute", Vulkan: "1.2"})
+	return fromResult(res, err, k.Entry)
+}
+
+// fromResult turns a compile result into the rig's form: the module and the
+// register -> binding map read from the reflection.
+func fromResult(res *compiler.Result, err error, entry string) *compiled {
+	if err != nil {
+		return &compiled{err: fmt.Errorf("waverig compile failed:\n%s", res.Render())}
+	}
+	ep := res.Entry(entry)
+	if ep == nil {
+		return &compiled{err: fmt.Errorf("entry point %s missing from the reflection", entry)}
+	}
+	c := &compiled{entry: entry, spirv: bytesToWords(res.Find(entry, compiler.SPIRV)), bindings: map[string]reflect.Binding{}}
+	for _, b := range ep.Bindings {
+		c.bindings[reflect.NormalizeRegister(b.Register)] = b
+	}
+	return c
+}
+
+var registerRE = regexp.MustCompile(`^([btus])(\d+)(?:,space(\d+))?$`)
+
+func compileGlslang(k kernels.Kernel) *compiled {
+	var regs []string
+	for _, b := range k.Buffers {
+		regs = append(regs, b.Register)
+	}
+	return compileGlslangText(k.HLSL, k.Entry, regs)
+}
+
+// compileGlslangText compiles HLSL with glslangValidator. glslang maps
+// register(xN, spaceM) to binding N, set M for every class, so kernels meant for it
+// use distinct register numbers across classes; bindings are derived the same way.
+func compileGlslangText(text, entry string, registers []string) *compiled {
+	bin, err := exec.LookPath("glslangValidator")
+	if err != nil {
+		return &compiled{skip: "glslangValidator not installed (apt-get install glslang-tools)"}
+	}
+	dir, err := os.MkdirTemp("", "waverig-glslang")
+	if err != nil {
+		return &compiled{err: err}
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "kernel.hlsl")
+	out := filepath.Join(dir, "kernel.spv")
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		return &compiled{err: err}
+	}
+	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
+	cmd := exec.Command(bin, "-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", entry, "-o", out, src)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return &compiled{err: fmt.Errorf("glslangValidator failed: %v\n%s", err, buf.String())}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return &compiled{err: err}
+	}
+	c := &compiled{entry: entry, spirv: bytesToWords(data), bindings: map[string]reflect.Binding{}}
+	for _, r := range registers {
+		m := registerRE.FindStringSubmatch(reflect.NormalizeRegister(r))
+		if m == nil {
+			return &compiled{err: fmt.Errorf("cannot map register %q for glslang", r)}
+		}
+		var n, s int
+		fmt.Sscan(m[2], &n)
+		if m[3] != "" {
+			fmt.Sscan(m[3], &s)
+		}
+		desc := "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"
+		if m[1] == "b" {
+			desc = "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER"
+		}
+		c.bindings[reflect.NormalizeRegister(r)] = reflect.Binding{Register: r, Set: s, Binding: n, Descriptor: desc}
+	}
+	return c
+}
+
+// validateSPIRV runs spirv-val on a module before it reaches the driver. A missing
+// spirv-val is a skip reason locally and an error when tools are required (CI).
+func validateSPIRV(words []uint32, require bool) (skip string, err error) {
+	bin, lerr := exec.LookPath("spirv-val")
+	if lerr != nil {
+		if require {
+			return "", fmt.Errorf("spirv-val is required but not installed (apt-get install spirv-tools)")
+		}
+		return "spirv-val not installed (apt-get install spirv-tools)", nil
+	}
+	f, err := os.CreateTemp("", "waverig-*.spv")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	f.Write(wordsToBytes(words))
+	f.Close()
+	out, err := exec.Command(bin, "--target-env", "vulkan1.2", f.Name()).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("spirv-val rejects the module: %s", strings.TrimSpace(string(out)))
+	}
+	return "", nil
+}
+
+func bytesToWords(b []byte) []uint32 {
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
+	}
+	return w
+}
+
+func wordsToBytes(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	}
+	return b
+}
+
+// SortRecords orders records by case, compiler and wave size (for stable reports).
+func SortRecords(rs []Record) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Case != b.Case {
+			return a.Case < b.Case
+		}
+		if a.Compiler != b.Compiler {
+			return a.Compiler < b.Compiler
+		}
+		return a.WaveSize < b.WaveSize
+	})
+}
