@@ -1,0 +1,134 @@
+/* vkx: the small C side of waverig's Vulkan access.
+ *
+ * vulkan-go carries Vulkan 1.0 headers (1.1.88) and has no
+ * vkGetPhysicalDeviceProperties2, no pNext structs for subgroup size control
+ * and no way to put VkPipelineShaderStageRequiredSubgroupSizeCreateInfo on a
+ * pipeline. This shim is compiled against the system <vulkan/vulkan.h>
+ * (1.3.x) and loads every entry point through vkGetInstanceProcAddr /
+ * vkGetDeviceProcAddr from a dlopen'ed loader, so a machine without Vulkan
+ * still starts the binary and gets an error value instead of a link failure.
+ *
+ * Two halves:
+ *   - capability query (vkx_query, vkx_device_extensions)
+ *   - a compute runner context (vkx_ctx_*) that owns one logical device,
+ *     one queue, a command pool, a fence, a descriptor pool, a pipeline
+ *     cache and a set of reusable host-visible buffers ("slots").
+ * All pNext chains live in C stack memory; Go never builds one.
+ */
+#ifndef WAVERIG_VKX_H
+#define WAVERIG_VKX_H
+
+#include <stdint.h>
+/* Every entry point is loaded at run time; no prototype may be linked. */
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+/* Loader. vkx_load returns the loader's vkGetInstanceProcAddr (NULL when no
+ * libvulkan could be opened; *why then says what failed). */
+void *vkx_load(const char **why);
+uint32_t vkx_instance_version(void);
+
+/* Flat copy of everything waverig reads from the Properties2/Features2
+ * chains. Plain integers so Go can read it without cgo struct gymnastics. */
+typedef struct vkx_caps {
+	uint32_t api_version; /* min(instance, device) API version used for the chains */
+	uint32_t has_props2;  /* vkGetPhysicalDeviceProperties2 (or KHR) was available */
+
+	uint32_t has_driver_props;
+	uint32_t driver_id;
+	char driver_name[VK_MAX_DRIVER_NAME_SIZE];
+	char driver_info[VK_MAX_DRIVER_INFO_SIZE];
+	uint32_t conformance[4];
+
+	uint32_t subgroup_size;
+	uint32_t subgroup_stages;
+	uint32_t subgroup_ops;
+	uint32_t quad_all_stages;
+
+	uint32_t has_size_control_props;
+	uint32_t min_subgroup_size;
+	uint32_t max_subgroup_size;
+	uint32_t max_compute_workgroup_subgroups;
+	uint32_t required_subgroup_size_stages;
+
+	uint32_t f_subgroup_size_control;
+	uint32_t f_compute_full_subgroups;
+	uint32_t f_subgroup_extended_types;
+	uint32_t f_float16;
+	uint32_t f_int8;
+	uint32_t f_int16;
+	uint32_t f_int64;
+	uint32_t f_float64;
+	uint32_t f_storage_buffer_16bit;
+	uint32_t f_storage_buffer_8bit;
+	uint32_t f_subgroup_broadcast_dynamic_id;
+	uint32_t f_vulkan_memory_model;
+	uint32_t f_subgroup_uniform_control_flow;
+	uint32_t f_subgroup_rotate;
+	uint32_t f_subgroup_rotate_clustered;
+	uint32_t f_quad_control;
+	uint32_t f_maximal_reconvergence;
+
+	uint32_t max_push_constants_size;
+	uint32_t max_uniform_buffer_range;
+	uint32_t max_storage_buffer_range;
+} vkx_caps;
+
+/* vkx_query fills *out. instance_api is the apiVersion the instance was
+ * created with. Returns VK_SUCCESS or the failing VkResult. */
+VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, vkx_caps *out);
+
+/* vkx_device_extensions: call with props == NULL to get the count. */
+VkResult vkx_device_extensions(VkInstance inst, VkPhysicalDevice pd, uint32_t *count,
+                               VkExtensionProperties *props);
+
+/* ---- compute runner ---- */
+
+#define VKX_MAX_SLOTS 32
+#define VKX_MAX_SETS 8
+
+typedef struct vkx_ctx vkx_ctx;
+typedef struct vkx_pipe vkx_pipe;
+
+/* One descriptor binding of a pipeline layout / dispatch. type is a
+ * VkDescriptorType (STORAGE_BUFFER or UNIFORM_BUFFER). */
+typedef struct vkx_binding {
+	uint32_t set;
+	uint32_t binding;
+	uint32_t type;
+	uint32_t slot; /* dispatch only: which buffer slot backs it */
+	uint64_t size; /* dispatch only: bytes bound */
+} vkx_binding;
+
+/* Failure report: the Vulkan call that failed and its result. */
+typedef struct vkx_err {
+	const char *op;
+	VkResult result;
+} vkx_err;
+
+/* vkx_ctx_create makes a logical device with one compute queue. It enables
+ * every supported feature of the chains vkx_query reads (the way test
+ * suites do, so any kernel the compiler emits can run) and the
+ * subgroup-related extensions that are present. */
+vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, vkx_err *err);
+void vkx_ctx_destroy(vkx_ctx *c);
+
+/* vkx_pipe_create. flags are VkPipelineShaderStageCreateFlags; a nonzero
+ * required_size chains VkPipelineShaderStageRequiredSubgroupSizeCreateInfo.
+ * Go has checked both against the device caps. */
+vkx_pipe *vkx_pipe_create(vkx_ctx *c, const uint32_t *spirv, size_t words, const char *entry,
+                          const vkx_binding *b, uint32_t nb, uint32_t push_size,
+                          uint32_t required_size, uint32_t flags, vkx_err *err);
+void vkx_pipe_destroy(vkx_ctx *c, vkx_pipe *p);
+
+/* vkx_slot makes slot hold at least size bytes and returns its mapped
+ * (host-coherent) memory. Contents survive only until the slot grows. */
+void *vkx_slot(vkx_ctx *c, uint32_t slot, uint64_t size, vkx_err *err);
+
+/* vkx_dispatch records, submits and waits for one dispatch.
+ * timeout_ns bounds the fence wait; on timeout the context is unusable. */
+VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
+                      const void *push, uint32_t push_size, uint32_t gx, uint32_t gy,
+                      uint32_t gz, uint64_t timeout_ns, vkx_err *err);
+
+#endif
