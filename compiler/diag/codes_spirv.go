@@ -1,0 +1,43 @@
+package diag
+
+// SPIR-V back-end errors (E05xx). These fire only on IR that sema accepted but
+// that the SPIR-V target (or the chosen SPIR-V version) cannot express.
+const (
+	ErrSpvNoLowering    Code = "E0501"
+	ErrSpvQuadLaneConst Code = "E0502"
+	ErrSpvPartitioned   Code = "E0503"
+	ErrSpvIntMatrix     Code = "E0504"
+	ErrSpvType          Code = "E0505"
+	ErrSpvShape         Code = "E0506"
+	ErrSpvTarget        Code = "E0507"
+	ErrSpvSpecConst     Code = "E0508"
+	ErrSpvInternal      Code = "E0599"
+)
+
+var _ = register(
+	CodeInfo{ErrSpvNoLowering, "the intrinsic has no SPIR-V lowering for this operand type",
+		"uint a = 1; uint r = WaveActiveProduct(true);",
+		"convert the argument to a type the intrinsic accepts (see docs/intrinsics.md)"},
+	CodeInfo{ErrSpvQuadLaneConst, "QuadReadLaneAt needs a constant lane index before SPIR-V 1.5 (Vulkan 1.1)",
+		"uint l = WaveGetLaneIndex() & 3; float r = QuadReadLaneAt(x, l); // -vulkan 1.1",
+		"use a literal lane index, or target Vulkan 1.2 or later"},
+	CodeInfo{ErrSpvPartitioned, "WaveMatch and WaveMultiPrefix* need SPV_NV_shader_subgroup_partitioned",
+		"uint4 m = WaveMatch(x);",
+		"enable the partitioned extension, or build the groups with WaveActiveBallot and WaveReadLaneFirst in a loop"},
+	CodeInfo{ErrSpvIntMatrix, "integer and bool matrices cannot be expressed in SPIR-V (OpTypeMatrix is float only)",
+		"int2x2 m = int2x2(1, 2, 3, 4);",
+		"use a float matrix or an array of vectors"},
+	CodeInfo{ErrSpvType, "a type cannot be lowered to SPIR-V in this position",
+		"static const float4 k[2] = { a, b }; // non-constant specialization or unsupported type",
+		""},
+	CodeInfo{ErrSpvShape, "the program has a shape the SPIR-V back end does not support",
+		"break; // outside a loop or switch",
+		""},
+	CodeInfo{ErrSpvTarget, "the requested Vulkan target version is not supported",
+		"waverig compile -vulkan 1.0 a.hlsl",
+		"use -vulkan 1.1, 1.2 or 1.3"},
+	CodeInfo{ErrSpvSpecConst, "a specialization constant must be a bool, integer or float scalar",
+		"[[vk::constant_id(0)]] const float2 k = float2(1, 2);",
+		"declare one scalar specialization constant per component"},
+	CodeInfo{ErrSpvInternal, "internal error in the SPIR-V back end (a bug in waverig; please report it with the source)", "", ""},
+)
