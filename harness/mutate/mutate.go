@@ -1,0 +1,285 @@
+// Package mutate plants bugs in SPIR-V modules, the way a broken compiler or
+// driver would, so the rig can prove that its checks catch them. It works on
+// spirv-dis text (friendly names) and reassembles with spirv-as, so each mutation
+// reads like the bug it stands for.
+package mutate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Mutation is one planted bug.
+type Mutation struct {
+	Name string
+	// Applies reports whether the module contains what the mutation changes.
+	Applies func(text string) bool
+	// Apply returns the mutated disassembly.
+	Apply func(text string) (string, error)
+}
+
+// All is the catalogue of planted bugs.
+var All = []Mutation{
+	{
+		Name:    "Reduce->ExclusiveScan",
+		Applies: func(t string) bool { return reduceRE.MatchString(t) },
+		Apply: func(t string) (string, error) {
+			return replaceFirst(t, reduceRE, func(m []string) string { return m[1] + "ExclusiveScan" })
+		},
+	},
+	{
+		Name:    "IAdd->IMul",
+		Applies: func(t string) bool { return strings.Contains(t, "OpGroupNonUniformIAdd ") },
+		Apply: func(t string) (string, error) {
+			return strings.Replace(t, "OpGroupNonUniformIAdd ", "OpGroupNonUniformIMul ", 1), nil
+		},
+	},
+	{
+		Name:    "Shuffle lane+1",
+		Applies: func(t string) bool { return shuffleRE.MatchString(t) },
+		Apply:   shuffleLanePlusOne,
+	},
+	{
+		Name:    "QuadSwap direction",
+		Applies: func(t string) bool { return quadSwapRE.MatchString(t) },
+		Apply:   quadSwapDirection,
+	},
+	{
+		Name:    "inverted active-lane branch",
+		Applies: func(t string) bool { _, _, ok := guardingBranch(t); return ok },
+		Apply:   invertGuard,
+	},
+	{
+		Name:    "wrong identity for an empty prefix",
+		Applies: func(t string) bool { return exclusiveRE.MatchString(t) },
+		Apply:   wrongIdentity,
+	},
+}
+
+var (
+	reduceRE    = regexp.MustCompile(`(OpGroupNonUniform(?:IAdd|FAdd|IMul|FMul|SMin|UMin|FMin|SMax|UMax|FMax|BitwiseAnd|BitwiseOr|BitwiseXor) %\w+ %\w+ )Reduce`)
+	shuffleRE   = regexp.MustCompile(`(?m)^(\s*)(%\w+) = OpGroupNonUniformShuffle (%\w+) (%\w+) (%\w+) (%\w+)$`)
+	quadSwapRE  = regexp.MustCompile(`(?m)^(\s*%\w+ = OpGroupNonUniformQuadSwap %\w+ %\w+ %\w+ )(%\w+)$`)
+	exclusiveRE = regexp.MustCompile(`(?m)^(\s*)(%\w+) = (OpGroupNonUniform(?:IAdd|IMul)) (%\w+) (%\w+) ExclusiveScan (%\w+)$`)
+	uintTypeRE  = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeInt 32 0$`)
+	boolTypeRE  = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeBool$`)
+)
+
+func replaceFirst(t string, re *regexp.Regexp, f func(m []string) string) (string, error) {
+	loc := re.FindStringSubmatchIndex(t)
+	if loc == nil {
+		return "", fmt.Errorf("pattern %s not found", re)
+	}
+	var m []string
+	for i := 0; i < len(loc); i += 2 {
+		if loc[i] < 0 {
+			m = append(m, "")
+		} else {
+			m = append(m, t[loc[i]:loc[i+1]])
+		}
+	}
+	return t[:loc[0]] + f(m) + t[loc[1]:], nil
+}
+
+// ensureUintConst makes sure a 32-bit unsigned constant exists and returns its name.
+func ensureUintConst(t string, v uint32) (string, string, error) {
+	m := uintTypeRE.FindStringSubmatch(t)
+	if m == nil {
+		return "", "", fmt.Errorf("module has no 32-bit unsigned integer type")
+	}
+	name := fmt.Sprintf("%%mut_uint_%d", v)
+	if strings.Contains(t, name+" = ") {
+		return t, name, nil
+	}
+	decl := fmt.Sprintf("%s = OpConstant %s %d", name, m[1], v)
+	i := strings.Index(t, m[0]) + len(m[0])
+	return t[:i] + "\n" + decl + t[i:], name, nil
+}
+
+// shuffleLanePlusOne reads from lane id+1 instead of id.
+func shuffleLanePlusOne(t string) (string, error) {
+	t, one, err := ensureUintConst(t, 1)
+	if err != nil {
+		return "", err
+	}
+	u := uintTypeRE.FindStringSubmatch(t)[1]
+	return replaceFirst(t, shuffleRE, func(m []string) string {
+		indent, res, typ, scope, val, lane := m[1], m[2], m[3], m[4], m[5], m[6]
+		return fmt.Sprintf("%s%%mut_lane = OpIAdd %s %s %s\n%s%s = OpGroupNonUniformShuffle %s %s %s %%mut_lane", indent, u, lane, one, indent, res, typ, scope, val)
+	})
+}
+
+// quadSwapDirection swaps across the other axis (X<->Y; diagonal -> X).
+func quadSwapDirection(t string) (string, error) {
+	m := quadSwapRE.FindStringSubmatch(t)
+	if m == nil {
+		return "", fmt.Errorf("no QuadSwap")
+	}
+	dirName := m[2]
+	dir := -1
+	if dm := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(dirName) + ` = OpConstant %\w+ (\d+)$`).FindStringSubmatch(t); dm != nil {
+		fmt.Sscan(dm[1], &dir)
+	}
+	newDir := uint32(1)
+	if dir == 1 {
+		newDir = 0
+	}
+	t, c, err := ensureUintConst(t, newDir)
+	if err != nil {
+		return "", err
+	}
+	return replaceFirst(t, quadSwapRE, func(m []string) string { return m[1] + c })
+}
+
+// guardingBranch finds the conditional branch whose true target is the block that
+// holds the first wave operation: the "if (lane is active) { op }" of a kernel.
+func guardingBranch(t string) (line string, block string, ok bool) {
+	lines := strings.Split(t, "\n")
+	cur := ""
+	opBlock := ""
+	for _, l := range lines {
+		s := strings.TrimSpace(l)
+		if strings.HasSuffix(s, "= OpLabel") {
+			cur = strings.Fields(s)[0]
+		}
+		if strings.Contains(s, "OpGroupNonUniform") && !strings.Contains(s, "OpGroupNonUniformBroadcastFirst") && opBlock == "" {
+			// The layout recording (BroadcastFirst of the flat id) runs before the
+			// divergence; the operation under test is the first other group op.
+			opBlock = cur
+		}
+	}
+	if opBlock == "" {
+		return "", "", false
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) >= 4 && f[0] == "OpBranchConditional" && f[2] == opBlock {
+			return l, opBlock, true
+		}
+	}
+	return "", "", false
+}
+
+// invertGuard swaps the targets of the branch that guards the operation, so the
+// inactive lanes run it and the active ones skip it.
+func invertGuard(t string) (string, error) {
+	line, _, ok := guardingBranch(t)
+	if !ok {
+		return "", fmt.Errorf("no guarding branch")
+	}
+	f := strings.Fields(line)
+	f[2], f[3] = f[3], f[2]
+	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+	return strings.Replace(t, line, indent+strings.Join(f, " "), 1), nil
+}
+
+// wrongIdentity adds 1 to the exclusive scan's result in the first active lane,
+// i.e. the empty prefix yields 1 instead of the identity (0 for sums).
+func wrongIdentity(t string) (string, error) {
+	t, one, err := ensureUintConst(t, 1)
+	if err != nil {
+		return "", err
+	}
+	t, zero, err := ensureUintConst(t, 0)
+	if err != nil {
+		return "", err
+	}
+	if boolTypeRE.FindStringSubmatch(t) == nil {
+		u := uintTypeRE.FindStringSubmatch(t)
+		i := strings.Index(t, u[0]) + len(u[0])
+		t = t[:i] + "\n%mut_bool = OpTypeBool" + t[i:]
+	}
+	if !strings.Contains(t, "OpCapability GroupNonUniform\n") {
+		// Elect needs the basic subgroup capability.
+		i := strings.Index(t, "OpCapability")
+		t = t[:i] + "OpCapability GroupNonUniform\n" + t[i:]
+	}
+	b := boolTypeRE.FindStringSubmatch(t)
+	m := exclusiveRE.FindStringSubmatch(t)
+	if m == nil {
+		return "", fmt.Errorf("no integer exclusive scan")
+	}
+	u := uintTypeRE.FindStringSubmatch(t)[1]
+	if m[4] != u {
+		return "", fmt.Errorf("exclusive scan is not on uint")
+	}
+	return replaceFirst(t, exclusiveRE, func(m []string) string {
+		indent, res, op, typ, scope, val := m[1], m[2], m[3], m[4], m[5], m[6]
+		return fmt.Sprintf("%[1]s%%mut_scan = %[3]s %[4]s %[5]s ExclusiveScan %[6]s\n"+
+			"%[1]s%%mut_first = OpGroupNonUniformElect %[7]s %[5]s\n"+
+			"%[1]s%%mut_bump = OpSelect %[4]s %%mut_first %[8]s %[9]s\n"+
+			"%[1]s%[2]s = OpIAdd %[4]s %%mut_scan %%mut_bump", indent, res, op, typ, scope, val, b[1], one, zero)
+	})
+}
+
+// Disassemble returns spirv-dis text of a module.
+func Disassemble(words []uint32) (string, error) {
+	dir, err := os.MkdirTemp("", "waverig-mutate")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "in.spv")
+	os.WriteFile(in, toBytes(words), 0o644)
+	out, err := exec.Command("spirv-dis", "--no-header", in).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("spirv-dis: %v: %s", err, out)
+	}
+	return string(out), nil
+}
+
+// Assemble turns spirv-dis text back into a module for the given target env.
+func Assemble(text, env string) ([]uint32, error) {
+	dir, err := os.MkdirTemp("", "waverig-mutate")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "m.spvasm")
+	out := filepath.Join(dir, "m.spv")
+	os.WriteFile(src, []byte(text), 0o644)
+	if msg, err := exec.Command("spirv-as", "--target-env", env, "-o", out, src).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("spirv-as: %v: %s", err, msg)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	w := make([]uint32, len(data)/4)
+	for i := range w {
+		w[i] = uint32(data[4*i]) | uint32(data[4*i+1])<<8 | uint32(data[4*i+2])<<16 | uint32(data[4*i+3])<<24
+	}
+	return w, nil
+}
+
+// Apply mutates a module: disassemble, edit, reassemble.
+func (m Mutation) ApplyTo(words []uint32, env string) ([]uint32, error) {
+	text, err := Disassemble(words)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Applies(text) {
+		return nil, fmt.Errorf("mutation %q does not apply to this module", m.Name)
+	}
+	mut, err := m.Apply(text)
+	if err != nil {
+		return nil, err
+	}
+	if mut == text {
+		return nil, fmt.Errorf("mutation %q changed nothing", m.Name)
+	}
+	return Assemble(mut, env)
+}
+
+func toBytes(w []uint32) []byte {
+	var b bytes.Buffer
+	for _, x := range w {
+		b.Write([]byte{byte(x), byte(x >> 8), byte(x >> 16), byte(x >> 24)})
+	}
+	return b.Bytes()
+}
