@@ -251,9 +251,10 @@ type Expr interface {
 type LitKind uint8
 
 const (
-	IntLit   LitKind = iota + 1 // 12, 0x1F, 017, with suffix in Suffix
-	FloatLit                    // 1.5, 1e3, .5f, 2.0h, 1.0l
-	BoolLit                     // true/false
+	IntLit    LitKind = iota + 1 // 12, 0x1F, 017, with suffix in Suffix
+	FloatLit                     // 1.5, 1e3, .5f, 2.0h, 1.0l
+	BoolLit                      // true/false
+	StringLit                    // "text" (attribute arguments such as [shader("compute")]); Text is the unquoted value
 )
 
 // Literal is a number or boolean. Text is the source spelling without the suffix;
