@@ -50,7 +50,21 @@ type Record struct {
 	Lanes    int                   `json:"lanes,omitempty"`
 	Failures []kernels.LaneFailure `json:"failures,omitempty"`
 	Kernel   string                `json:"kernel"`
+	// Blame is set on a second-opinion compiler's failure when the same case passed
+	// on the same device with waverig's compiler: the driver is exonerated and the
+	// failure is that compiler's ("compiler:glslang").
+	Blame string `json:"blame,omitempty"`
 }
+
+// CountsAgainstDriver reports whether a record is a failure that implicates the
+// device (or waverig's own compiler): failures blamed on another compiler are
+// findings about that compiler, reported but not held against the run.
+func (r Record) CountsAgainstDriver() bool {
+	return (r.Status == Fail || r.Status == Error) && r.Blame == ""
+}
+
+// LayoutCase is the case name of the lane-layout check record.
+const LayoutCase = "layout"
 
 // Status values.
 const (
@@ -168,11 +182,24 @@ func (r *Rig) Run(size uint32, emit func(Record)) (Stats, error) {
 	} else if !layout.OK() {
 		layoutWhy = "lane layout check failed: " + layout.String()
 	}
+	lrec := Record{Case: LayoutCase, Op: LayoutCase, WaveSize: size, Compiler: Ours, Device: r.dev.Name,
+		Driver: r.driver(), Status: Pass, Kernel: "layout", Reason: layout.String()}
+	if !layoutOK {
+		lrec.Status, lrec.Reason = Error, layoutWhy
+	}
+	emit(lrec)
 	for _, k := range kernels.Matrix(r.cfg.Filter) {
 		st.Kernels++
+		passedOurs := map[string]bool{}
 		for _, comp := range r.cfg.Compilers {
 			recs := r.runCases(k, comp, size, layoutOK, layoutWhy)
 			for _, rec := range recs {
+				if comp == Ours && rec.Status == Pass {
+					passedOurs[rec.Case] = true
+				}
+				if comp != Ours && rec.Status == Fail && passedOurs[rec.Case] {
+					rec.Blame = "compiler:" + comp
+				}
 				st.Add(rec)
 				emit(rec)
 			}
@@ -187,7 +214,7 @@ func (r *Rig) Run(size uint32, emit func(Record)) (Stats, error) {
 func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layoutOK bool, layoutWhy string) []Record {
 	mk := func(c kernels.Case, status, reason string) Record {
 		return Record{Case: c.ID(), Op: c.Op.String(), Type: c.Type.HLSL(), Pattern: string(c.Pattern), Shape: c.Shape.Name,
-			WaveSize: size, Compiler: comp, Device: r.dev.Name, Driver: r.dev.DriverInfoString(), Status: status, Reason: reason, Kernel: k.Name}
+			WaveSize: size, Compiler: comp, Device: r.dev.Name, Driver: r.driver(), Status: status, Reason: reason, Kernel: k.Name}
 	}
 	all := func(status, reason string) []Record {
 		recs := make([]Record, 0, len(k.Cases))
@@ -222,6 +249,34 @@ func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layoutOK bool
 	return recs
 }
 
+func (r *Rig) driver() string { return strings.TrimSpace(r.dev.DriverName + " " + r.dev.DriverInfo) }
+
+// RunWithSPIRV runs a kernel from a given module (e.g. a planted-bug mutant of
+// waverig's output) at the device's current size and checks it. bindingsFrom is
+// the kernel compiled by waverig, whose reflection maps the registers.
+func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResult, error) {
+	base := r.compile(k, Ours)
+	if base.err != nil {
+		return nil, base.err
+	}
+	key := fmt.Sprintf("mutant/%x", sha256.Sum256(wordsToBytes(words)))
+	r.mu.Lock()
+	r.cache[key] = &compiled{spirv: words, entry: base.entry, bindings: base.bindings}
+	r.mu.Unlock()
+	defer func() { r.mu.Lock(); delete(r.cache, key); r.mu.Unlock() }()
+	out, err := r.runCompiled(k, r.cache[key], r.dev.SubgroupSize)
+	if err != nil {
+		return nil, err
+	}
+	return kernels.Check(k, out, r.dev.SubgroupSize), nil
+}
+
+// CompiledSPIRV returns waverig's module for a kernel (compiled once, cached).
+func (r *Rig) CompiledSPIRV(k kernels.Kernel) ([]uint32, error) {
+	c := r.compile(k, Ours)
+	return c.spirv, c.err
+}
+
 // missingFeature names the device feature a kernel needs and the device lacks.
 func (r *Rig) missingFeature(f kernels.Features) string {
 	d := r.dev
@@ -254,6 +309,10 @@ func (r *Rig) runKernel(k kernels.Kernel, comp string, size uint32) (map[string]
 	if c.err != nil {
 		return nil, c.err
 	}
+	return r.runCompiled(k, c, size)
+}
+
+func (r *Rig) runCompiled(k kernels.Kernel, c *compiled, size uint32) (map[string][]byte, error) {
 	job := vulkan.Job{SPIRV: c.spirv, Entry: c.entry, Groups: k.Groups}
 	if size != r.dev.SubgroupSize {
 		job.RequiredSubgroupSize = size

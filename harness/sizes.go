@@ -154,7 +154,7 @@ func RunPlan(p Plan, deviceIndex int, cfg Config, self string, childArgs []strin
 		switch {
 		case sp.SkipReason != "":
 		case sp.LPWidth > 0:
-			sr.Stats, sr.Err = runChild(self, childArgs, sp, emit)
+			sr.Stats, sr.Err = RunChildCommand(exec.Command(self, childArgs...), sp, emit)
 		default:
 			rig, err := New(deviceIndex, cfg)
 			if err != nil {
@@ -169,10 +169,15 @@ func RunPlan(p Plan, deviceIndex int, cfg Config, self string, childArgs []strin
 	return out
 }
 
-func runChild(self string, args []string, sp SizePlan, emit func(Record)) (Stats, error) {
+// RunChildCommand runs cmd (a waverig or suite binary in child mode) for one
+// lavapipe wave size and forwards its records to emit. Records already received
+// are kept even if the child dies.
+func RunChildCommand(cmd *exec.Cmd, sp SizePlan, emit func(Record)) (Stats, error) {
 	start := time.Now()
-	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth), fmt.Sprintf("%s=%d", ChildEnv, sp.Size))
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth), fmt.Sprintf("%s=%d", ChildEnv, sp.Size))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -96,18 +96,24 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	failures := 0
+	blamed := map[string]map[string]int{} // compiler -> op -> failed cases
 	skipReasons := map[string]int{}
 	emit := func(r harness.Record) {
 		// Each record is written and flushed as it arrives: a crash later in the run
 		// never loses a finished result.
 		enc.Encode(r)
-		switch r.Status {
-		case harness.Fail, harness.Error:
+		switch {
+		case r.Blame != "":
+			if blamed[r.Blame] == nil {
+				blamed[r.Blame] = map[string]int{}
+			}
+			blamed[r.Blame][r.Op]++
+		case r.Status == harness.Fail || r.Status == harness.Error:
 			failures++
 			if failures <= 20 {
 				fmt.Fprintf(stdout, "FAIL %s [%s, wave %d]: %s\n", r.Case, r.Compiler, r.WaveSize, failureLine(r))
 			}
-		case harness.Skip:
+		case r.Status == harness.Skip:
 			skipReasons[r.Reason]++
 		}
 	}
@@ -150,9 +156,17 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %5d  %s\n", skipReasons[r], r)
 		}
 	}
+	for _, comp := range sortedKeys(blamed) {
+		fmt.Fprintf(stdout, "%s: failures where waverig's compiler passed the same case on this device (the compiler, not the driver, is at fault):\n", comp)
+		for _, op := range sortedKeys(blamed[comp]) {
+			fmt.Fprintf(stdout, "  %5d  %s\n", blamed[comp][op], op)
+		}
+	}
 	fmt.Fprintf(stdout, "results: %s\n", resultsPath)
 	writeSummary(filepath.Join(*outDir, "summary.json"), dev, results, total, wall)
-	if total.Failed > 0 || total.Errors > 0 || total.Cases == 0 {
+	// Failures blamed on a second-opinion compiler are findings about that
+	// compiler; everything else that failed implicates the device or waverig.
+	if failures > 0 || total.Cases == 0 {
 		exit = 1
 	}
 	return exit
@@ -239,4 +253,13 @@ func pickDevice(devs []devices.Device, sel string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("-device %q matches no device", sel)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

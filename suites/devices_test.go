@@ -1,0 +1,42 @@
+package suites
+
+import (
+	"bytes"
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"waverig/devices"
+	"waverig/harness"
+)
+
+var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
+	It("reports subgroup properties for every device, as a table and as JSON", func() {
+		requireDevice()
+		var table, js bytes.Buffer
+		Expect(devices.WriteTable(&table, suiteEnv.Devices)).To(Succeed())
+		Expect(devices.WriteJSON(&js, suiteEnv.Devices)).To(Succeed())
+		var parsed any
+		Expect(json.Unmarshal(js.Bytes(), &parsed)).To(Succeed())
+		for _, d := range suiteEnv.Devices {
+			Expect(table.String()).To(ContainSubstring(d.Name))
+			Expect(d.SubgroupSize).To(BeNumerically(">=", 1))
+			Expect(d.SupportedOperations & 0x1).NotTo(BeZero(), "%s lacks VK_SUBGROUP_FEATURE_BASIC_BIT", d.Name)
+		}
+	})
+
+	It("sees lavapipe's subgroup properties as Mesa 22.3 reports them", func() {
+		d := requireDevice()
+		if !harness.IsLavapipe(d) {
+			Skip("device 0 is " + d.Name + ", not lavapipe")
+		}
+		// Basic|Vote|Arithmetic|Ballot|Shuffle|ShuffleRelative|Quad, no Clustered.
+		Expect(d.SupportedOperations & 0xbf).To(Equal(uint32(0xbf)))
+		Expect(d.SupportedOperations & 0x40).To(BeZero())
+		// Compute (0x20) and fragment (0x10).
+		Expect(d.SupportedStages & 0x30).To(Equal(uint32(0x30)))
+		Expect(d.QuadOperationsInAllStages).To(BeFalse())
+		Expect(d.LegalSubgroupSizes()).To(Equal([]uint32{d.SubgroupSize}))
+	})
+})

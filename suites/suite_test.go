@@ -1,0 +1,106 @@
+// Package suites holds waverig's ginkgo suites: every wave and quad intrinsic
+// checked lane by lane on a real Vulkan driver (lavapipe in CI) at every wave size
+// the device offers, with both compilers, plus the devices report and the
+// planted-bug proofs. Run with `go tool ginkgo ./suites`.
+//
+// Spec lists come from the static kernel matrix, so every ginkgo process builds
+// the same tree. Results of one wave size are produced once per operation family
+// (in a child process for lavapipe, whose wave size is fixed at driver load) and
+// each spec then checks its own case's record.
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"waverig/devices"
+	"waverig/harness"
+)
+
+// opsEnv carries the operation filter to a child process.
+const opsEnv = "WAVERIG_SUITE_OPS"
+
+// TestMain lets the suite binary double as the rig's child process: re-executed
+// with harness.ChildEnv set, it runs one wave size and streams records to stdout.
+func TestMain(m *testing.M) {
+	if os.Getenv(harness.ChildEnv) != "" {
+		cfg := childConfig(os.Getenv(opsEnv))
+		if err := harness.RunChild(0, cfg, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestSuites(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "waverig")
+}
+
+// env is what SynchronizedBeforeSuite gathers once and shares with every process.
+type env struct {
+	Devices []devices.Device
+	Err     string
+	Plan    harness.Plan
+}
+
+var suiteEnv env
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	var e env
+	ds, err := devices.Enumerate()
+	if err != nil {
+		e.Err = err.Error()
+	} else if len(ds) == 0 {
+		e.Err = "no Vulkan device (install mesa-vulkan-drivers for lavapipe)"
+	} else {
+		e.Devices = ds
+		e.Plan = harness.MakePlan(ds[0], nil)
+	}
+	data, _ := json.Marshal(e)
+	return data
+}, func(data []byte) {
+	Expect(json.Unmarshal(data, &suiteEnv)).To(Succeed())
+	if suiteEnv.Err != "" && os.Getenv("CI") != "" {
+		Fail("CI needs a Vulkan device: " + suiteEnv.Err)
+	}
+})
+
+// requireDevice skips (locally) or fails (CI) when there is no Vulkan device.
+func requireDevice() devices.Device {
+	if suiteEnv.Err != "" {
+		if os.Getenv("CI") != "" {
+			Fail("no Vulkan device: " + suiteEnv.Err)
+		}
+		Skip("no Vulkan device: " + suiteEnv.Err)
+	}
+	return suiteEnv.Devices[0]
+}
+
+// sizePlan returns the plan entry for a wave size, or a skip reason naming why
+// the device cannot run it.
+func sizePlan(size uint32) (harness.SizePlan, string) {
+	for _, sp := range suiteEnv.Plan.Sizes {
+		if sp.Size == size {
+			return sp, sp.SkipReason
+		}
+	}
+	d := suiteEnv.Devices[0]
+	return harness.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Name, d.SubgroupSize, d.LegalSubgroupSizes())
+}
+
+func childConfig(ops string) harness.Config {
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != ""}
+	if ops != "" {
+		cfg.Filter = filterFor(strings.Split(ops, ","))
+	}
+	return cfg
+}
