@@ -22,7 +22,7 @@ var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
 		for _, d := range suiteEnv.Devices {
 			Expect(table.String()).To(ContainSubstring(d.Name))
 			Expect(d.SubgroupSize).To(BeNumerically(">=", 1))
-			Expect(d.SupportedOperations & 0x1).NotTo(BeZero(), "%s lacks VK_SUBGROUP_FEATURE_BASIC_BIT", d.Name)
+			Expect(d.SupportedOperations&0x1).NotTo(BeZero(), "%s lacks VK_SUBGROUP_FEATURE_BASIC_BIT", d.Name)
 		}
 	})
 
