@@ -37,6 +37,9 @@ func (s *fn) intrinsic(e *ir.Intrinsic) uint32 {
 }
 
 func (s *fn) noLowering(e *ir.Intrinsic, in *intrinsics.Info, t ir.Type) uint32 {
+	if testHookNoLowering != nil {
+		testHookNoLowering(in.Name, t)
+	}
 	s.b.errorf(e.Pos, diag.ErrSpvNoLowering, "%s has no SPIR-V lowering for %v", in.Name, t)
 	return s.undef(e.T)
 }
@@ -50,6 +53,9 @@ func argKind(e *ir.Intrinsic) (ir.Scalar, ir.Type) {
 	sc, _ := ir.ScalarOf(e.T)
 	return sc, e.T
 }
+
+// testHookNoLowering lets tests list the rejected rows.
+var testHookNoLowering func(name string, t ir.Type)
 
 // wave lowers subgroup and quad operations: operands are [Scope] [GroupOperation]
 // value [extra operands] [QuadDirection], all as the table row says.
@@ -243,6 +249,9 @@ func (s *fn) math(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 		rt := b.typeID(e.T)
 		if code == opBitcast && rt == b.typeID(at) {
 			return args[0]
+		}
+		if _, scalar := at.(ir.Scalar); scalar && code == opDot {
+			return s.op(opFMul, rt, args...) // OpDot takes vectors; a scalar dot is a product
 		}
 		return s.op(code, rt, args...)
 	case sp.Op[ir.Float] == opDot && len(args) == 2:

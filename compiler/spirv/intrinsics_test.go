@@ -1,0 +1,291 @@
+package spirv
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+// kindTypes are the representative scalar types per table Kinds bit. Wave and
+// quad rows also get the wide and narrow types DXC accepts for them.
+func kindTypes(k intrinsics.Kinds, wave bool) []ir.Scalar {
+	var out []ir.Scalar
+	if k&intrinsics.KBool != 0 {
+		out = append(out, ir.BoolT)
+	}
+	if k&intrinsics.KInt != 0 {
+		out = append(out, ir.I32)
+		if wave {
+			out = append(out, ir.I64)
+		}
+	}
+	if k&intrinsics.KUint != 0 {
+		out = append(out, ir.U32)
+		if wave {
+			out = append(out, ir.U64)
+		}
+	}
+	if k&intrinsics.KFloat != 0 {
+		out = append(out, ir.F32)
+		if wave {
+			out = append(out, ir.F16, ir.F64)
+		}
+	}
+	return out
+}
+
+func shapes(s intrinsics.Shapes, sc ir.Scalar, cross bool) []ir.Type {
+	var out []ir.Type
+	if s&intrinsics.SScalar != 0 {
+		out = append(out, sc)
+	}
+	if s&intrinsics.SVector != 0 {
+		out = append(out, ir.Vector{Elem: sc, N: 3})
+		if !cross {
+			out = append(out, ir.Vector{Elem: sc, N: 4})
+		}
+	}
+	return out
+}
+
+func resultType(in *intrinsics.Info, at ir.Type) ir.Type {
+	sc, _ := ir.ScalarOf(at)
+	switch in.Result {
+	case intrinsics.RSameAsArg0:
+		return at
+	case intrinsics.RBoolShape0:
+		return ir.WithScalar(at, ir.BoolT)
+	case intrinsics.RBool:
+		return ir.BoolT
+	case intrinsics.RUint:
+		return ir.U32
+	case intrinsics.RUint4:
+		return ir.Vector{Elem: ir.U32, N: 4}
+	case intrinsics.RFloatScalar:
+		return sc
+	case intrinsics.RIntShape0:
+		return ir.WithScalar(at, ir.I32)
+	case intrinsics.RUintShape0:
+		return ir.WithScalar(at, ir.U32)
+	case intrinsics.RSintShape0:
+		return ir.WithScalar(at, ir.I32)
+	case intrinsics.RFloatShape0:
+		return ir.WithScalar(at, ir.F32)
+	case intrinsics.RFloat4:
+		return ir.Vector{Elem: ir.F32, N: 4}
+	}
+	return ir.Void{}
+}
+
+type intrinsicCase struct {
+	name string
+	in   *intrinsics.Info
+	b    *mb
+	opts Options
+}
+
+// tableCases builds one single-intrinsic module per table row and representative
+// argument type, so the test grows with the table.
+func tableCases() []intrinsicCase {
+	var cases []intrinsicCase
+	for i := range intrinsics.Table {
+		in := &intrinsics.Table[i]
+		switch in.Class {
+		case intrinsics.ClassTexture, intrinsics.ClassMisc:
+			continue // resource methods: TestResources
+		case intrinsics.ClassAtomic:
+			cases = append(cases, atomicCases(in)...)
+			continue
+		}
+		if in.Op == intrinsics.Mul {
+			continue // TestMatrices
+		}
+		wave := in.Class == intrinsics.ClassWave || in.Class == intrinsics.ClassQuad
+		opts := Options{PartitionedNV: in.SM == "6.5"}
+		if len(in.Params) == 0 {
+			b := singleOp(in, nil, nil)
+			cases = append(cases, intrinsicCase{in.Name, in, b, opts})
+			continue
+		}
+		for _, sc := range kindTypes(in.Params[0].Kinds, wave) {
+			for _, at := range shapes(in.Params[0].Shapes, sc, in.Op == intrinsics.Cross) {
+				for _, laneT := range []ir.Scalar{ir.U32, ir.I32} {
+					b := singleOp(in, at, &laneT)
+					cases = append(cases, intrinsicCase{fmt.Sprintf("%s/%v/lane=%v", in.Name, at, laneT), in, b, opts})
+					if !hasLane(in) {
+						break
+					}
+				}
+			}
+		}
+	}
+	return cases
+}
+
+func hasLane(in *intrinsics.Info) bool {
+	for _, p := range in.Params {
+		if p.Scalar32 {
+			return true
+		}
+	}
+	return false
+}
+
+// singleOp builds a module whose entry point applies one intrinsic to values
+// loaded from locals and stores the result into a local.
+func singleOp(in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) *mb {
+	stage := ir.Compute
+	if in.PixelOnly {
+		stage = ir.Pixel
+	}
+	b := newModule(stage, "main")
+	var args []ir.Expr
+	for i, p := range in.Params {
+		var t ir.Type
+		switch {
+		case p.SameAs >= 0:
+			t = at
+		case i == 0:
+			t = at
+		case p.Scalar32:
+			t = *laneT
+			if in.Class == intrinsics.ClassQuad {
+				// A quad lane must be a constant before SPIR-V 1.5.
+				args = append(args, ir.ConstUint(*laneT, 1))
+				continue
+			}
+		default:
+			sc := kindTypes(p.Kinds, false)[0]
+			t = sc
+			if p.Shapes&intrinsics.SScalar == 0 {
+				t = ir.Vector{Elem: sc, N: 4}
+			}
+		}
+		l := b.local(fmt.Sprintf("a%d", i), t)
+		args = append(args, load(lref(l)))
+	}
+	rt := resultType(in, at)
+	call := intr(in.Op, rt, args...)
+	if _, void := rt.(ir.Void); void {
+		b.add(&ir.ExprStmt{X: call})
+	} else {
+		r := b.local("r", rt)
+		b.add(&ir.Store{Place: lref(r), Value: call})
+	}
+	return b
+}
+
+// atomicCases: each atomic on a RWStructuredBuffer element and on groupshared,
+// for int and uint.
+func atomicCases(in *intrinsics.Info) []intrinsicCase {
+	var cases []intrinsicCase
+	for _, sc := range []ir.Scalar{ir.U32, ir.I32} {
+		for _, shared := range []bool{false, true} {
+			b := newModule(ir.Compute, "main")
+			var dest ir.Expr
+			if shared {
+				g := b.global(&ir.Global{Name: "gs", Type: &ir.Array{Elem: sc, Len: 64}, Space: ir.SpaceWorkgroup, Atomic: true})
+				dest = elem(g, u32c(3))
+			} else {
+				g := b.rwBuffer("buf", sc, 0)
+				g.Atomic = true
+				dest = elem(g, u32c(3))
+			}
+			args := []ir.Expr{dest}
+			for _, p := range in.Params[1:] {
+				if p.Out {
+					continue
+				}
+				args = append(args, ir.ConstInt(sc, 5))
+			}
+			r := b.local("orig", sc)
+			b.add(&ir.Store{Place: lref(r), Value: intr(in.Op, sc, args...)})
+			cases = append(cases, intrinsicCase{fmt.Sprintf("%s/%v/shared=%v", in.Name, sc, shared), in, b, Options{}})
+		}
+	}
+	return cases
+}
+
+func TestEveryTableRow(t *testing.T) {
+	cases := tableCases()
+	valid, rejected := 0, 0
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := EmitEntry(c.b.m, c.b.ep, Options{Vulkan: "1.1", PartitionedNV: c.opts.PartitionedNV})
+			if err != nil {
+				// Only a kind the table gives no opcode for may be rejected, and
+				// only with a coded message.
+				var de *diag.Errors
+				if !errors.As(err, &de) || de.Msgs[0].Code != diag.ErrSpvNoLowering {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if k := argScalar(c.b).Kind; c.in.SPIRV.Op[k] != 0 || c.in.SPIRV.Ext[k] != 0 {
+					t.Fatalf("rejected although the table has a lowering for %v: %v", argScalar(c.b), err)
+				}
+				rejected++
+				return
+			}
+			mods := emitValid(t, c.b, c.opts)
+			valid++
+			if c.in.Class == intrinsics.ClassWave || c.in.Class == intrinsics.ClassQuad {
+				for vk, mod := range mods {
+					if mod.SubgroupBits != c.in.VkBit {
+						t.Errorf("vulkan %s: SubgroupBits %#x, table VkBit %#x (caps %v)", vk, mod.SubgroupBits, c.in.VkBit, mod.Capabilities)
+					}
+				}
+			}
+		})
+	}
+	t.Logf("%d intrinsic cases: %d validated on 3 targets, %d rejected with %s", len(cases), valid, rejected, diag.ErrSpvNoLowering)
+}
+
+// TestSubgroupBitsAreCapabilityBits checks the reflection invariant on every
+// module the table test builds: SubgroupBits is the OR over declared capabilities.
+func TestSubgroupBitsAreCapabilityBits(t *testing.T) {
+	for _, c := range tableCases() {
+		mod, err := EmitEntry(c.b.m, c.b.ep, Options{PartitionedNV: c.opts.PartitionedNV})
+		if err != nil {
+			continue
+		}
+		var bits uint32
+		for _, cp := range mod.Capabilities {
+			bits |= intrinsics.CapabilityVkBit(cp)
+		}
+		if bits != mod.SubgroupBits {
+			t.Errorf("%s: SubgroupBits %#x, capabilities give %#x", c.name, mod.SubgroupBits, bits)
+		}
+		// The declared capabilities are exactly those in the binary.
+		declared := declaredCaps(mod.Words)
+		if fmt.Sprint(declared) != fmt.Sprint(mod.Capabilities) {
+			t.Errorf("%s: binary declares %v, Module.Capabilities %v", c.name, declared, mod.Capabilities)
+		}
+	}
+}
+
+func declaredCaps(w []uint32) []uint16 {
+	var caps []uint16
+	for i := 5; i < len(w); {
+		n, op := int(w[i]>>16), uint16(w[i])
+		if n == 0 {
+			break
+		}
+		if op == opCapability {
+			caps = append(caps, uint16(w[i+1]))
+		}
+		i += n
+	}
+	return caps
+}
+
+// argScalar is the scalar type of the first local of a single-op module (its first argument).
+func argScalar(b *mb) ir.Scalar {
+	if len(b.f.Locals) == 0 {
+		return ir.U32
+	}
+	sc, _ := ir.ScalarOf(b.f.Locals[0].Type)
+	return sc
+}
