@@ -1,0 +1,425 @@
+// Package vulkan runs compute kernels (SPIR-V) on one Vulkan device and
+// returns their buffers: the execution back end of waverig's harness.
+//
+// A Runner owns one logical device (made by the devices/vkx shim) and keeps
+// everything a stream of thousands of small jobs can reuse: compiled
+// pipelines (keyed by module hash, entry, subgroup size, flags and layout,
+// backed by a VkPipelineCache), one command buffer, one fence, one
+// descriptor pool and host-visible buffers that only grow.
+package vulkan
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+	"unsafe"
+
+	"waverig/devices"
+	"waverig/devices/vkx"
+)
+
+// BufferKind is the descriptor type a buffer is bound as.
+type BufferKind int
+
+const (
+	Storage BufferKind = iota // VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+	Uniform                   // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+)
+
+func (k BufferKind) String() string {
+	switch k {
+	case Storage:
+		return "storage"
+	case Uniform:
+		return "uniform"
+	}
+	return fmt.Sprintf("BufferKind(%d)", int(k))
+}
+
+// Buffer is one descriptor binding of a job and its initial contents
+// (len(Data) is the buffer size).
+type Buffer struct {
+	Set, Binding uint32
+	Kind         BufferKind
+	Data         []byte
+}
+
+// Job is one dispatch.
+type Job struct {
+	SPIRV         []uint32
+	Entry         string
+	Buffers       []Buffer
+	PushConstants []byte
+	Groups        [3]uint32
+
+	// RequiredSubgroupSize 0 runs at the device default; any other value
+	// must be one of Device().LegalSubgroupSizes(). On devices with size
+	// control it is passed as VkPipelineShaderStageRequiredSubgroupSizeCreateInfo.
+	RequiredSubgroupSize uint32
+	// FullSubgroups sets REQUIRE_FULL_SUBGROUPS when the device supports
+	// computeFullSubgroups (Result.FullSubgroups says whether it was set).
+	FullSubgroups bool
+	// VaryingSubgroupSize sets ALLOW_VARYING_SUBGROUP_SIZE (needs size
+	// control; cannot be combined with RequiredSubgroupSize).
+	VaryingSubgroupSize bool
+}
+
+// Result is the outcome of one job.
+type Result struct {
+	Buffers         [][]byte      // contents after the dispatch, in Job.Buffers order
+	PipelineCreated bool          // this job built a pipeline (cache miss)
+	FullSubgroups   bool          // REQUIRE_FULL_SUBGROUPS was set
+	SubgroupSize    uint32        // required size passed to the driver, 0 = device default
+	Elapsed         time.Duration // submit to fence signalled, plus buffer upload and readback
+	PipelineTime    time.Duration // time spent building the pipeline (0 on a cache hit)
+}
+
+// DefaultTimeout bounds one dispatch. A kernel that loops forever on a CPU
+// driver would otherwise hang the whole test run.
+const DefaultTimeout = 20 * time.Second
+
+// DefaultMaxPipelines bounds the pipeline cache; the least recently used
+// pipeline is destroyed beyond it.
+const DefaultMaxPipelines = 2048
+
+// Runner runs jobs on one device. Its methods are safe for concurrent use
+// (jobs are serialised).
+type Runner struct {
+	mu       sync.Mutex
+	dev      devices.Device
+	ctx      *vkx.Context
+	pipes    map[pipeKey]*list.Element
+	lru      *list.List // of *cachedPipe, front = most recent
+	maxPipes int
+	created  int
+	timeout  time.Duration
+	closed   bool
+}
+
+type pipeKey struct {
+	hash     [32]byte // SPIR-V words
+	entry    string
+	size     uint32
+	flags    uint32
+	layout   string // canonical set/binding/kind list
+	pushSize uint32
+}
+
+type cachedPipe struct {
+	key  pipeKey
+	pipe *vkx.Pipeline
+}
+
+// NewRunner opens device deviceIndex (the index of devices.Enumerate).
+func NewRunner(deviceIndex int) (*Runner, error) {
+	dev, h, err := devices.Open(deviceIndex)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := vkx.NewContext(h.Instance, h.Physical, h.InstanceAPI)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: open %s: %w", dev.Name, err)
+	}
+	return &Runner{
+		dev:      dev,
+		ctx:      ctx,
+		pipes:    map[pipeKey]*list.Element{},
+		lru:      list.New(),
+		maxPipes: DefaultMaxPipelines,
+		timeout:  DefaultTimeout,
+	}, nil
+}
+
+// Device describes the device the runner uses.
+func (r *Runner) Device() devices.Device { return r.dev }
+
+// PipelinesCreated counts pipelines built so far (cache misses).
+func (r *Runner) PipelinesCreated() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.created
+}
+
+// SetTimeout changes the per-dispatch limit (DefaultTimeout when d <= 0).
+// After a timeout the runner refuses further jobs: the device may still be
+// executing the kernel.
+func (r *Runner) SetTimeout(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	r.timeout = d
+}
+
+// SetMaxPipelines bounds the pipeline cache (DefaultMaxPipelines when n <= 0).
+func (r *Runner) SetMaxPipelines(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n <= 0 {
+		n = DefaultMaxPipelines
+	}
+	r.maxPipes = n
+	r.evict()
+}
+
+// Close destroys every pipeline and the device. The runner is unusable after.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	for e := r.lru.Front(); e != nil; e = e.Next() {
+		r.ctx.DestroyPipeline(e.Value.(*cachedPipe).pipe)
+	}
+	r.lru.Init()
+	r.pipes = map[pipeKey]*list.Element{}
+	r.ctx.Close()
+}
+
+var errClosed = errors.New("vulkan: runner is closed")
+
+// Run executes one job and returns its buffers.
+func (r *Runner) Run(job Job) (*Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errClosed
+	}
+	info, err := parseSPIRV(job.SPIRV, job.Entry)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: %w", err)
+	}
+	bindings, layout, err := r.checkBuffers(job.Buffers)
+	if err != nil {
+		return nil, err
+	}
+	push, err := r.checkPush(job.PushConstants)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkGroups(job.Groups); err != nil {
+		return nil, err
+	}
+	size, flags, err := r.subgroupSettings(job, info)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{SubgroupSize: size, FullSubgroups: flags&vkx.StageRequireFullSubgroups != 0}
+
+	key := pipeKey{hash: hashWords(job.SPIRV), entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))}
+	pipe, err := r.pipeline(key, job, bindings, res)
+	if err != nil {
+		return nil, err
+	}
+
+	start := time.Now()
+	for i, b := range job.Buffers {
+		mem, err := r.ctx.Slot(i, len(b.Data))
+		if err != nil {
+			return nil, fmt.Errorf("vulkan: buffer %d (set %d binding %d): %w", i, b.Set, b.Binding, err)
+		}
+		copy(mem, b.Data)
+	}
+	if err := r.ctx.Dispatch(pipe, bindings, push, job.Groups, uint64(r.timeout.Nanoseconds())); err != nil {
+		return nil, fmt.Errorf("vulkan: dispatch %q %v: %w", job.Entry, job.Groups, err)
+	}
+	res.Buffers = make([][]byte, len(job.Buffers))
+	for i, b := range job.Buffers {
+		mem, err := r.ctx.Slot(i, len(b.Data)) // no growth: returns the mapping
+		if err != nil {
+			return nil, fmt.Errorf("vulkan: read back buffer %d: %w", i, err)
+		}
+		res.Buffers[i] = append([]byte(nil), mem...)
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// pipeline returns the cached pipeline for key or builds it.
+func (r *Runner) pipeline(key pipeKey, job Job, bindings []vkx.Binding, res *Result) (*vkx.Pipeline, error) {
+	if e, ok := r.pipes[key]; ok {
+		r.lru.MoveToFront(e)
+		return e.Value.(*cachedPipe).pipe, nil
+	}
+	start := time.Now()
+	p, err := r.ctx.CreatePipeline(job.SPIRV, job.Entry, bindings, key.pushSize, key.size, key.flags)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: pipeline for %q: %w", job.Entry, err)
+	}
+	res.PipelineTime = time.Since(start)
+	res.PipelineCreated = true
+	r.created++
+	r.pipes[key] = r.lru.PushFront(&cachedPipe{key: key, pipe: p})
+	r.evict()
+	return p, nil
+}
+
+func (r *Runner) evict() {
+	for r.lru.Len() > r.maxPipes {
+		e := r.lru.Back()
+		cp := e.Value.(*cachedPipe)
+		r.lru.Remove(e)
+		delete(r.pipes, cp.key)
+		r.ctx.DestroyPipeline(cp.pipe)
+	}
+}
+
+// checkBuffers validates the buffers and turns them into shim bindings plus
+// a canonical layout string for the cache key.
+func (r *Runner) checkBuffers(bufs []Buffer) ([]vkx.Binding, string, error) {
+	if len(bufs) > vkx.MaxBuffers {
+		return nil, "", fmt.Errorf("vulkan: %d buffers, at most %d per job", len(bufs), vkx.MaxBuffers)
+	}
+	out := make([]vkx.Binding, len(bufs))
+	seen := map[[2]uint32]int{}
+	keys := make([]string, len(bufs))
+	for i, b := range bufs {
+		if len(b.Data) == 0 {
+			return nil, "", fmt.Errorf("vulkan: buffer %d (set %d binding %d) is empty; Vulkan buffers need a size", i, b.Set, b.Binding)
+		}
+		if int(b.Set) >= vkx.MaxSets {
+			return nil, "", fmt.Errorf("vulkan: buffer %d uses set %d, at most %d sets", i, b.Set, vkx.MaxSets)
+		}
+		if j, dup := seen[[2]uint32{b.Set, b.Binding}]; dup {
+			return nil, "", fmt.Errorf("vulkan: buffers %d and %d both use set %d binding %d", j, i, b.Set, b.Binding)
+		}
+		seen[[2]uint32{b.Set, b.Binding}] = i
+		var typ uint32
+		switch b.Kind {
+		case Storage:
+			typ = vkx.DescriptorStorageBuffer
+			if lim := r.dev.MaxStorageBufferRange; lim > 0 && uint64(len(b.Data)) > uint64(lim) {
+				return nil, "", fmt.Errorf("vulkan: storage buffer %d is %d bytes, device limit maxStorageBufferRange is %d", i, len(b.Data), lim)
+			}
+		case Uniform:
+			typ = vkx.DescriptorUniformBuffer
+			if lim := r.dev.MaxUniformBufferRange; lim > 0 && uint64(len(b.Data)) > uint64(lim) {
+				return nil, "", fmt.Errorf("vulkan: uniform buffer %d is %d bytes, device limit maxUniformBufferRange is %d", i, len(b.Data), lim)
+			}
+		default:
+			return nil, "", fmt.Errorf("vulkan: buffer %d has unknown kind %v", i, b.Kind)
+		}
+		out[i] = vkx.Binding{Set: b.Set, Binding: b.Binding, Type: typ, Slot: uint32(i), Size: uint64(len(b.Data))}
+		keys[i] = fmt.Sprintf("%d.%d.%d", b.Set, b.Binding, typ)
+	}
+	sort.Strings(keys)
+	layout := ""
+	for _, k := range keys {
+		layout += k + ";"
+	}
+	return out, layout, nil
+}
+
+// checkPush pads push constants to the 4-byte multiple Vulkan requires.
+func (r *Runner) checkPush(p []byte) ([]byte, error) {
+	if len(p) == 0 {
+		return nil, nil
+	}
+	if lim := r.dev.MaxPushConstantsSize; uint64(len(p)) > uint64(lim) {
+		return nil, fmt.Errorf("vulkan: %d bytes of push constants, device limit maxPushConstantsSize is %d", len(p), lim)
+	}
+	if len(p)%4 != 0 {
+		p = append(append([]byte(nil), p...), make([]byte, 4-len(p)%4)...)
+	}
+	return p, nil
+}
+
+func (r *Runner) checkGroups(g [3]uint32) error {
+	for i, n := range g {
+		if n == 0 {
+			return fmt.Errorf("vulkan: workgroup count %v has a zero dimension", g)
+		}
+		if lim := r.dev.MaxComputeWorkGroupCount[i]; lim > 0 && n > lim {
+			return fmt.Errorf("vulkan: workgroup count %v exceeds maxComputeWorkGroupCount %v", g, r.dev.MaxComputeWorkGroupCount)
+		}
+	}
+	return nil
+}
+
+// subgroupSettings decides the required size passed to the driver and the
+// stage flags, refusing combinations the Vulkan spec makes invalid rather
+// than letting the driver misbehave.
+func (r *Runner) subgroupSettings(job Job, info spirvInfo) (uint32, uint32, error) {
+	d := r.dev
+	req := job.RequiredSubgroupSize
+	var size, flags uint32
+	if req != 0 {
+		legal := false
+		for _, s := range d.LegalSubgroupSizes() {
+			legal = legal || s == req
+		}
+		if !legal {
+			return 0, 0, fmt.Errorf("vulkan: subgroup size %d is not legal on %s (legal: %v)", req, d.Name, d.LegalSubgroupSizes())
+		}
+		// Without size control the only legal size is the default one,
+		// which needs no create-info (and may not be given one).
+		if d.CanRequireSubgroupSize() {
+			size = req
+		}
+	}
+	if job.VaryingSubgroupSize {
+		if !d.SizeControl.Supported {
+			return 0, 0, fmt.Errorf("vulkan: ALLOW_VARYING_SUBGROUP_SIZE needs subgroupSizeControl, which %s lacks", d.Name)
+		}
+		if req != 0 {
+			return 0, 0, fmt.Errorf("vulkan: VaryingSubgroupSize and RequiredSubgroupSize %d cannot be combined", req)
+		}
+		flags |= vkx.StageAllowVaryingSubgroupSize
+	}
+	if job.FullSubgroups && d.SizeControl.Supported && d.SizeControl.ComputeFullSubgroups {
+		// The spec requires local size X to be a multiple of the size the
+		// subgroups may have: the required one, else maxSubgroupSize when
+		// the size may vary (flag, or implicitly in SPIR-V 1.6), else the
+		// default subgroupSize.
+		unit := size
+		if unit == 0 {
+			unit = d.SubgroupSize
+			if flags&vkx.StageAllowVaryingSubgroupSize != 0 || info.version >= 0x00010600 {
+				unit = d.SizeControl.MaxSubgroupSize
+			}
+		}
+		if x := info.localSize[0]; x != 0 && unit != 0 && x%unit != 0 {
+			return 0, 0, fmt.Errorf("vulkan: REQUIRE_FULL_SUBGROUPS needs local size X (%d) to be a multiple of %d", x, unit)
+		}
+		flags |= vkx.StageRequireFullSubgroups
+	}
+	if size != 0 {
+		if x, y, z := info.localSize[0], info.localSize[1], info.localSize[2]; x != 0 {
+			total := uint64(x) * uint64(y) * uint64(z)
+			if lim := uint64(d.SizeControl.MaxComputeWorkgroupSubgroups) * uint64(size); lim > 0 && total > lim {
+				return 0, 0, fmt.Errorf("vulkan: local size %dx%dx%d needs more than maxComputeWorkgroupSubgroups (%d) subgroups of %d", x, y, z, d.SizeControl.MaxComputeWorkgroupSubgroups, size)
+			}
+		}
+	}
+	return size, flags, nil
+}
+
+func hashWords(w []uint32) [32]byte {
+	if len(w) == 0 {
+		return sha256.Sum256(nil)
+	}
+	// SPIR-V words in host order are hashed as bytes; the key never leaves
+	// the process, so byte order does not matter.
+	return sha256.Sum256(unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*4))
+}
+
+// WordsFromBytes turns a little-endian .spv file into words (a helper for
+// callers reading SPIR-V from disk).
+func WordsFromBytes(b []byte) ([]uint32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("vulkan: SPIR-V file length %d is not a multiple of 4", len(b))
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w, nil
+}
