@@ -98,6 +98,7 @@ type Runner struct {
 	maxPipes int
 	created  int
 	timeout  time.Duration
+	val      *validator
 	closed   bool
 }
 
@@ -132,6 +133,7 @@ func NewRunner(deviceIndex int) (*Runner, error) {
 		lru:      list.New(),
 		maxPipes: DefaultMaxPipelines,
 		timeout:  DefaultTimeout,
+		val:      newValidator(),
 	}, nil
 }
 
@@ -155,6 +157,14 @@ func (r *Runner) SetTimeout(d time.Duration) {
 		d = DefaultTimeout
 	}
 	r.timeout = d
+}
+
+// SetValidation chooses whether modules are checked with spirv-val before
+// their first pipeline build (ValidateAuto by default).
+func (r *Runner) SetValidation(v Validation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.val.mode = v
 }
 
 // SetMaxPipelines bounds the pipeline cache (DefaultMaxPipelines when n <= 0).
@@ -215,7 +225,7 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	res := &Result{SubgroupSize: size, FullSubgroups: flags&vkx.StageRequireFullSubgroups != 0}
 
 	key := pipeKey{hash: hashWords(job.SPIRV), entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))}
-	pipe, err := r.pipeline(key, job, bindings, res)
+	pipe, err := r.pipeline(key, job, info, bindings, res)
 	if err != nil {
 		return nil, err
 	}
@@ -244,12 +254,15 @@ func (r *Runner) Run(job Job) (*Result, error) {
 }
 
 // pipeline returns the cached pipeline for key or builds it.
-func (r *Runner) pipeline(key pipeKey, job Job, bindings []vkx.Binding, res *Result) (*vkx.Pipeline, error) {
+func (r *Runner) pipeline(key pipeKey, job Job, info spirvInfo, bindings []vkx.Binding, res *Result) (*vkx.Pipeline, error) {
 	if e, ok := r.pipes[key]; ok {
 		r.lru.MoveToFront(e)
 		return e.Value.(*cachedPipe).pipe, nil
 	}
 	start := time.Now()
+	if err := r.val.check(job.SPIRV, key.hash, info.version); err != nil {
+		return nil, fmt.Errorf("vulkan: %q: %w", job.Entry, err)
+	}
 	p, err := r.ctx.CreatePipeline(job.SPIRV, job.Entry, bindings, key.pushSize, key.size, key.flags)
 	if err != nil {
 		return nil, fmt.Errorf("vulkan: pipeline for %q: %w", job.Entry, err)

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -339,6 +340,28 @@ func TestBrokenInput(t *testing.T) {
 			}
 		})
 	}
+	// Structurally fine but semantically broken: the entry point names an
+	// OpExtInstImport instead of a function. lavapipe crashes on this, so
+	// it must be stopped by spirv-val before the driver sees it.
+	t.Run("entry is not a function", func(t *testing.T) {
+		if r.val.tool == "" {
+			need(t, "spirv-val not installed (Debian package spirv-tools)")
+		}
+		j := mutate(func(j *Job) {
+			w := append([]uint32(nil), spv...)
+			for i := 5; i < len(w); i += int(w[i] >> 16) {
+				if w[i]&0xffff == opEntryPoint {
+					w[i+2] = 1 // %1 = OpExtInstImport "GLSL.std.450" in glslang output
+				}
+			}
+			j.SPIRV = w
+		})
+		_, err := r.Run(j)
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("err = %v, want a *ValidationError", err)
+		}
+	})
 	// The runner still works after every rejection.
 	if _, err := r.Run(good); err != nil {
 		t.Fatalf("good job after broken ones: %v", err)
