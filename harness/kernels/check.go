@@ -1,0 +1,355 @@
+package kernels
+
+import (
+	"fmt"
+	"math/big"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"waverig/compiler/intrinsics"
+	"waverig/harness/models"
+)
+
+// LaneFailure is one wrong lane: its wave, lane index, the lanes active with it (hex,
+// bit i = lane i), its input, and the expected and actual values.
+type LaneFailure struct {
+	WaveKey    uint32
+	Lane       uint32
+	ActiveMask string // hex of active lanes in that wave
+	Input      string
+	Expected   string
+	Actual     string
+}
+
+// CaseResult is the verdict of one case. Lanes counts the lane values compared
+// (undefined ones are not); Failures keeps the first MaxFailures failing lanes.
+type CaseResult struct {
+	Case     Case
+	Passed   bool
+	Lanes    int
+	Failures []LaneFailure
+	Note     string
+}
+
+// MaxFailures is how many failing lanes a CaseResult keeps.
+const MaxFailures = 64
+
+// hdr is the part of a record that describes where the invocation ran.
+type hdr struct {
+	idx              int // record index
+	flat, key, lane  uint32
+	count            uint32
+	group, gi        int
+	branch, laneArg  uint32
+	pattern, mode    int
+	variant, caseIdx int
+	coin             uint32
+}
+
+func readHdr(out, init []uint32, i, threads int) hdr {
+	r := out[i*recWords:][:recWords]
+	p, m, v, c := unctl(init[i*recWords+wCtl])
+	return hdr{
+		idx: i, flat: r[wFlat], key: r[wKey], lane: r[wLane], count: r[wCount],
+		group: i / threads, gi: i % threads, branch: r[wBranch], laneArg: r[wLaneArg],
+		pattern: p, mode: m, variant: v, caseIdx: c, coin: init[i*recWords+wRnd],
+	}
+}
+
+// waveProblems checks one wave's recorded layout: every member in one workgroup, lane
+// indices unique and below the lane count, one lane count (a power of two, equal to
+// the expected wave size when known), and the key equal to the flat id of the lowest
+// lane (every lane was active when the key was taken).
+func waveProblems(ws []hdr, waveSize uint32) []string {
+	var p []string
+	seen := map[uint32]bool{}
+	low := ws[0]
+	for _, h := range ws {
+		if h.flat != uint32(h.idx) {
+			p = append(p, fmt.Sprintf("record %d holds flat id %d", h.idx, h.flat))
+		}
+		if h.group != ws[0].group {
+			p = append(p, fmt.Sprintf("key %d spans workgroups %d and %d", h.key, ws[0].group, h.group))
+		}
+		if seen[h.lane] {
+			p = append(p, fmt.Sprintf("key %d: lane %d recorded twice", h.key, h.lane))
+		}
+		seen[h.lane] = true
+		if h.count != ws[0].count {
+			p = append(p, fmt.Sprintf("key %d: lane counts %d and %d", h.key, ws[0].count, h.count))
+		}
+		if h.lane >= h.count {
+			p = append(p, fmt.Sprintf("key %d: lane %d >= count %d", h.key, h.lane, h.count))
+		}
+		if h.lane < low.lane {
+			low = h
+		}
+	}
+	c := ws[0].count
+	if c == 0 || c&(c-1) != 0 || c > 128 {
+		p = append(p, fmt.Sprintf("lane count %d is not a power of two in 1..128", c))
+	}
+	if waveSize != 0 && c != waveSize {
+		p = append(p, fmt.Sprintf("lane count %d, expected wave size %d", c, waveSize))
+	}
+	if len(ws) > int(c) && c != 0 {
+		p = append(p, fmt.Sprintf("key %d: %d lanes in a wave of %d", ws[0].key, len(ws), c))
+	}
+	if low.flat != ws[0].key {
+		p = append(p, fmt.Sprintf("key %d is not the flat id of the lowest lane (%d, flat %d)", ws[0].key, low.lane, low.flat))
+	}
+	return p
+}
+
+// groupWaves splits records into waves by key, each sorted by lane, waves in key order.
+func groupWaves(hs []hdr) [][]hdr {
+	m := map[uint32][]hdr{}
+	var keys []uint32
+	for _, h := range hs {
+		if _, ok := m[h.key]; !ok {
+			keys = append(keys, h.key)
+		}
+		m[h.key] = append(m[h.key], h)
+	}
+	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+	out := make([][]hdr, 0, len(keys))
+	for _, k := range keys {
+		w := m[k]
+		sort.SliceStable(w, func(a, b int) bool { return w[a].lane < w[b].lane })
+		out = append(out, w)
+	}
+	return out
+}
+
+// maskHex renders a set of lane indices as hex (bit i = lane i).
+func maskHex(lanes []uint32) string {
+	m := new(big.Int)
+	for _, l := range lanes {
+		m.SetBit(m, int(l), 1)
+	}
+	return "0x" + m.Text(16)
+}
+
+type caseState struct {
+	res      *CaseResult
+	waves    int
+	arms     int
+	undef    int
+	problems []string
+}
+
+func (s *caseState) fail(f LaneFailure) {
+	s.res.Passed = false
+	if len(s.res.Failures) < MaxFailures {
+		s.res.Failures = append(s.res.Failures, f)
+	}
+}
+
+func (s *caseState) problem(p string) {
+	s.res.Passed = false
+	if len(s.problems) < 8 {
+		s.problems = append(s.problems, p)
+	}
+}
+
+// Check compares the buffers a device returned for k (register -> contents) with the
+// reference models and returns one result per case. waveSize is the wave size the
+// pipeline was created for (0: unknown, take the recorded lane count).
+func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
+	res := make([]CaseResult, len(k.Cases))
+	states := make([]*caseState, len(k.Cases))
+	for i, c := range k.Cases {
+		res[i] = CaseResult{Case: c, Passed: true}
+		states[i] = &caseState{res: &res[i]}
+	}
+	failAll := func(note string) []CaseResult {
+		for i := range res {
+			res[i].Passed = false
+			res[i].Note = note
+		}
+		return res
+	}
+	if len(k.Cases) == 0 {
+		return res
+	}
+	init, got, err := kernelWords(k, out)
+	if err != nil {
+		return failAll(err.Error())
+	}
+	op := k.Cases[0].Op
+	threads := k.Cases[0].Shape.Threads()
+	if threads <= 0 || len(init)%(threads*recWords) != 0 {
+		return failAll(fmt.Sprintf("buffer of %d words is not whole workgroups of %d records", len(init), threads))
+	}
+	n := len(init) / recWords
+	hs := make([]hdr, n)
+	for i := range hs {
+		hs[i] = readHdr(got, init, i, threads)
+		if hs[i].caseIdx >= len(k.Cases) {
+			return failAll(fmt.Sprintf("record %d names case %d of %d: buffer does not belong to this kernel", i, hs[i].caseIdx, len(k.Cases)))
+		}
+		// The pre-written words must come back unchanged.
+		for w := wCtl; w < wOut; w++ {
+			if got[i*recWords+w] != init[i*recWords+w] {
+				states[hs[i].caseIdx].problem(fmt.Sprintf("record %d: pre-written word %d changed from %#x to %#x", i, w, init[i*recWords+w], got[i*recWords+w]))
+				break
+			}
+		}
+	}
+	for _, wv := range groupWaves(hs) {
+		st := states[wv[0].caseIdx]
+		c := k.Cases[wv[0].caseIdx]
+		st.waves++
+		if ps := waveProblems(wv, waveSize); len(ps) > 0 {
+			for _, p := range ps {
+				st.problem("layout: " + p)
+			}
+			continue
+		}
+		checkWave(op, c, wv, init, got, threads, waveSize, st)
+	}
+	for i, st := range states {
+		notes := []string{fmt.Sprintf("%d waves, %d arms, %d lanes compared, %d undefined", st.waves, st.arms, res[i].Lanes, st.undef)}
+		notes = append(notes, st.problems...)
+		if st.waves == 0 {
+			res[i].Passed = false
+			notes = append(notes, "no records for this case")
+		}
+		res[i].Note = strings.Join(notes, "; ")
+	}
+	return res
+}
+
+// kernelWords returns the initial and returned u0 words of an operation kernel.
+func kernelWords(k Kernel, out map[string][]byte) (init, got []uint32, err error) {
+	var initB []byte
+	for _, b := range k.Buffers {
+		if b.Register == "u0" {
+			initB = b.Data
+		}
+	}
+	if initB == nil {
+		return nil, nil, fmt.Errorf("kernel %s has no u0 buffer", k.Name)
+	}
+	gotB, ok := out["u0"]
+	if !ok {
+		return nil, nil, fmt.Errorf("no u0 buffer came back")
+	}
+	if len(gotB) != len(initB) {
+		return nil, nil, fmt.Errorf("u0 came back with %d bytes, expected %d", len(gotB), len(initB))
+	}
+	if init, err = words(initB); err != nil {
+		return nil, nil, err
+	}
+	got, err = words(gotB)
+	return init, got, err
+}
+
+// checkWave checks one wave of one case: the arm each lane ran in, the lane argument,
+// and, per arm, every active lane's output against the model.
+func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads int, waveSize uint32, st *caseState) {
+	mt, err := c.Type.Model()
+	if err != nil {
+		st.problem(err.Error())
+		return
+	}
+	rt := models.ResultType(op, mt)
+	count := wv[0].count
+	if waveSize != 0 {
+		count = waveSize
+	}
+	inputs := make([][]uint64, len(wv))
+	for j, h := range wv {
+		inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
+	}
+	describe := func(j int) string {
+		h := wv[j]
+		s := "x=" + models.FormatComps(mt.Scalar, inputs[j])
+		if hasLaneArg(op) {
+			s += fmt.Sprintf(" lane=%d", h.laneArg)
+		}
+		return s
+	}
+	for j, h := range wv {
+		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin)
+		if h.branch != want {
+			st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
+				Input: describe(j) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
+		}
+		if h.branch != 0 && hasLaneArg(op) {
+			if wantArg := laneArgOf(op, h.mode, h.lane, h.count); h.laneArg != wantArg {
+				st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
+					Input: describe(j) + " (lane argument)", Expected: fmt.Sprint(wantArg), Actual: fmt.Sprint(h.laneArg)})
+			}
+		}
+	}
+	for arm := uint32(1); arm <= 2; arm++ {
+		lanes := make([]models.Lane, len(wv))
+		active := 0
+		for j, h := range wv {
+			lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm, Input: inputs[j], LaneArg: h.laneArg}
+			if h.branch == arm {
+				active++
+			}
+		}
+		if active == 0 {
+			continue
+		}
+		st.arms++
+		want, err := models.Expected(op, mt, lanes, count)
+		if err != nil {
+			st.problem(err.Error())
+			return
+		}
+		mask := armMask(wv, arm)
+		for j, h := range wv {
+			if !lanes[j].Active {
+				continue
+			}
+			if want[j].Undefined {
+				st.undef++
+				continue
+			}
+			st.res.Lanes++
+			actual := readComps(got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
+			ok := true
+			for k := range want[j].Comps {
+				ok = ok && models.Equal(rt.Scalar, want[j].Comps[k], actual[k])
+			}
+			if !ok {
+				st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
+					Expected: formatResult(op, rt, want[j].Comps), Actual: formatResult(op, rt, actual)})
+			}
+		}
+	}
+}
+
+// armMask is the hex mask of the lanes of a wave that ran in arm.
+func armMask(wv []hdr, arm uint32) string {
+	var ls []uint32
+	for _, h := range wv {
+		if h.branch == arm {
+			ls = append(ls, h.lane)
+		}
+	}
+	return maskHex(ls)
+}
+
+// formatResult renders a result; ballots as a hex mask (bit i = lane i) with the word
+// count, so a stray high word shows.
+func formatResult(op intrinsics.Op, rt models.Type, comps []uint64) string {
+	if op == intrinsics.WaveActiveBallot {
+		m := new(big.Int)
+		for w := 3; w >= 0; w-- {
+			m.Lsh(m, 32)
+			m.Or(m, new(big.Int).SetUint64(comps[w]&0xffffffff))
+		}
+		n := 0
+		for _, c := range comps {
+			n += bits.OnesCount32(uint32(c))
+		}
+		return fmt.Sprintf("0x%s (%d bits)", m.Text(16), n)
+	}
+	return models.FormatComps(rt.Scalar, comps)
+}

@@ -1,0 +1,325 @@
+package kernels
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler/intrinsics"
+	"waverig/harness/models"
+)
+
+// build turns a list of cases of one operation and shape into a kernel: one workgroup
+// per case replica, the control word of each invocation pre-written into its record.
+func build(name string, cases []Case) (Kernel, error) {
+	if len(cases) == 0 {
+		return Kernel{}, fmt.Errorf("kernels: %s: no cases", name)
+	}
+	if len(cases) > 0xffff {
+		return Kernel{}, fmt.Errorf("kernels: %s: %d cases do not fit the control word", name, len(cases))
+	}
+	op, sh := cases[0].Op, cases[0].Shape
+	var types []Type
+	variant := map[Type]int{}
+	for _, c := range cases {
+		if c.Op != op || c.Shape.Name != sh.Name {
+			return Kernel{}, fmt.Errorf("kernels: %s: cases of different operations or shapes", name)
+		}
+		if _, ok := variant[c.Type]; !ok {
+			variant[c.Type] = len(types)
+			types = append(types, c.Type)
+		}
+	}
+	if len(types) > 255 {
+		return Kernel{}, fmt.Errorf("kernels: %s: too many types", name)
+	}
+	threads := sh.Threads()
+	if threads <= 0 || sh.NumThreads[2] != 1 {
+		return Kernel{}, fmt.Errorf("kernels: %s: bad shape %v", name, sh.NumThreads)
+	}
+	rep := replicas(op)
+	groups := len(cases) * rep
+	rec := make([]uint32, groups*threads*recWords)
+	g := 0
+	for ci, c := range cases {
+		mt, err := c.Type.Model()
+		if err != nil {
+			return Kernel{}, err
+		}
+		if err := models.Supports(op, mt); err != nil {
+			return Kernel{}, err
+		}
+		pid := patternID(c.Pattern)
+		if pid < 0 {
+			return Kernel{}, fmt.Errorf("kernels: %s: unknown pattern %q", c.ID(), c.Pattern)
+		}
+		for m := 0; m < rep; m++ {
+			in, coin := groupInputs(c, mt, m, threads)
+			for i := 0; i < threads; i++ {
+				r := rec[((g*threads)+i)*recWords:][:recWords]
+				r[wCtl] = ctl(pid, m, variant[c.Type], ci)
+				r[wRnd] = coin[i]
+				writeComps(r, wIn, mt.Scalar, in[i])
+			}
+			g++
+		}
+	}
+	src, err := kernelHLSL(name, op, sh, types)
+	if err != nil {
+		return Kernel{}, err
+	}
+	return Kernel{
+		Name: name, Entry: "main", HLSL: src, Cases: cases,
+		Buffers: []Buffer{{Register: "u0", Data: bytesOf(rec)}},
+		Groups:  [3]uint32{uint32(groups), 1, 1},
+		Needs:   needsOf(types),
+	}, nil
+}
+
+// zero is a typed zero literal of a scalar, spelled so both waverig's compiler and
+// glslang (also with 16-bit types enabled) accept it.
+func zero(s string) string {
+	switch s {
+	case "int":
+		return "0"
+	case "uint":
+		return "0u"
+	case "float":
+		return "0.0f"
+	case "bool":
+		return "false"
+	case "half":
+		return "(half)0.0f"
+	case "double":
+		return "(double)0.0f"
+	case "int64_t":
+		return "(int64_t)0"
+	case "uint64_t":
+		return "(uint64_t)0u"
+	}
+	return "0"
+}
+
+func splat(t Type, e string) string {
+	if t.N == 1 {
+		return e
+	}
+	parts := make([]string, t.N)
+	for i := range parts {
+		parts[i] = e
+	}
+	return t.HLSL() + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// loadComp reads component k of a value of scalar s from the record's input words.
+func loadComp(s string, k int) string {
+	w := func(i int) string { return fmt.Sprintf("rec[b + %du]", i) }
+	switch s {
+	case "int":
+		return "asint(" + w(wIn+k) + ")"
+	case "uint":
+		return w(wIn + k)
+	case "float":
+		return "asfloat(" + w(wIn+k) + ")"
+	case "bool":
+		return "(" + w(wIn+k) + " != 0u)"
+	case "half":
+		return "(half)f16tof32(" + w(wIn+k) + ")"
+	case "double":
+		return fmt.Sprintf("((double)asfloat(%s) + (double)asfloat(%s))", w(wIn+2*k), w(wIn+2*k+1))
+	case "uint64_t":
+		return fmt.Sprintf("(((uint64_t)%s << 32) | (uint64_t)%s)", w(wIn+2*k+1), w(wIn+2*k))
+	case "int64_t":
+		return fmt.Sprintf("(int64_t)(((uint64_t)%s << 32) | (uint64_t)%s)", w(wIn+2*k+1), w(wIn+2*k))
+	}
+	return "0"
+}
+
+func load(t Type) string {
+	if t.N == 1 {
+		return loadComp(t.Scalar, 0)
+	}
+	parts := make([]string, t.N)
+	for k := range parts {
+		parts[k] = loadComp(t.Scalar, k)
+	}
+	return t.HLSL() + "(" + strings.Join(parts, ", ") + ")"
+}
+
+var swz = []string{".x", ".y", ".z", ".w"}
+
+// storeResult writes the result r (type t) to the output variables o0..o7.
+func storeResult(sb *strings.Builder, ind string, t Type) {
+	for k := 0; k < t.N; k++ {
+		c := "r"
+		if t.N > 1 {
+			c += swz[k]
+		}
+		switch t.Scalar {
+		case "int", "float":
+			fmt.Fprintf(sb, "%so%d = asuint(%s);\n", ind, k, c)
+		case "uint":
+			fmt.Fprintf(sb, "%so%d = %s;\n", ind, k, c)
+		case "bool":
+			fmt.Fprintf(sb, "%so%d = %s ? 1u : 0u;\n", ind, k, c)
+		case "half":
+			fmt.Fprintf(sb, "%so%d = f32tof16((float)%s);\n", ind, k, c)
+		case "double":
+			// High float plus the exact residual (see encodeComp).
+			fmt.Fprintf(sb, "%sfloat h%d = (float)%s;\n", ind, k, c)
+			fmt.Fprintf(sb, "%so%d = asuint(h%d);\n", ind, 2*k, k)
+			fmt.Fprintf(sb, "%so%d = asuint((float)(%s - (double)h%d));\n", ind, 2*k+1, c, k)
+		case "int64_t", "uint64_t":
+			fmt.Fprintf(sb, "%suint64_t u%d = (uint64_t)%s;\n", ind, k, c)
+			fmt.Fprintf(sb, "%so%d = (uint)(u%d & 0xffffffffu);\n", ind, 2*k, k)
+			fmt.Fprintf(sb, "%so%d = (uint)(u%d >> 32);\n", ind, 2*k+1, k)
+		}
+	}
+}
+
+// resultType is the HLSL result type of op on t.
+func resultType(op intrinsics.Op, t Type) Type {
+	mt, _ := t.Model()
+	rt := models.ResultType(op, mt)
+	return Type{Scalar: rt.Scalar.String(), N: rt.N}
+}
+
+// call is the intrinsic call expression for one lane-argument choice.
+func call(op intrinsics.Op, arg string) string {
+	switch op {
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
+		return op.String() + "()"
+	case intrinsics.WaveReadLaneAt, intrinsics.QuadReadLaneAt:
+		return fmt.Sprintf("%s(x, %s)", op, arg)
+	}
+	return op.String() + "(x)"
+}
+
+// emitCall writes the statements of one arm: mark the branch, compute the lane
+// argument, call the intrinsic. Lane-argument ops branch on the workgroup-uniform mode
+// so every choice is its own call site (QuadReadLaneAt needs a constant id before
+// SPIR-V 1.5, so its four ids are four constant call sites).
+func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int) {
+	fmt.Fprintf(sb, "%sact = %du;\n", ind, branch)
+	switch op {
+	case intrinsics.WaveReadLaneAt:
+		args := []string{"1u", "cnt - 1u", "(lane + 1u) % cnt"}
+		for m, a := range args {
+			kw := "if"
+			if m > 0 {
+				kw = "} else if"
+			}
+			if m == len(args)-1 {
+				fmt.Fprintf(sb, "%s} else {\n", ind)
+			} else {
+				fmt.Fprintf(sb, "%s%s (mode == %du) {\n", ind, kw, m)
+			}
+			fmt.Fprintf(sb, "%s    larg = %s;\n%s    r = %s;\n", ind, a, ind, call(op, a))
+		}
+		fmt.Fprintf(sb, "%s}\n", ind)
+	case intrinsics.QuadReadLaneAt:
+		for m := 0; m < 4; m++ {
+			switch {
+			case m == 0:
+				fmt.Fprintf(sb, "%sif (mode == 0u) {\n", ind)
+			case m == 3:
+				fmt.Fprintf(sb, "%s} else {\n", ind)
+			default:
+				fmt.Fprintf(sb, "%s} else if (mode == %du) {\n", ind, m)
+			}
+			a := fmt.Sprintf("%du", m)
+			fmt.Fprintf(sb, "%s    larg = %s;\n%s    r = %s;\n", ind, a, ind, call(op, a))
+		}
+		fmt.Fprintf(sb, "%s}\n", ind)
+	default:
+		fmt.Fprintf(sb, "%sr = %s;\n", ind, call(op, ""))
+	}
+}
+
+// kernelHLSL generates the source of one operation kernel. Layout of the code:
+// record the wave layout in uniform control flow, decide the arm from the pattern, then
+// for the invocation's type variant load x, run the op in the arm, and store the result;
+// the record is written after all divergence, by every invocation.
+func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, error) {
+	var sb strings.Builder
+	threads := sh.Threads()
+	fmt.Fprintf(&sb, "// waverig generated kernel %s: %s, numthreads(%d, %d, %d).\n", name, op, sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
+	fmt.Fprintf(&sb, "// Record of %d uints per invocation: flat, key, lane, count, branch, lane arg, ctl, coin, in[8], out[8].\n", recWords)
+	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
+	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
+	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
+	fmt.Fprintf(&sb, "    uint flat = gid.x * %du + gi;\n", threads)
+	fmt.Fprintf(&sb, "    uint b = flat * %du;\n", recWords)
+	sb.WriteString(`    // Layout, taken before any divergence.
+    uint key = WaveReadLaneFirst(flat);
+    uint lane = WaveGetLaneIndex();
+    uint cnt = WaveGetLaneCount();
+    uint ctl = rec[b + 6u];
+    uint pat = ctl & 15u;
+    uint mode = (ctl >> 4) & 15u;
+    uint variant = (ctl >> 8) & 255u;
+    uint coin = rec[b + 7u];
+    // Pattern: the op runs where outer && inner (arm 1) and, for "nested", where
+    // outer && !inner (arm 2).
+    bool outer = true;
+    bool inner = true;
+    if (pat == 1u) {
+        outer = (lane & 1u) == 0u;
+    } else if (pat == 2u) {
+        outer = (lane & 1u) == 1u;
+    } else if (pat == 3u) {
+        outer = lane == 0u;
+    } else if (pat == 4u) {
+`)
+	fmt.Fprintf(&sb, "        outer = lane == cnt - 1u || gi == %du;\n", threads-1)
+	sb.WriteString(`    } else if (pat == 5u) {
+        outer = lane < cnt / 2u;
+    } else if (pat == 6u) {
+        outer = (lane % 3u) != 2u;
+        inner = ((lane >> 1) & 1u) == 0u;
+    } else if (pat == 7u) {
+        outer = coin != 0u;
+    }
+    uint act = 0u;
+    uint larg = 0u;
+    uint o0 = 0u;
+    uint o1 = 0u;
+    uint o2 = 0u;
+    uint o3 = 0u;
+    uint o4 = 0u;
+    uint o5 = 0u;
+    uint o6 = 0u;
+    uint o7 = 0u;
+`)
+	for v, t := range types {
+		kw := "if"
+		if v > 0 {
+			kw = "} else if"
+		}
+		fmt.Fprintf(&sb, "    %s (variant == %du) {\n", kw, v)
+		rt := resultType(op, t)
+		switch op {
+		case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
+		default:
+			fmt.Fprintf(&sb, "        %s x = %s;\n", t.HLSL(), load(t))
+		}
+		fmt.Fprintf(&sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
+		sb.WriteString("        if (outer) {\n            if (inner) {\n")
+		emitCall(&sb, "                ", op, 1)
+		sb.WriteString("            } else {\n")
+		emitCall(&sb, "                ", op, 2)
+		sb.WriteString("            }\n        }\n")
+		storeResult(&sb, "        ", rt)
+	}
+	sb.WriteString("    }\n")
+	for _, l := range []string{
+		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
+		"rec[b + 4u] = act;", "rec[b + 5u] = larg;",
+	} {
+		sb.WriteString("    " + l + "\n")
+	}
+	for k := 0; k < 8; k++ {
+		fmt.Fprintf(&sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
+	}
+	sb.WriteString("}\n")
+	return sb.String(), nil
+}

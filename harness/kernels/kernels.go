@@ -1,0 +1,294 @@
+// Package kernels generates the rig's test matrix: HLSL compute kernels that run the 24
+// Shader Model 6.0 wave and quad intrinsics over operation × type × active-lane pattern ×
+// workgroup shape, the buffers they start from, and the checker that turns the buffers a
+// device returns into per-case results using the Go reference models (harness/models).
+//
+// Every invocation writes one fixed-size record (see record.go): its flat id, its wave
+// key (WaveReadLaneFirst of the flat id, taken in uniform control flow), lane index,
+// lane count, which branch ran the operation, the lane argument, its input and its
+// output. The checker rebuilds every wave from these records and never assumes a lane
+// layout. Many cases share one kernel (one workgroup per case replica) so that the whole
+// matrix needs about two hundred pipelines.
+package kernels
+
+import (
+	"fmt"
+	"regexp"
+
+	"waverig/compiler/intrinsics"
+	"waverig/harness/models"
+)
+
+// Type is an HLSL scalar or vector type.
+type Type struct {
+	Scalar string // "int","uint","float","bool","half","double","int64_t","uint64_t"
+	N      int    // 1..4
+}
+
+// HLSL spells the type ("float3", "int64_t2", "bool").
+func (t Type) HLSL() string {
+	if t.N <= 1 {
+		return t.Scalar
+	}
+	return fmt.Sprintf("%s%d", t.Scalar, t.N)
+}
+
+// Model converts the type to the models package's descriptor.
+func (t Type) Model() (models.Type, error) {
+	s, ok := models.ParseScalar(t.Scalar)
+	if !ok {
+		return models.Type{}, fmt.Errorf("kernels: unknown scalar type %q", t.Scalar)
+	}
+	if t.N < 1 || t.N > 4 {
+		return models.Type{}, fmt.Errorf("kernels: %s: vector width %d is not 1..4", t.Scalar, t.N)
+	}
+	return models.Type{Scalar: s, N: t.N}, nil
+}
+
+// Pattern names the set of lanes that execute the operation.
+type Pattern string
+
+// The active-lane patterns. "nested" runs the operation in both arms of a lane-index
+// dependent if/else nested in another lane-dependent if, so two disjoint lane sets call
+// it; "random" uses a seeded per-invocation coin.
+const (
+	All       Pattern = "all"
+	Even      Pattern = "even"
+	Odd       Pattern = "odd"
+	First     Pattern = "first"
+	Last      Pattern = "last"
+	FirstHalf Pattern = "firsthalf"
+	Nested    Pattern = "nested"
+	Random    Pattern = "random"
+)
+
+// Patterns lists every pattern in matrix order; its index is the pattern's id in the HLSL.
+var Patterns = []Pattern{All, Even, Odd, First, Last, FirstHalf, Nested, Random}
+
+// RandomSeeds are the seeds of the random-pattern cases of every (op, type, shape).
+var RandomSeeds = []uint64{1, 2, 3}
+
+// Shape is a workgroup shape. Groups is the workgroup grid one case replica uses (the
+// kernel's grid is one workgroup per case replica along x).
+type Shape struct {
+	Name       string
+	NumThreads [3]int
+	Groups     [3]int
+}
+
+// Threads is the number of invocations in one workgroup.
+func (s Shape) Threads() int { return s.NumThreads[0] * s.NumThreads[1] * s.NumThreads[2] }
+
+// Shapes: whole waves at every legal size up to 64; a partial last wave at every size
+// (62 leaves a two-lane quad at the end); a 2-D workgroup.
+var Shapes = []Shape{
+	{Name: "whole", NumThreads: [3]int{64, 1, 1}, Groups: [3]int{1, 1, 1}},
+	{Name: "partial", NumThreads: [3]int{62, 1, 1}, Groups: [3]int{1, 1, 1}},
+	{Name: "2d", NumThreads: [3]int{8, 8, 1}, Groups: [3]int{1, 1, 1}},
+}
+
+// Case is one cell of the matrix.
+type Case struct {
+	Op      intrinsics.Op
+	Type    Type
+	Pattern Pattern
+	Shape   Shape
+	Seed    uint64 // the random pattern's seed; 0 for the other patterns
+}
+
+// ID is stable and human readable: "WaveActiveSum/float3/even/partial",
+// "WavePrefixSum/int/random#2/whole".
+func (c Case) ID() string {
+	p := string(c.Pattern)
+	if c.Pattern == Random {
+		p = fmt.Sprintf("random#%d", c.Seed)
+	}
+	return fmt.Sprintf("%s/%s/%s/%s", c.Op, c.Type.HLSL(), p, c.Shape.Name)
+}
+
+// Features are the optional device features a kernel needs.
+type Features struct{ Float16, Float64, Int64 bool }
+
+// Buffer is one resource: its HLSL register and initial contents.
+type Buffer struct {
+	Register string // "u0", "t1", "b0"
+	Data     []byte // initial contents, len = size
+}
+
+// Kernel is one compute pipeline: HLSL source, the cases it covers and its buffers.
+type Kernel struct {
+	Name  string
+	Entry string
+	HLSL  string
+	Cases []Case // the cases batched into this kernel (one dispatch covers them all)
+	// Buffers are registers as written in the HLSL (compiled with -auto-bindings, the
+	// engine maps them via reflection).
+	Buffers []Buffer
+	Groups  [3]uint32
+	Needs   Features
+}
+
+// Filter selects part of the matrix; empty fields select everything.
+type Filter struct {
+	Ops      *regexp.Regexp // matched against the intrinsic name; nil = all
+	Types    []string       // HLSL type ("float3"), or a scalar and "*" for all its widths ("float*")
+	Patterns []Pattern
+	Shapes   []string
+}
+
+func (f Filter) keep(c Case) bool {
+	if f.Ops != nil && !f.Ops.MatchString(c.Op.String()) {
+		return false
+	}
+	if len(f.Types) > 0 {
+		ok := false
+		for _, t := range f.Types {
+			ok = ok || t == c.Type.HLSL() || t == c.Type.Scalar+"*"
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(f.Patterns) > 0 {
+		ok := false
+		for _, p := range f.Patterns {
+			ok = ok || p == c.Pattern
+		}
+		if !ok {
+			return false
+		}
+	}
+	return len(f.Shapes) == 0 || contains(f.Shapes, c.Shape.Name)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// family groups the types that share one kernel: the 32-bit types every device has,
+// and one family per optional feature, so a device without a feature loses only the
+// kernels that need it.
+type family struct {
+	name    string
+	scalars []string
+}
+
+var families = []family{
+	{"base", []string{"int", "uint", "float", "bool"}},
+	{"half", []string{"half"}},
+	{"double", []string{"double"}},
+	{"int64", []string{"int64_t", "uint64_t"}},
+}
+
+// opTypes lists the types of a family the op is tested with, in order.
+func opTypes(op intrinsics.Op, fam family) []Type {
+	switch op {
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex:
+		if fam.name == "base" {
+			return []Type{{"uint", 1}}
+		}
+		return nil
+	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue,
+		intrinsics.WaveActiveBallot, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		if fam.name == "base" {
+			return []Type{{"bool", 1}}
+		}
+		return nil
+	}
+	var out []Type
+	for _, s := range fam.scalars {
+		for n := 1; n <= 4; n++ {
+			t := Type{s, n}
+			mt, err := t.Model()
+			if err != nil || models.Supports(op, mt) != nil {
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// replicas is how many workgroups one case uses and what the per-group "mode" means:
+// the lane-argument choice (WaveReadLaneAt: constant 1, uniform count-1, lane-dependent
+// (lane+1)%count; QuadReadLaneAt: the constant ids 0..3), the predicate density of the
+// bool operations (none, 1/8, 1/2, 7/8, all true) or the AllEqual input scheme
+// (all lanes equal, mixed).
+func replicas(op intrinsics.Op) int {
+	switch op {
+	case intrinsics.WaveReadLaneAt:
+		return 3
+	case intrinsics.QuadReadLaneAt:
+		return 4
+	case intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue, intrinsics.WaveActiveBallot,
+		intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		return len(densities)
+	case intrinsics.WaveActiveAllEqual:
+		return 2
+	}
+	return 1
+}
+
+// Matrix is the full static matrix, filtered: one kernel per (operation, type family,
+// shape) in a fixed order (Wave24 order, then family, then shape), identical in every
+// process.
+func Matrix(f Filter) []Kernel {
+	var out []Kernel
+	for _, op := range intrinsics.Wave24 {
+		for _, fam := range families {
+			types := opTypes(op, fam)
+			if len(types) == 0 {
+				continue
+			}
+			for _, sh := range Shapes {
+				var cases []Case
+				for _, t := range types {
+					for _, p := range Patterns {
+						seeds := []uint64{0}
+						if p == Random {
+							seeds = RandomSeeds
+						}
+						for _, s := range seeds {
+							c := Case{Op: op, Type: t, Pattern: p, Shape: sh, Seed: s}
+							if f.keep(c) {
+								cases = append(cases, c)
+							}
+						}
+					}
+				}
+				if len(cases) == 0 {
+					continue
+				}
+				k, err := build(fmt.Sprintf("%s_%s_%s", op, fam.name, sh.Name), cases)
+				if err != nil {
+					// The matrix is static: an error here is a generator bug that the
+					// package's tests catch; skip the kernel rather than panic.
+					continue
+				}
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// needsOf derives the features a set of types needs.
+func needsOf(types []Type) Features {
+	var f Features
+	for _, t := range types {
+		switch t.Scalar {
+		case "half":
+			f.Float16 = true
+		case "double":
+			f.Float64 = true
+		case "int64_t", "uint64_t":
+			f.Int64 = true
+		}
+	}
+	return f
+}

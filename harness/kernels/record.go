@@ -1,0 +1,180 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"waverig/compiler/intrinsics"
+	"waverig/harness/models"
+)
+
+// The record every invocation of an operation kernel owns in u0 (uint words). Words
+// marked "pre" are written by the generator before the dispatch and only read by the
+// kernel; the others are written by the kernel, inactive lanes included.
+const (
+	wFlat    = 0  // flat id = group * threads + SV_GroupIndex (= record index)
+	wKey     = 1  // WaveReadLaneFirst(flat id) before any divergence
+	wLane    = 2  // WaveGetLaneIndex()
+	wCount   = 3  // WaveGetLaneCount()
+	wBranch  = 4  // 0: did not run the op; 1: ran it (then-arm); 2: ran it in the else-arm (nested)
+	wLaneArg = 5  // lane argument passed to WaveReadLaneAt / QuadReadLaneAt
+	wCtl     = 6  // pre: pattern | mode<<4 | variant<<8 | case index<<16
+	wRnd     = 7  // pre: the random pattern's coin (0/1)
+	wIn      = 8  // pre: input, up to 4 components × 2 words
+	wOut     = 16 // output, up to 8 words (uint4 ballot, 4 × 64-bit)
+	recWords = 24
+)
+
+// ctl packs the per-invocation control word.
+func ctl(pattern, mode, variant, caseIdx int) uint32 {
+	return uint32(pattern&15) | uint32(mode&15)<<4 | uint32(variant&255)<<8 | uint32(caseIdx&0xffff)<<16
+}
+
+func unctl(w uint32) (pattern, mode, variant, caseIdx int) {
+	return int(w & 15), int(w >> 4 & 15), int(w >> 8 & 255), int(w >> 16)
+}
+
+func patternID(p Pattern) int {
+	for i, q := range Patterns {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// branchOf is the Go twin of the pattern block in the generated HLSL: which arm (1 or
+// 2; 0 = none) the invocation runs the operation in, from its recorded lane index,
+// lane count, SV_GroupIndex and coin.
+func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32) uint32 {
+	outer, inner := true, true
+	switch p {
+	case Even:
+		outer = lane&1 == 0
+	case Odd:
+		outer = lane&1 == 1
+	case First:
+		outer = lane == 0
+	case Last:
+		outer = lane == count-1 || gi == threads-1
+	case FirstHalf:
+		outer = lane < count/2
+	case Nested:
+		outer = lane%3 != 2
+		inner = (lane>>1)&1 == 0
+	case Random:
+		outer = rnd != 0
+	}
+	switch {
+	case !outer:
+		return 0
+	case inner:
+		return 1
+	}
+	return 2
+}
+
+// laneArgOf is the Go twin of the lane argument the kernel passes for a mode.
+func laneArgOf(op intrinsics.Op, mode int, lane, count uint32) uint32 {
+	switch op {
+	case intrinsics.WaveReadLaneAt:
+		switch mode {
+		case 0:
+			return 1
+		case 1:
+			return count - 1
+		}
+		if count == 0 {
+			return 0
+		}
+		return (lane + 1) % count
+	case intrinsics.QuadReadLaneAt:
+		return uint32(mode)
+	}
+	return 0
+}
+
+func hasLaneArg(op intrinsics.Op) bool {
+	return op == intrinsics.WaveReadLaneAt || op == intrinsics.QuadReadLaneAt
+}
+
+// wordsPer is how many record words one component of a scalar takes.
+func wordsPer(s models.Scalar) int {
+	if s.Bits() == 64 {
+		return 2
+	}
+	return 1
+}
+
+// encodeComp turns a component's bits into its record words. 64-bit integers are
+// (low, high). A double travels as two floats (high part, low residual) whose sum is
+// the double: the HLSL subset has no asdouble, and every double the rig generates or
+// expects has at most 48 significant bits, so the split is exact. A half is its 16 bits.
+func encodeComp(s models.Scalar, v uint64) [2]uint32 {
+	switch s {
+	case models.Int64, models.Uint64:
+		return [2]uint32{uint32(v), uint32(v >> 32)}
+	case models.Float64:
+		d := math.Float64frombits(v)
+		h := float32(d)
+		l := float32(d - float64(h))
+		return [2]uint32{math.Float32bits(h), math.Float32bits(l)}
+	case models.Float16:
+		return [2]uint32{uint32(v & 0xffff)}
+	}
+	return [2]uint32{uint32(v)}
+}
+
+// decodeComp is the inverse of encodeComp (for doubles: the float sum as a double).
+func decodeComp(s models.Scalar, w []uint32) uint64 {
+	switch s {
+	case models.Int64, models.Uint64:
+		return uint64(w[0]) | uint64(w[1])<<32
+	case models.Float64:
+		d := float64(math.Float32frombits(w[0])) + float64(math.Float32frombits(w[1]))
+		return math.Float64bits(d)
+	case models.Float16:
+		return uint64(w[0] & 0xffff)
+	}
+	return uint64(w[0])
+}
+
+// readComps decodes n components of scalar s starting at word off of a record.
+func readComps(rec []uint32, off int, s models.Scalar, n int) []uint64 {
+	out := make([]uint64, n)
+	wp := wordsPer(s)
+	for k := 0; k < n; k++ {
+		out[k] = decodeComp(s, rec[off+k*wp:off+k*wp+wp])
+	}
+	return out
+}
+
+// writeComps encodes components into a record at word off.
+func writeComps(rec []uint32, off int, s models.Scalar, comps []uint64) {
+	wp := wordsPer(s)
+	for k, c := range comps {
+		e := encodeComp(s, c)
+		copy(rec[off+k*wp:off+k*wp+wp], e[:wp])
+	}
+}
+
+// words converts a buffer to uint32 words (little endian, as Vulkan hosts store them).
+func words(b []byte) ([]uint32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("buffer of %d bytes is not whole uint words", len(b))
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w, nil
+}
+
+func bytesOf(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
