@@ -252,6 +252,9 @@ func (b *builder) decorateIO(g *ir.Global, id, sc uint32) {
 		b.needCap(capSampleRateShading)
 	}
 	inst(&b.decos, opDecorate, id, decBuiltIn, w)
+	if s, _ := ir.ScalarOf(g.Type); sc == scInput && b.stage == ir.Pixel && (s.Kind == ir.Sint || s.Kind == ir.Uint) {
+		inst(&b.decos, opDecorate, id, decFlat) // integer fragment inputs are Flat, builtins included (SampleId)
+	}
 }
 
 // builtinVar returns an Input variable of a SPIR-V BuiltIn that has no IR global
