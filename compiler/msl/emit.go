@@ -56,8 +56,9 @@ type emitter struct {
 	texAccess      map[*ir.Global]string
 	sizesIndex     int // [[buffer]] index of _buffer_sizes, -1 when unused
 
-	helpers   map[string]bool
-	needArray bool
+	helpers    map[string]bool
+	dynHelpers []string // per-type helpers, in first-use order
+	needArray  bool
 
 	// Per function.
 	fn         *ir.Function
@@ -65,7 +66,9 @@ type emitter struct {
 	localNames map[*ir.Local]string
 	tmp        int
 	indent     int
-	out        *strings.Builder
+	// entryReturn is the statement a return in the entry function prints.
+	entryReturn string
+	out         *strings.Builder
 }
 
 // EmitEntry translates one entry point of m to MSL. Errors are *diag.Errors whose

@@ -15,13 +15,19 @@ func scalarName(s ir.Scalar) string {
 	case ir.Bool:
 		return "bool"
 	case ir.Sint:
-		if s.Bits == 64 {
+		switch s.Bits {
+		case 64:
 			return "long"
+		case 16:
+			return "short"
 		}
 		return "int"
 	case ir.Uint:
-		if s.Bits == 64 {
+		switch s.Bits {
+		case 64:
 			return "ulong"
+		case 16:
+			return "ushort"
 		}
 		return "uint"
 	}

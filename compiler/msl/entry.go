@@ -1,0 +1,178 @@
+package msl
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+)
+
+// builtinAttr is the Metal attribute of an IR builtin and the parameter types
+// Metal accepts for it (the first is used when the IR type is not one of them).
+func builtinAttr(b ir.Builtin) (attr string, types []string) {
+	ids := []string{"uint3", "uint2", "uint"}
+	switch b {
+	case ir.BuiltinGlobalInvocationID:
+		return "thread_position_in_grid", ids
+	case ir.BuiltinLocalInvocationID:
+		return "thread_position_in_threadgroup", ids
+	case ir.BuiltinWorkgroupID:
+		return "threadgroup_position_in_grid", ids
+	case ir.BuiltinLocalInvocationIndex:
+		return "thread_index_in_threadgroup", []string{"uint"}
+	case ir.BuiltinPosition:
+		return "position", []string{"float4"}
+	case ir.BuiltinFrontFacing:
+		return "front_facing", []string{"bool"}
+	case ir.BuiltinSampleIndex:
+		return "sample_id", []string{"uint"}
+	case ir.BuiltinVertexIndex:
+		return "vertex_id", []string{"uint"}
+	case ir.BuiltinInstanceIndex:
+		return "instance_id", []string{"uint"}
+	}
+	return "", nil
+}
+
+// entry prints the stage-IO structs and the entry function.
+func (e *emitter) entry() {
+	ep := e.ep
+	f := ep.Func
+	e.beginFunction(f, true)
+	name := e.funcNames[f]
+	in := e.info[f]
+
+	var params, prologue []string
+	// Resources, in argument order.
+	for _, kind := range []string{"buffer", "texture", "sampler"} {
+		for _, g := range in.globals {
+			if !isResource(g) {
+				continue
+			}
+			k := "buffer"
+			switch g.Type.(type) {
+			case ir.Texture2D:
+				k = "texture"
+			case ir.Sampler:
+				k = "sampler"
+			}
+			if k == kind {
+				params = append(params, fmt.Sprintf("%s [[%s(%d)]]", e.globalParam(g), k, e.argIndex[g]))
+			}
+		}
+		if kind == "buffer" && in.sizes {
+			params = append(params, fmt.Sprintf("constant uint* _buffer_sizes [[buffer(%d)]]", e.sizesIndex))
+		}
+	}
+
+	// Stage inputs: builtins as attributed parameters, user inputs through [[stage_in]].
+	var stageIn []string
+	for _, g := range ep.Inputs {
+		n := e.globalNames[g]
+		t := e.typeName(g.Type)
+		if g.Builtin != ir.BuiltinNone {
+			attr, types := builtinAttr(g.Builtin)
+			if attr == "" {
+				e.errorf(g.Pos, diag.ErrMSLUnsupported, "input %s: builtin %s is not supported as a %s input", g.Name, g.Builtin, ep.Stage)
+				continue
+			}
+			native := false
+			for _, ty := range types {
+				native = native || ty == t
+			}
+			if native {
+				params = append(params, fmt.Sprintf("%s %s [[%s]]", t, n, attr))
+			} else {
+				params = append(params, fmt.Sprintf("%s %s_in [[%s]]", types[0], n, attr))
+				prologue = append(prologue, fmt.Sprintf("%s %s = %s(%s_in);", t, n, t, n))
+			}
+			continue
+		}
+		attr := fmt.Sprintf("user(loc%d)", g.Location)
+		if ep.Stage == ir.Vertex {
+			attr = fmt.Sprintf("attribute(%d)", g.Location)
+		}
+		if g.Flat && ep.Stage == ir.Pixel {
+			attr += ", flat"
+		}
+		stageIn = append(stageIn, fmt.Sprintf("    %s %s [[%s]];", t, n, attr))
+		prologue = append(prologue, fmt.Sprintf("%s %s = _wr_in.%s;", t, n, n))
+	}
+	if len(stageIn) > 0 {
+		sn := e.unique(name + "_in")
+		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", sn, strings.Join(stageIn, "\n"))
+		params = append(params, sn+" _wr_in [[stage_in]]")
+	}
+	if in.laneCount {
+		params = append(params, "uint _wr_lane_count [[threads_per_simdgroup]]")
+	}
+	if in.laneIndex {
+		params = append(params, "uint _wr_lane_index [[thread_index_in_simdgroup]]")
+	}
+
+	// Stage outputs: a returned struct.
+	result := "void"
+	var outFields, outNames []string
+	for _, g := range ep.Outputs {
+		n := e.globalNames[g]
+		var attr string
+		switch {
+		case g.Builtin == ir.BuiltinPosition:
+			attr = "position"
+		case g.Builtin != ir.BuiltinNone:
+			e.errorf(g.Pos, diag.ErrMSLUnsupported, "output %s: builtin %s is not supported as a %s output", g.Name, g.Builtin, ep.Stage)
+			continue
+		case ep.Stage == ir.Pixel:
+			attr = fmt.Sprintf("color(%d)", g.Location)
+		default:
+			attr = fmt.Sprintf("user(loc%d)", g.Location)
+		}
+		outFields = append(outFields, fmt.Sprintf("    %s %s [[%s]];", e.typeName(g.Type), n, attr))
+		outNames = append(outNames, n)
+		prologue = append(prologue, fmt.Sprintf("%s %s = {};", e.typeName(g.Type), n))
+	}
+	if len(outFields) > 0 {
+		result = e.unique(name + "_out")
+		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", result, strings.Join(outFields, "\n"))
+		e.entryReturn = fmt.Sprintf("return %s{%s};", result, strings.Join(outNames, ", "))
+	} else {
+		e.entryReturn = "return;"
+	}
+
+	qual := map[ir.Stage]string{ir.Compute: "kernel", ir.Pixel: "fragment", ir.Vertex: "vertex"}[ep.Stage]
+	fmt.Fprintf(e.out, "%s %s %s(%s)\n{\n", qual, result, name, strings.Join(params, ", "))
+	e.indent = 1
+	// Module-scope state Metal keeps per invocation or per threadgroup lives here.
+	for _, g := range in.globals {
+		switch g.Space {
+		case ir.SpacePrivate:
+			init := "{}"
+			if g.Init != nil {
+				init = e.expr(g.Init)
+			}
+			e.line("%s %s = %s;", e.typeName(g.Type), e.globalNames[g], init)
+		case ir.SpaceWorkgroup:
+			e.line("threadgroup %s %s;", e.typeName(g.Type), e.globalNames[g])
+		}
+	}
+	for _, p := range prologue {
+		e.line("%s", p)
+	}
+	for _, l := range f.Locals {
+		e.line("%s %s = {};", e.typeName(l.Type), e.localNames[l])
+	}
+	e.block(f.Body)
+	if result != "void" && !endsInReturn(f.Body) {
+		e.line("%s", e.entryReturn)
+	}
+	e.out.WriteString("}\n")
+}
+
+func endsInReturn(b ir.Block) bool {
+	if len(b) == 0 {
+		return false
+	}
+	_, ok := b[len(b)-1].(*ir.Return)
+	return ok
+}

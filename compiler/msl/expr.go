@@ -1,0 +1,209 @@
+package msl
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+)
+
+// expr prints an expression. Every operator application is parenthesized, so
+// precedence never depends on the context.
+func (e *emitter) expr(x ir.Expr) string {
+	switch x := x.(type) {
+	case *ir.Const:
+		return e.literal(x)
+	case *ir.LocalRef, *ir.GlobalRef, *ir.Member:
+		return e.place(x)
+	case *ir.Index:
+		if ir.IsPlace(x) {
+			return e.place(x)
+		}
+		return fmt.Sprintf("%s[%s]", e.expr(x.Base), e.expr(x.Idx))
+	case *ir.Load:
+		return e.load(x.Place)
+	case *ir.Swizzle:
+		return e.swizzle(x)
+	case *ir.Unary:
+		return fmt.Sprintf("(%s%s)", x.Op, e.expr(x.X))
+	case *ir.Binary:
+		return e.binary(x)
+	case *ir.Select:
+		return e.selectExpr(x)
+	case *ir.Convert:
+		return fmt.Sprintf("%s(%s)", e.typeName(x.T), e.expr(x.X))
+	case *ir.Bitcast:
+		return fmt.Sprintf("as_type<%s>(%s)", e.typeName(x.T), e.expr(x.X))
+	case *ir.Construct:
+		return e.construct(x)
+	case *ir.Call:
+		var as []string
+		for _, a := range x.Args {
+			as = append(as, e.expr(a))
+		}
+		as = append(as, e.extraArgs(e.info[x.Func])...)
+		return fmt.Sprintf("%s(%s)", e.funcNames[x.Func], callArgs(as))
+	case *ir.Intrinsic:
+		return e.intrinsic(x)
+	case nil:
+		e.errorf(e.fn.Pos, diag.ErrMSLMalformedInput, "nil expression in %s", e.fn.Name)
+		return "0"
+	}
+	e.errorf(e.fn.Pos, diag.ErrMSLMalformedInput, "unknown expression %T", x)
+	return "0"
+}
+
+// literal prints a typed constant so that overloads and templates see its exact type.
+func (e *emitter) literal(c *ir.Const) string {
+	switch c.T.Kind {
+	case ir.Bool:
+		if c.Bits != 0 {
+			return "true"
+		}
+		return "false"
+	case ir.Sint:
+		v := int64(c.Bits)
+		if c.T.Bits == 32 {
+			v = int64(int32(c.Bits))
+			if v == math.MinInt32 {
+				return "(-2147483647 - 1)"
+			}
+			if v < 0 {
+				return fmt.Sprintf("(%d)", v)
+			}
+			return strconv.FormatInt(v, 10)
+		}
+		if v == math.MinInt64 {
+			return "(-9223372036854775807l - 1l)"
+		}
+		if v < 0 {
+			return fmt.Sprintf("(%dl)", v)
+		}
+		return fmt.Sprintf("%dl", v)
+	case ir.Uint:
+		if c.T.Bits == 64 {
+			return fmt.Sprintf("%dul", c.Bits)
+		}
+		return fmt.Sprintf("%du", uint32(c.Bits))
+	}
+	f := c.Float()
+	var s string
+	switch {
+	case math.IsNaN(f):
+		s = "NAN"
+	case math.IsInf(f, 1):
+		s = "INFINITY"
+	case math.IsInf(f, -1):
+		s = "(-INFINITY)"
+	default:
+		s = strconv.FormatFloat(f, 'g', -1, 32)
+		if !strings.ContainsAny(s, ".en") {
+			s += ".0"
+		}
+		s += "f"
+		if f < 0 {
+			s = "(" + s + ")"
+		}
+	}
+	if c.T.Bits == 16 {
+		return "half(" + s + ")"
+	}
+	return s
+}
+
+func (e *emitter) swizzle(x *ir.Swizzle) string {
+	base := e.expr(x.Base)
+	if _, scalar := x.Base.Type().(ir.Scalar); scalar {
+		// HLSL's scalar.xxx is a splat.
+		if len(x.Comps) == 1 {
+			return base
+		}
+		return fmt.Sprintf("%s(%s)", e.typeName(x.Type()), base)
+	}
+	var b strings.Builder
+	for _, c := range x.Comps {
+		if c < 0 || c > 3 {
+			e.errorf(e.fn.Pos, diag.ErrMSLMalformedInput, "swizzle component %d out of range", c)
+			return base
+		}
+		b.WriteByte("xyzw"[c])
+	}
+	return fmt.Sprintf("%s.%s", base, b.String())
+}
+
+func (e *emitter) binary(x *ir.Binary) string {
+	a, b := e.expr(x.X), e.expr(x.Y)
+	t := x.X.Type()
+	s, _ := ir.ScalarOf(t)
+	switch x.Op {
+	case ir.Rem:
+		if s.Kind == ir.Float {
+			// HLSL % on floats truncates like fmod; Metal has no float %.
+			return fmt.Sprintf("fmod(%s, %s)", a, b)
+		}
+	case ir.Shl, ir.Shr:
+		// HLSL (like SPIR-V via DXC) uses only the low bits of the shift amount;
+		// C++/Metal shifts by >= the width are undefined.
+		ys, _ := ir.ScalarOf(x.Y.Type())
+		mask := e.literal(&ir.Const{T: ys, Bits: uint64(s.Bits - 1)})
+		if _, vec := x.Y.Type().(ir.Vector); vec {
+			mask = fmt.Sprintf("%s(%s)", e.typeName(x.Y.Type()), mask)
+		}
+		return fmt.Sprintf("(%s %s (%s & %s))", a, x.Op, b, mask)
+	case ir.LogicalAnd, ir.LogicalOr:
+		if v, ok := t.(ir.Vector); ok {
+			// Component-wise on bool vectors: go through uint lanes.
+			op := "&"
+			if x.Op == ir.LogicalOr {
+				op = "|"
+			}
+			return fmt.Sprintf("bool%d(uint%d(%s) %s uint%d(%s))", v.N, v.N, a, op, v.N, b)
+		}
+	case ir.MulOp, ir.Div:
+		if m, ok := t.(ir.Matrix); ok {
+			// Metal's matrix * is the linear-algebra product; HLSL's is per component.
+			name := e.helperMatrixCW(m, x.Op)
+			return fmt.Sprintf("%s(%s, %s)", name, a, b)
+		}
+	}
+	return fmt.Sprintf("(%s %s %s)", a, x.Op, b)
+}
+
+func (e *emitter) selectExpr(x *ir.Select) string {
+	c, t, f := e.expr(x.Cond), e.expr(x.True), e.expr(x.False)
+	vt := x.True.Type()
+	switch vt.(type) {
+	case ir.Scalar, ir.Vector:
+	default:
+		return fmt.Sprintf("(%s ? %s : %s)", c, t, f)
+	}
+	if v, ok := vt.(ir.Vector); ok {
+		if _, scalar := x.Cond.Type().(ir.Scalar); scalar {
+			c = fmt.Sprintf("bool%d(%s)", v.N, c)
+		}
+	}
+	// select evaluates both sides, as HLSL's ?: does.
+	return fmt.Sprintf("select(%s, %s, %s)", f, t, c)
+}
+
+func (e *emitter) construct(x *ir.Construct) string {
+	var as []string
+	for _, a := range x.Args {
+		as = append(as, e.expr(a))
+	}
+	switch t := x.T.(type) {
+	case *ir.Array:
+		return fmt.Sprintf("%s{{%s}}", e.typeName(t), callArgs(as))
+	case *ir.Struct:
+		return fmt.Sprintf("%s{%s}", e.typeName(t), callArgs(as))
+	case ir.Matrix:
+		// Rows of the HLSL matrix are the MSL columns.
+		if len(x.Args) != t.Rows {
+			e.errorf(e.fn.Pos, diag.ErrMSLMalformedInput, "matrix %s built from %d rows", t, len(x.Args))
+		}
+	}
+	return fmt.Sprintf("%s(%s)", e.typeName(x.T), callArgs(as))
+}

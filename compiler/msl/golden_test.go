@@ -1,0 +1,147 @@
+package msl
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// update rewrites the golden files: go test ./compiler/msl -update
+var update = flag.Bool("update", false, "rewrite testdata/*.metal golden files")
+
+// checkGolden compares src with testdata/<name>.metal (or rewrites it with -update).
+func checkGolden(t *testing.T, name, src string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".metal")
+	if *update {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./compiler/msl -update to create it)", err)
+	}
+	if string(want) != src {
+		t.Errorf("%s differs from the emitted MSL (go test ./compiler/msl -update refreshes it):\n%s", path, diffLines(string(want), src))
+	}
+}
+
+// diffLines shows the first differing line of two texts.
+func diffLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  golden: %q\n  now:    %q", i+1, x, y)
+		}
+	}
+	return "(no line differs)"
+}
+
+// requireTool finds a tool or skips the test; with CI set a missing tool fails it.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s not found and CI is set: this check must run in CI", name)
+		}
+		t.Skipf("%s not found: skipping (set up %s to run this check)", name, name)
+	}
+	return p
+}
+
+var clangLoc = regexp.MustCompile(`^[^:]*combined\.cpp:(\d+):(\d+): (error|warning): (.*)$`)
+
+// TestGoldensParseAsCxx runs every golden through clang++ -fsyntax-only with
+// testdata/metal_stub.h. This is a syntax and name check (every MSL name we emit
+// is declared, every expression is well-formed C++ over those declarations), NOT
+// Metal validation: only Apple's Metal compiler can say whether Metal accepts it.
+//
+// All goldens go through one clang run: each file is wrapped in its own namespace
+// (its #include <metal_stdlib> line dropped), and error lines map back to files.
+func TestGoldensParseAsCxx(t *testing.T) {
+	clang := requireTool(t, "clang++")
+	files, err := filepath.Glob(filepath.Join("testdata", "*.metal"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no goldens found: %v", err)
+	}
+	sort.Strings(files)
+	var src bytes.Buffer
+	type span struct {
+		file       string
+		start, off int // first combined line, and its line number in the file minus one
+	}
+	var spans []span
+	line := 1
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&src, "namespace wr_golden_%d {\n", i)
+		line++
+		spans = append(spans, span{f, line, 0})
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "#include <metal_stdlib>") {
+				l = "// " + l
+			}
+			src.WriteString(l)
+			src.WriteByte('\n')
+			line++
+		}
+		src.WriteString("}\n")
+		line++
+	}
+	dir := t.TempDir()
+	combined := filepath.Join(dir, "combined.cpp")
+	if err := os.WriteFile(combined, src.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stub, _ := filepath.Abs(filepath.Join("testdata", "metal_stub.h"))
+	cmd := exec.Command(clang, "-std=c++17", "-fsyntax-only", "-Wno-unknown-attributes", "-ferror-limit=0",
+		"-include", stub, "-x", "c++", combined)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Logf("clang++ accepted %d goldens", len(files))
+		return
+	}
+	// Map "combined.cpp:LINE:COL: error: …" back to the golden it came from.
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		m := clangLoc.FindStringSubmatch(l)
+		if m == nil || m[3] != "error" {
+			continue
+		}
+		ln, _ := strconv.Atoi(m[1])
+		where := "?"
+		for _, s := range spans {
+			if ln >= s.start {
+				where = fmt.Sprintf("%s:%d:%s", s.file, ln-s.start+1, m[2])
+			}
+		}
+		t.Errorf("%s: %s", where, m[4])
+		if n++; n > 40 {
+			break
+		}
+	}
+	if n == 0 {
+		t.Errorf("clang++ failed: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,370 @@
+package msl
+
+import (
+	"fmt"
+	"regexp"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+// callName matches an MSL column that is a plain function name (so the generic
+// "name(args)" lowering applies); anything else is a description of a lowering.
+var callName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// validateIntrinsic rejects intrinsics Metal cannot express, before printing.
+func (e *emitter) validateIntrinsic(x *ir.Intrinsic) {
+	if x.Op.String() == "Op(?)" {
+		e.errorf(x.Pos, diag.ErrMSLMalformedInput, "unknown intrinsic op %d", x.Op)
+		return
+	}
+	info := intrinsics.Get(x.Op)
+	if len(x.Args) < len(info.Params) && info.Result != intrinsics.RSpecial {
+		// Out parameters (original_value) are optional; everything before them is not.
+		need := 0
+		for _, p := range info.Params {
+			if !p.Out {
+				need++
+			}
+		}
+		if len(x.Args) < need {
+			e.errorf(x.Pos, diag.ErrMSLMalformedInput, "%s with %d arguments, want %d", info.Name, len(x.Args), need)
+			return
+		}
+	}
+	switch info.Class {
+	case intrinsics.ClassWave, intrinsics.ClassQuad:
+		if info.MSL == "" && !mslWaveLowered[x.Op] {
+			e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal equivalent (%s)", info.Name, info.MSLLowering)
+			return
+		}
+		for _, a := range x.Args {
+			if s, ok := ir.ScalarOf(a.Type()); ok && s.Bits == 64 {
+				e.errorf(x.Pos, diag.ErrMSLSimdType, "%s on %s: Metal simd-group and quad-group functions do not take 64-bit types", info.Name, a.Type())
+				return
+			}
+		}
+	case intrinsics.ClassTexture, intrinsics.ClassMisc:
+		if len(x.Args) == 0 || ir.RootGlobal(x.Args[0]) == nil {
+			e.errorf(x.Pos, diag.ErrMSLMalformedInput, "%s without its resource argument", info.Name)
+		}
+	}
+	if (x.Op == intrinsics.Firstbithigh || x.Op == intrinsics.Firstbitlow) && len(x.Args) > 0 {
+		if s, _ := ir.ScalarOf(x.Args[0].Type()); s.Bits == 64 {
+			e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s on %s: only 32-bit operands are lowered for Metal", info.Name, x.Args[0].Type())
+		}
+	}
+}
+
+// mslWaveLowered lists the wave rows with an empty MSL column that the switch in
+// wave() lowers; the others (SM 6.5 partitioned operations) are E0704.
+var mslWaveLowered = map[intrinsics.Op]bool{
+	intrinsics.WaveGetLaneCount: true, intrinsics.WaveGetLaneIndex: true, intrinsics.WaveActiveAllEqual: true,
+	intrinsics.WaveActiveBallot: true, intrinsics.WaveActiveCountBits: true, intrinsics.WavePrefixCountBits: true,
+}
+
+func (e *emitter) intrinsic(x *ir.Intrinsic) string {
+	info := intrinsics.Get(x.Op)
+	switch info.Class {
+	case intrinsics.ClassWave, intrinsics.ClassQuad:
+		return e.wave(x, info)
+	case intrinsics.ClassBarrier:
+		// The MSL column is the whole call (threadgroup_barrier with its mem_flags).
+		return info.MSL
+	case intrinsics.ClassAtomic:
+		if x.Op == intrinsics.InterlockedCompareExchange || x.Op == intrinsics.InterlockedCompareStore {
+			e.errorf(x.Pos, diag.ErrMSLUnsupported, "%s must be a statement of its own", info.Name)
+			return "0"
+		}
+		ptr, ok := e.atomicPointer(x)
+		if !ok {
+			return "0"
+		}
+		ds, _ := ir.ScalarOf(x.Args[0].Type())
+		val := e.expr(x.Args[1])
+		if vs, _ := ir.ScalarOf(x.Args[1].Type()); vs != ds {
+			val = fmt.Sprintf("%s(%s)", scalarName(ds), val)
+		}
+		call := fmt.Sprintf("%s(%s, %s, memory_order_relaxed)", info.MSL, ptr, val)
+		if len(x.Args) > 2 {
+			return fmt.Sprintf("(%s = %s)", e.place(x.Args[2]), call)
+		}
+		return call
+	case intrinsics.ClassMath, intrinsics.ClassDeriv:
+		return e.math(x, info)
+	case intrinsics.ClassTexture:
+		return e.texture(x)
+	case intrinsics.ClassMisc:
+		if x.Op == intrinsics.BufferGetDimensions {
+			return e.bufferLength(x)
+		}
+	}
+	e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal lowering", info.Name)
+	return "0"
+}
+
+// wave lowers simd-group and quad-group operations: the generic "MSL(args)" call for
+// rows with a function name, adapting arguments by the row's flags, and a switch
+// for the rows whose MSL column is empty.
+func (e *emitter) wave(x *ir.Intrinsic, info *intrinsics.Info) string {
+	switch x.Op {
+	case intrinsics.WaveGetLaneCount:
+		return "_wr_lane_count"
+	case intrinsics.WaveGetLaneIndex:
+		return "_wr_lane_index"
+	case intrinsics.WaveActiveAllEqual:
+		return fmt.Sprintf("%s(%s)", e.helperAllEqual(x.Args[0].Type()), e.expr(x.Args[0]))
+	case intrinsics.WaveActiveBallot:
+		e.useHelper("wr_ballot")
+		return fmt.Sprintf("wr_ballot(%s, _wr_lane_count)", e.expr(x.Args[0]))
+	case intrinsics.WaveActiveCountBits:
+		e.useHelper("wr_ballot_count")
+		return fmt.Sprintf("wr_ballot_count(%s, _wr_lane_count)", e.expr(x.Args[0]))
+	case intrinsics.WavePrefixCountBits:
+		// Lanes below this one whose predicate is true: an exclusive sum of 0/1.
+		return fmt.Sprintf("simd_prefix_exclusive_sum(uint(%s))", e.expr(x.Args[0]))
+	}
+	if info.MSL == "" {
+		e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal equivalent (%s)", info.Name, info.MSLLowering)
+		return "0"
+	}
+	var as []string
+	viaUshort := false
+	for i, a := range x.Args {
+		s := e.expr(a)
+		if i < len(info.Params) {
+			p := info.Params[i]
+			sc, _ := ir.ScalarOf(a.Type())
+			switch {
+			case p.Scalar32:
+				// Metal lane ids are ushort.
+				s = fmt.Sprintf("ushort(%s)", s)
+			case sc.Kind == ir.Bool && p.Kinds&intrinsics.KNumeric != 0:
+				// Data-movement functions take no bool: move the value as ushort.
+				s = fmt.Sprintf("%s(%s)", e.typeName(ir.WithScalar(a.Type(), ir.Scalar{Kind: ir.Uint, Bits: 16})), s)
+				viaUshort = true
+			}
+		}
+		as = append(as, s)
+	}
+	if info.SPIRV.QuadDirection >= 0 && info.Class == intrinsics.ClassQuad {
+		// QuadSwap direction d exchanges lanes l and l ^ (d + 1).
+		as = append(as, fmt.Sprintf("ushort(%d)", info.SPIRV.QuadDirection+1))
+	}
+	call := fmt.Sprintf("%s(%s)", info.MSL, callArgs(as))
+	if viaUshort {
+		return fmt.Sprintf("%s(%s)", e.typeName(x.T), call)
+	}
+	return call
+}
+
+func (e *emitter) math(x *ir.Intrinsic, info *intrinsics.Info) string {
+	var as []string
+	for _, a := range x.Args {
+		as = append(as, e.expr(a))
+	}
+	arg0 := func() ir.Type { return x.Args[0].Type() }
+	s0 := func() ir.Scalar { s, _ := ir.ScalarOf(arg0()); return s }
+	conv := func(call string) string {
+		// Metal math returns the argument's type; HLSL may want another (sign -> int).
+		if len(x.Args) > 0 && !ir.Equal(arg0(), x.T) {
+			return fmt.Sprintf("%s(%s)", e.typeName(x.T), call)
+		}
+		return call
+	}
+	switch x.Op {
+	case intrinsics.Mul:
+		return e.mul(x, as)
+	case intrinsics.Sign:
+		if s0().Kind != ir.Float {
+			e.useHelper("wr_isign")
+			return conv(fmt.Sprintf("wr_isign(%s)", as[0]))
+		}
+	case intrinsics.Dot:
+		if _, scalar := arg0().(ir.Scalar); scalar {
+			return fmt.Sprintf("(%s * %s)", as[0], as[1])
+		}
+		if s0().Kind != ir.Float {
+			e.useHelper("wr_idot")
+			return fmt.Sprintf("wr_idot(%s, %s)", as[0], as[1])
+		}
+	case intrinsics.Length:
+		if _, scalar := arg0().(ir.Scalar); scalar {
+			return fmt.Sprintf("abs(%s)", as[0])
+		}
+	case intrinsics.Normalize:
+		if _, scalar := arg0().(ir.Scalar); scalar {
+			return fmt.Sprintf("sign(%s)", as[0])
+		}
+	case intrinsics.Mad:
+		if s0().Kind != ir.Float {
+			return fmt.Sprintf("((%s * %s) + %s)", as[0], as[1], as[2])
+		}
+	case intrinsics.Any, intrinsics.All:
+		fn := "any"
+		if x.Op == intrinsics.All {
+			fn = "all"
+		}
+		t := arg0()
+		if s0().Kind != ir.Bool {
+			as[0] = fmt.Sprintf("(%s != %s(0))", as[0], e.typeName(t))
+			t = ir.WithScalar(t, ir.BoolT)
+		}
+		if _, scalar := t.(ir.Scalar); scalar {
+			return as[0]
+		}
+		return fmt.Sprintf("%s(%s)", fn, as[0])
+	case intrinsics.Countbits:
+		return conv(fmt.Sprintf("popcount(%s)", as[0]))
+	case intrinsics.Firstbithigh:
+		e.useHelper("wr_firstbithigh")
+		if s0().Kind == ir.Sint {
+			return fmt.Sprintf("wr_firstbithigh_s<%s>(%s)", e.typeName(x.T), as[0])
+		}
+		return fmt.Sprintf("wr_firstbithigh(%s)", as[0])
+	case intrinsics.Firstbitlow:
+		e.useHelper("wr_firstbitlow")
+		if s0().Kind == ir.Sint {
+			as[0] = fmt.Sprintf("as_type<%s>(%s)", e.typeName(x.T), as[0])
+		}
+		return fmt.Sprintf("wr_firstbitlow(%s)", as[0])
+	case intrinsics.Reversebits:
+		return fmt.Sprintf("reverse_bits(%s)", as[0])
+	case intrinsics.Asuint, intrinsics.Asint, intrinsics.Asfloat:
+		if ir.Equal(arg0(), x.T) {
+			return as[0]
+		}
+		return fmt.Sprintf("as_type<%s>(%s)", e.typeName(x.T), as[0])
+	case intrinsics.F16tof32:
+		e.useHelper("wr_f16tof32")
+		return fmt.Sprintf("wr_f16tof32(%s)", as[0])
+	case intrinsics.F32tof16:
+		e.useHelper("wr_f32tof16")
+		return fmt.Sprintf("wr_f32tof16(%s)", as[0])
+	}
+	if !callName.MatchString(info.MSL) {
+		e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal lowering (%q)", info.Name, info.MSL)
+		return "0"
+	}
+	return conv(fmt.Sprintf("%s(%s)", info.MSL, callArgs(as)))
+}
+
+// mul lowers HLSL mul() under the row-as-column matrix representation (doc.go).
+func (e *emitter) mul(x *ir.Intrinsic, as []string) string {
+	if len(x.Args) != 2 {
+		e.errorf(x.Pos, diag.ErrMSLMalformedInput, "mul with %d arguments", len(x.Args))
+		return "0"
+	}
+	a, b := x.Args[0].Type(), x.Args[1].Type()
+	_, am := a.(ir.Matrix)
+	_, bm := b.(ir.Matrix)
+	_, av := a.(ir.Vector)
+	_, bv := b.(ir.Vector)
+	switch {
+	case av && bv:
+		s, _ := ir.ScalarOf(a)
+		if s.Kind != ir.Float {
+			e.useHelper("wr_idot")
+			return fmt.Sprintf("wr_idot(%s, %s)", as[0], as[1])
+		}
+		return fmt.Sprintf("dot(%s, %s)", as[0], as[1])
+	case am || bm:
+		if (am && bm) || (av && bm) || (am && bv) {
+			return fmt.Sprintf("(%s * %s)", as[1], as[0])
+		}
+	}
+	// A scalar operand: component-wise scaling in both languages.
+	return fmt.Sprintf("(%s * %s)", as[0], as[1])
+}
+
+// texture lowers Texture2D / RWTexture2D methods; Args[0] is the texture.
+func (e *emitter) texture(x *ir.Intrinsic) string {
+	tex := e.expr(x.Args[0])
+	tt, ok := x.Args[0].Type().(ir.Texture2D)
+	if !ok {
+		e.errorf(x.Pos, diag.ErrMSLMalformedInput, "%s on a %s", x.Op, x.Args[0].Type())
+		return "0"
+	}
+	var as []string
+	for _, a := range x.Args[1:] {
+		as = append(as, e.expr(a))
+	}
+	narrow := func(v string) string {
+		if n := ir.Components(x.T); n > 0 && n < 4 {
+			return v + "." + "xyzw"[:n]
+		}
+		return v
+	}
+	need := map[intrinsics.Op]int{intrinsics.TextureSample: 2, intrinsics.TextureSampleLevel: 3, intrinsics.TextureLoad: 1, intrinsics.TextureStore: 2}
+	if len(as) < need[x.Op] {
+		e.errorf(x.Pos, diag.ErrMSLMalformedInput, "%s with %d arguments", x.Op, len(x.Args))
+		return "0"
+	}
+	switch x.Op {
+	case intrinsics.TextureSample:
+		return narrow(fmt.Sprintf("%s.sample(%s, %s)", tex, as[0], as[1]))
+	case intrinsics.TextureSampleLevel:
+		return narrow(fmt.Sprintf("%s.sample(%s, %s, level(%s))", tex, as[0], as[1], as[2]))
+	case intrinsics.TextureLoad:
+		if !tt.Storage {
+			// Texture2D.Load(int3(x, y, mip)).
+			e.useHelper("wr_load_mip")
+			return narrow(fmt.Sprintf("wr_load_mip(%s, %s)", tex, as[0]))
+		}
+		return narrow(fmt.Sprintf("%s.read(uint2(%s))", tex, as[0]))
+	case intrinsics.TextureStore:
+		v := as[1]
+		if n := ir.Components(x.Args[2].Type()); n < 4 {
+			zero := e.literal(&ir.Const{T: tt.Elem})
+			for i := n; i < 4; i++ {
+				v += ", " + zero
+			}
+			v = fmt.Sprintf("%s(%s)", e.typeName(ir.Vector{Elem: tt.Elem, N: 4}), v)
+		}
+		return fmt.Sprintf("%s.write(%s, uint2(%s))", tex, v, as[0])
+	case intrinsics.TextureGetDimensions:
+		lod := ""
+		if len(as) > 0 {
+			lod = "uint(" + as[0] + ")"
+		}
+		v := fmt.Sprintf("uint2(%s.get_width(%s), %s.get_height(%s))", tex, lod, tex, lod)
+		if !ir.Equal(x.T, ir.Vector{Elem: ir.U32, N: 2}) {
+			return fmt.Sprintf("%s(%s)", e.typeName(x.T), v)
+		}
+		return v
+	}
+	e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal lowering", x.Op)
+	return "0"
+}
+
+// bufferLength lowers GetDimensions on a buffer through the _buffer_sizes table
+// (see doc.go): elements for structured buffers, bytes for byte-address buffers.
+func (e *emitter) bufferLength(x *ir.Intrinsic) string {
+	g := ir.RootGlobal(x.Args[0])
+	idx, ok := e.argIndex[g]
+	if !ok || !isResource(g) {
+		e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a buffer", g.Name)
+		return "0"
+	}
+	v := fmt.Sprintf("_buffer_sizes[%d]", idx)
+	if g.Resource != ir.ResByteAddressBuffer && g.Resource != ir.ResRWByteAddressBuffer {
+		stride := 0
+		if a, ok := g.Type.(*ir.Array); ok {
+			stride = a.Stride
+			if stride == 0 {
+				s, al := natural(a.Elem, false)
+				stride = roundUp(s, al)
+			}
+		}
+		if stride == 0 {
+			e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a runtime array", g.Name)
+			return "0"
+		}
+		v = fmt.Sprintf("(%s / %du)", v, stride)
+	}
+	if !ir.Equal(x.T, ir.U32) {
+		return fmt.Sprintf("%s(%s)", e.typeName(x.T), v)
+	}
+	return v
+}

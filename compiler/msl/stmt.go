@@ -1,0 +1,258 @@
+package msl
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+func (e *emitter) block(b ir.Block) {
+	for _, s := range b {
+		e.stmt(s)
+	}
+}
+
+// nested prints a braced block one level deeper.
+func (e *emitter) nested(head string, b ir.Block) {
+	e.line("%s", head+" {")
+	e.indent++
+	e.block(b)
+	e.indent--
+}
+
+func (e *emitter) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case *ir.Store:
+		e.store(s)
+	case *ir.ExprStmt:
+		if x, ok := s.X.(*ir.Intrinsic); ok && x.Op == intrinsics.InterlockedCompareExchange || ok && x.Op == intrinsics.InterlockedCompareStore {
+			e.compareExchange(x)
+			return
+		}
+		e.line("%s;", e.expr(s.X))
+	case *ir.If:
+		e.nested(fmt.Sprintf("if (%s)", e.expr(s.Cond)), s.Then)
+		if len(s.Else) > 0 {
+			e.line("} else {")
+			e.indent++
+			e.block(s.Else)
+			e.indent--
+		}
+		e.line("}")
+	case *ir.Loop:
+		e.loop(s)
+	case *ir.Switch:
+		e.line("switch (%s) {", e.expr(s.Selector))
+		sel, _ := ir.ScalarOf(s.Selector.Type())
+		for i, c := range s.Cases {
+			for _, v := range c.Values {
+				e.line("case %s:", e.literal(&ir.Const{T: sel, Bits: uint64(v)}))
+			}
+			if c.Default {
+				e.line("default:")
+			}
+			e.indent++
+			e.line("{")
+			e.indent++
+			e.block(c.Body)
+			e.indent--
+			e.line("}")
+			// The last case has nothing to fall into; an explicit break keeps the C++ tidy.
+			if i == len(s.Cases)-1 && !endsInJump(c.Body) {
+				e.line("break;")
+			}
+			e.indent--
+		}
+		e.line("}")
+	case *ir.Break:
+		e.line("break;")
+	case *ir.Continue:
+		e.line("continue;")
+	case *ir.Return:
+		switch {
+		case e.isEntry:
+			e.line("%s", e.entryReturn)
+		case s.Value != nil:
+			e.line("return %s;", e.expr(s.Value))
+		default:
+			e.line("return;")
+		}
+	case *ir.Discard:
+		e.line("discard_fragment();")
+	default:
+		e.errorf(e.fn.Pos, diag.ErrMSLMalformedInput, "unknown statement %T", s)
+	}
+}
+
+func endsInJump(b ir.Block) bool {
+	if len(b) == 0 {
+		return false
+	}
+	switch b[len(b)-1].(type) {
+	case *ir.Break, *ir.Return, *ir.Continue, *ir.Discard:
+		return true
+	}
+	return false
+}
+
+// loop prints an ir.Loop. Without a continuing block it is a plain for(;;). With
+// one, a flag set by the for-increment runs the continuing block (and the break-if)
+// at the top of every iteration but the first, so `continue` still reaches it.
+func (e *emitter) loop(l *ir.Loop) {
+	if len(l.Continuing) == 0 && l.BreakIf == nil {
+		e.nested("for (;;)", l.Body)
+		e.line("}")
+		return
+	}
+	flag := fmt.Sprintf("_wr_c%d", e.tmp)
+	e.tmp++
+	e.line("for (bool %s = false;; %s = true) {", flag, flag)
+	e.indent++
+	e.line("if (%s) {", flag)
+	e.indent++
+	e.block(l.Continuing)
+	if l.BreakIf != nil {
+		e.line("if (%s) {", e.expr(l.BreakIf))
+		e.line("    break;")
+		e.line("}")
+	}
+	e.indent--
+	e.line("}")
+	e.block(l.Body)
+	e.indent--
+	e.line("}")
+}
+
+// colMajor reports whether t is a column_major matrix stored in a buffer, which
+// Metal holds transposed (see doc.go).
+func colMajor(t ir.Type) bool {
+	m, ok := t.(ir.Matrix)
+	return ok && m.Stride != 0 && !m.RowMajor
+}
+
+func (e *emitter) store(s *ir.Store) {
+	place := s.Place
+	switch {
+	case colMajor(place.Type()):
+		e.line("%s = transpose(%s);", e.place(place), e.expr(s.Value))
+		return
+	}
+	if ix, ok := place.(*ir.Index); ok && colMajor(ix.Base.Type()) {
+		// A row of a transposed matrix is a column-strided set of elements.
+		m := ix.Base.Type().(ir.Matrix)
+		e.line("{")
+		e.indent++
+		e.line("%s _wr_row = %s;", e.typeName(s.Value.Type()), e.expr(s.Value))
+		e.line("int _wr_i = int(%s);", e.expr(ix.Idx))
+		base := e.place(ix.Base)
+		for j := 0; j < m.Cols; j++ {
+			e.line("%s[%d][_wr_i] = _wr_row[%d];", base, j, j)
+		}
+		e.indent--
+		e.line("}")
+		return
+	}
+	e.line("%s = %s;", e.place(place), e.expr(s.Value))
+}
+
+// compareExchange prints InterlockedCompareExchange/CompareStore. Metal only has a
+// weak compare-exchange, which may fail spuriously; retrying while the observed
+// value still equals the comparand gives HLSL's strong semantics.
+func (e *emitter) compareExchange(x *ir.Intrinsic) {
+	ptr, ok := e.atomicPointer(x)
+	if !ok {
+		return
+	}
+	t := e.typeName(x.Args[1].Type())
+	e.line("{")
+	e.indent++
+	e.line("%s _wr_cmp = %s;", t, e.expr(x.Args[1]))
+	e.line("%s _wr_val = %s;", t, e.expr(x.Args[2]))
+	e.line("%s _wr_old = _wr_cmp;", t)
+	e.line("while (!atomic_compare_exchange_weak_explicit(%s, &_wr_old, _wr_val, memory_order_relaxed, memory_order_relaxed) && _wr_old == _wr_cmp) {", ptr)
+	e.line("}")
+	if x.Op == intrinsics.InterlockedCompareExchange && len(x.Args) > 3 {
+		e.line("%s = _wr_old;", e.place(x.Args[3]))
+	}
+	e.indent--
+	e.line("}")
+}
+
+// atomicPointer spells the atomic object an Interlocked* destination names:
+// Metal atomics are functions on `device/threadgroup atomic_T*`, so the plain
+// buffer element is cast (the layout of atomic_uint is that of uint).
+func (e *emitter) atomicPointer(x *ir.Intrinsic) (string, bool) {
+	dest := x.Args[0]
+	s, _ := ir.ScalarOf(dest.Type())
+	if s.Bits == 64 {
+		e.errorf(x.Pos, diag.ErrMSLAtomic64, "%s on a 64-bit value (%s): Metal 2.4 has no 64-bit atomics", x.Op, dest.Type())
+		return "", false
+	}
+	space := "device"
+	if g := ir.RootGlobal(dest); g != nil && g.Space == ir.SpaceWorkgroup {
+		space = "threadgroup"
+	} else if g == nil || (g.Space != ir.SpaceStorage) {
+		e.errorf(x.Pos, diag.ErrMSLUnsupported, "%s needs a RWStructuredBuffer, RWByteAddressBuffer or groupshared destination", x.Op)
+		return "", false
+	}
+	at := "atomic_uint"
+	if s.Kind == ir.Sint {
+		at = "atomic_int"
+	}
+	return fmt.Sprintf("(%s %s*)&%s", space, at, e.place(dest)), true
+}
+
+// place spells a place (lvalue). Element (i, j) of a transposed matrix is [j][i].
+func (e *emitter) place(x ir.Expr) string {
+	switch x := x.(type) {
+	case *ir.LocalRef:
+		return e.localNames[x.L]
+	case *ir.GlobalRef:
+		return e.globalNames[x.G]
+	case *ir.Index:
+		if inner, ok := x.Base.(*ir.Index); ok && colMajor(inner.Base.Type()) {
+			return fmt.Sprintf("%s[%s][%s]", e.place(inner.Base), e.expr(x.Idx), e.expr(inner.Idx))
+		}
+		return fmt.Sprintf("%s[%s]", e.place(x.Base), e.expr(x.Idx))
+	case *ir.Member:
+		st := x.Base.Type().(*ir.Struct)
+		return fmt.Sprintf("%s.%s", e.place(x.Base), fieldName(st.Fields[x.Field].Name, x.Field))
+	}
+	// Not a place: a value being indexed (e.g. a function result); print it as one.
+	return e.expr(x)
+}
+
+// load spells a Load: transposed matrices are transposed back, packed vec3s widened.
+func (e *emitter) load(p ir.Expr) string {
+	if colMajor(p.Type()) {
+		return fmt.Sprintf("transpose(%s)", e.place(p))
+	}
+	if ix, ok := p.(*ir.Index); ok && colMajor(ix.Base.Type()) {
+		return fmt.Sprintf("transpose(%s)[%s]", e.place(ix.Base), e.expr(ix.Idx))
+	}
+	if packedPlace(p) {
+		return fmt.Sprintf("%s(%s)", e.typeName(p.Type()), e.place(p))
+	}
+	return e.place(p)
+}
+
+// packedPlace reports whether a place is a packed vec3 in memory; Metal converts
+// packed_float3 to float3 implicitly, but templates (simd_sum…) would deduce the packed type.
+func packedPlace(p ir.Expr) bool {
+	switch x := p.(type) {
+	case *ir.Member:
+		st := x.Base.Type().(*ir.Struct)
+		return packedField(st, x.Field)
+	case *ir.Index:
+		if a, ok := x.Base.Type().(*ir.Array); ok {
+			return packedElem(a)
+		}
+	}
+	return false
+}
+
+// callArgs joins printed arguments.
+func callArgs(as []string) string { return strings.Join(as, ", ") }
