@@ -11,6 +11,7 @@ package harness
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -80,8 +81,11 @@ type Config struct {
 	Compilers []string // default: ours, plus glslang when installed
 	// RequireTools makes a missing spirv-val/glslangValidator an error (CI) instead of a skip.
 	RequireTools bool
-	// KeepSPIRV writes every module to this directory (repro bundles); "" = don't.
+	// KeepSPIRV writes every module to this directory; "" = don't.
 	KeepSPIRV string
+	// ReproDir receives a repro bundle per kernel with a failing case: the HLSL,
+	// the SPIR-V that ran, the failing records and the command that re-runs it.
+	ReproDir string
 }
 
 // Stats counts one size's results.
@@ -237,16 +241,55 @@ func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layoutOK bool
 		return all(Error, err.Error())
 	}
 	var recs []Record
+	var failed []Record
 	for _, cr := range kernels.Check(k, out, size) {
 		rec := mk(cr.Case, Pass, cr.Note)
 		rec.Lanes = cr.Lanes
 		if !cr.Passed {
 			rec.Status = Fail
 			rec.Failures = cr.Failures
+			failed = append(failed, rec)
 		}
 		recs = append(recs, rec)
 	}
+	if len(failed) > 0 && r.cfg.ReproDir != "" {
+		r.writeRepro(k, comp, size, failed)
+	}
 	return recs
+}
+
+// writeRepro writes a bundle someone can take to a driver team: the kernel, the
+// module that ran, the failing records and how to run it again.
+func (r *Rig) writeRepro(k kernels.Kernel, comp string, size uint32, failed []Record) {
+	dir := filepath.Join(r.cfg.ReproDir, fmt.Sprintf("%s.%s.wave%d", k.Name, comp, size))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	os.WriteFile(filepath.Join(dir, "kernel.hlsl"), []byte(k.HLSL), 0o644)
+	if c := r.compile(k, comp); c.spirv != nil {
+		os.WriteFile(filepath.Join(dir, "kernel.spv"), wordsToBytes(c.spirv), 0o644)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, f := range failed {
+		enc.Encode(f)
+	}
+	os.WriteFile(filepath.Join(dir, "failures.jsonl"), b.Bytes(), 0o644)
+	ops := map[string]bool{}
+	for _, f := range failed {
+		ops[f.Op] = true
+	}
+	var names []string
+	for op := range ops {
+		names = append(names, op)
+	}
+	sort.Strings(names)
+	readme := fmt.Sprintf("Repro bundle: kernel %s compiled by %s, wave size %d, on %s (%s).\n"+
+		"%d case(s) failed; per-lane records in failures.jsonl.\n\n"+
+		"Re-run:   waverig run -device %q -ops '^(%s)$' -sizes %d -compilers %s\n"+
+		"Inspect:  spirv-dis kernel.spv\n",
+		k.Name, comp, size, r.dev.Name, r.driver(), len(failed), r.dev.Name, strings.Join(names, "|"), size, comp)
+	os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644)
 }
 
 func (r *Rig) driver() string { return strings.TrimSpace(r.dev.DriverName + " " + r.dev.DriverInfo) }

@@ -16,6 +16,8 @@ usage:
   waverig exec CASE.json [-device …] [-compiler ours|glslang]                 run one case file
   waverig devices [-json]                                                     list Vulkan devices
   waverig compile [flags] FILE.hlsl                                           compile HLSL (see waverig compile -h)
+  waverig report DIR                                                          JUnit/CSV/HTML from DIR/results.jsonl
+  waverig diff BASELINE.jsonl NEW.jsonl                                       regressions and fixes between two runs
 `
 
 func main() {
@@ -36,6 +38,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runMatrix(args[1:], stdout, stderr)
 	case "exec":
 		return runExec(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

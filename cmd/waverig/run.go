@@ -15,6 +15,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/report"
 )
 
 // runMatrix is `waverig run`: the whole matrix on one device at every wave size.
@@ -26,10 +27,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
 	outDir := fs.String("out", "results", "directory for results.jsonl and summary.json")
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
+	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != ""}
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, "repro")}
 	if *ops != "" {
 		re, err := regexp.Compile(*ops)
 		if err != nil {
@@ -98,10 +100,12 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	failures := 0
 	blamed := map[string]map[string]int{} // compiler -> op -> failed cases
 	skipReasons := map[string]int{}
+	var all []harness.Record
 	emit := func(r harness.Record) {
-		// Each record is written and flushed as it arrives: a crash later in the run
+		// Each record is written as it arrives (unbuffered): a crash later in the run
 		// never loses a finished result.
 		enc.Encode(r)
+		all = append(all, r)
 		switch {
 		case r.Blame != "":
 			if blamed[r.Blame] == nil {
@@ -162,8 +166,23 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %5d  %s\n", blamed[comp][op], op)
 		}
 	}
-	fmt.Fprintf(stdout, "results: %s\n", resultsPath)
 	writeSummary(filepath.Join(*outDir, "summary.json"), dev, results, total, wall)
+	if err := writeReports(*outDir, dev.Name+" — "+dev.DriverName+" "+dev.DriverInfo, all); err != nil {
+		fmt.Fprintf(stderr, "waverig run: reports: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "results: %s (also results.junit.xml, results.csv, report.html, summary.json; repro bundles under repro/)\n", resultsPath)
+	if *baseline != "" {
+		before, err := report.ReadJSONL(*baseline)
+		if err != nil {
+			fmt.Fprintf(stderr, "waverig run: -baseline: %v\n", err)
+			return 2
+		}
+		d := report.Compare(before, all)
+		d.WriteText(stdout, *baseline, resultsPath)
+		if len(d.Regressions) > 0 {
+			exit = 1
+		}
+	}
 	// Failures blamed on a second-opinion compiler are findings about that
 	// compiler; everything else that failed implicates the device or waverig.
 	if failures > 0 || total.Cases == 0 {
@@ -262,4 +281,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// writeReports writes the JUnit, CSV and HTML forms of a run next to results.jsonl.
+func writeReports(dir, title string, recs []harness.Record) error {
+	write := func(name string, f func(io.Writer) error) error {
+		out, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := f(out); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	if err := write("results.junit.xml", func(w io.Writer) error { return report.WriteJUnit(w, recs) }); err != nil {
+		return err
+	}
+	if err := write("results.csv", func(w io.Writer) error { return report.WriteCSV(w, recs) }); err != nil {
+		return err
+	}
+	return write("report.html", func(w io.Writer) error { return report.WriteHTML(w, title, recs) })
 }
