@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# nightly.sh — what a driver team runs every night and on every driver change:
+# the whole matrix on every Vulkan device, results kept per device and driver
+# version under $WAVERIG_RESULTS (default ./nightly), each run diffed against the
+# previous run on the same device. Exit 1 if any device regressed or failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh || exit 1
+[ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
+go build -o bin/waverig ./cmd/waverig || exit 1
+root=${WAVERIG_RESULTS:-nightly}
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+status=0
+count=$(./bin/waverig devices -json | grep -c '"deviceName"' || true)
+if [ "${count:-0}" = 0 ]; then echo "nightly: no Vulkan devices" >&2; exit 1; fi
+for ((i = 0; i < count; i++)); do
+  name=$(./bin/waverig devices -json | grep '"deviceName"' | sed -n "$((i + 1))p" | sed 's/.*: "\(.*\)".*/\1/')
+  slug=$(echo "$name" | tr -cs 'A-Za-z0-9' '-' | sed 's/-*$//')
+  dir="$root/$slug/$stamp"
+  prev=$(ls -d "$root/$slug"/*/ 2>/dev/null | sort | tail -n 1)
+  mkdir -p "$dir"
+  echo "== device $i: $name -> $dir"
+  args=(-device "$i" -out "$dir")
+  if [ -n "$prev" ] && [ -f "$prev/results.jsonl" ]; then args+=(-baseline "$prev/results.jsonl"); fi
+  ./bin/waverig run "${args[@]}" | tee "$dir/run.txt" || status=1
+done
+exit $status
