@@ -81,18 +81,20 @@ func (b *builder) add(s ...ir.Stmt) { b.f.Body = append(b.f.Body, s...) }
 func (b *builder) local(name string, t ir.Type) *ir.Local { return b.f.NewLocal(name, t) }
 
 // Expression shorthands.
-func gref(g *ir.Global) ir.Expr               { return &ir.GlobalRef{G: g} }
-func lref(l *ir.Local) ir.Expr                { return &ir.LocalRef{L: l} }
-func load(p ir.Expr) ir.Expr                  { return &ir.Load{Place: p} }
-func cu(v uint64) ir.Expr                     { return ir.ConstUint(u32, v) }
-func ci(v int64) ir.Expr                      { return ir.ConstInt(i32, v) }
-func cf(v float64) ir.Expr                    { return ir.ConstFloat(f32, v) }
-func cb(v bool) ir.Expr                       { return ir.ConstBool(v) }
-func x(v ir.Expr) ir.Expr                     { return &ir.Swizzle{Base: v, Comps: []int{0}} }
-func bin(op ir.BinOp, a, b ir.Expr) ir.Expr   { return &ir.Binary{Op: op, X: a, Y: b, T: binType(op, a)} }
-func conv(v ir.Expr, t ir.Type) ir.Expr       { return &ir.Convert{X: v, T: t} }
-func store(p, v ir.Expr) ir.Stmt              { return &ir.Store{Place: p, Value: v} }
-func elem(buf *ir.Global, i ir.Expr) ir.Expr  { return &ir.Index{Base: gref(buf), Idx: i, T: buf.Type.(*ir.Array).Elem} }
+func gref(g *ir.Global) ir.Expr             { return &ir.GlobalRef{G: g} }
+func lref(l *ir.Local) ir.Expr              { return &ir.LocalRef{L: l} }
+func load(p ir.Expr) ir.Expr                { return &ir.Load{Place: p} }
+func cu(v uint64) ir.Expr                   { return ir.ConstUint(u32, v) }
+func ci(v int64) ir.Expr                    { return ir.ConstInt(i32, v) }
+func cf(v float64) ir.Expr                  { return ir.ConstFloat(f32, v) }
+func cb(v bool) ir.Expr                     { return ir.ConstBool(v) }
+func x(v ir.Expr) ir.Expr                   { return &ir.Swizzle{Base: v, Comps: []int{0}} }
+func bin(op ir.BinOp, a, b ir.Expr) ir.Expr { return &ir.Binary{Op: op, X: a, Y: b, T: binType(op, a)} }
+func conv(v ir.Expr, t ir.Type) ir.Expr     { return &ir.Convert{X: v, T: t} }
+func store(p, v ir.Expr) ir.Stmt            { return &ir.Store{Place: p, Value: v} }
+func elem(buf *ir.Global, i ir.Expr) ir.Expr {
+	return &ir.Index{Base: gref(buf), Idx: i, T: buf.Type.(*ir.Array).Elem}
+}
 func call(op intrinsics.Op, t ir.Type, args ...ir.Expr) *ir.Intrinsic {
 	return &ir.Intrinsic{Op: op, Args: args, T: t}
 }

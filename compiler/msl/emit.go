@@ -55,6 +55,7 @@ type emitter struct {
 	argIndex       map[*ir.Global]int
 	texAccess      map[*ir.Global]string
 	sizesIndex     int // [[buffer]] index of _buffer_sizes, -1 when unused
+	args           []ArgumentBinding
 
 	helpers    map[string]bool
 	dynHelpers []string // per-type helpers, in first-use order
@@ -128,6 +129,7 @@ func (e *emitter) run() (*Output, error) {
 		e.globalNames[g] = e.unique(ident(g.Name))
 	}
 	args := e.assignArguments()
+	e.args = args
 	if e.log.HasErrors() {
 		return nil, e.fail()
 	}

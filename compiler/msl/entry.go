@@ -45,24 +45,17 @@ func (e *emitter) entry() {
 
 	var params, prologue []string
 	// Resources, in argument order.
-	for _, kind := range []string{"buffer", "texture", "sampler"} {
-		for _, g := range in.globals {
-			if !isResource(g) {
-				continue
-			}
-			k := "buffer"
-			switch g.Type.(type) {
-			case ir.Texture2D:
-				k = "texture"
-			case ir.Sampler:
-				k = "sampler"
-			}
-			if k == kind {
-				params = append(params, fmt.Sprintf("%s [[%s(%d)]]", e.globalParam(g), k, e.argIndex[g]))
-			}
+	byName := map[string]*ir.Global{}
+	for _, g := range in.globals {
+		if isResource(g) {
+			byName[e.globalNames[g]] = g
 		}
-		if kind == "buffer" && in.sizes {
-			params = append(params, fmt.Sprintf("constant uint* _buffer_sizes [[buffer(%d)]]", e.sizesIndex))
+	}
+	for _, a := range e.args {
+		if g, ok := byName[a.Name]; ok {
+			params = append(params, fmt.Sprintf("%s [[%s(%d)]]", e.globalParam(g), a.Kind, a.Index))
+		} else if a.Name == "_buffer_sizes" {
+			params = append(params, fmt.Sprintf("constant uint* _buffer_sizes [[buffer(%d)]]", a.Index))
 		}
 	}
 

@@ -126,21 +126,26 @@ func (e *emitter) loop(l *ir.Loop) {
 	e.line("}")
 }
 
-// colMajor reports whether t is a column_major matrix stored in a buffer, which
-// Metal holds transposed (see doc.go).
-func colMajor(t ir.Type) bool {
-	m, ok := t.(ir.Matrix)
-	return ok && m.Stride != 0 && !m.RowMajor
+// colMajor reports whether a place is a column_major matrix stored in a buffer,
+// which Metal holds transposed (see doc.go). Only buffer memory counts: a local
+// that happens to carry the laid-out type is an ordinary register matrix.
+func colMajor(p ir.Expr) bool {
+	m, ok := p.Type().(ir.Matrix)
+	if !ok || m.Stride == 0 || m.RowMajor || !ir.IsPlace(p) {
+		return false
+	}
+	g := ir.RootGlobal(p)
+	return g != nil && isResource(g)
 }
 
 func (e *emitter) store(s *ir.Store) {
 	place := s.Place
 	switch {
-	case colMajor(place.Type()):
+	case colMajor(place):
 		e.line("%s = transpose(%s);", e.place(place), e.expr(s.Value))
 		return
 	}
-	if ix, ok := place.(*ir.Index); ok && colMajor(ix.Base.Type()) {
+	if ix, ok := place.(*ir.Index); ok && colMajor(ix.Base) {
 		// A row of a transposed matrix is a column-strided set of elements.
 		m := ix.Base.Type().(ir.Matrix)
 		e.line("{")
@@ -213,7 +218,7 @@ func (e *emitter) place(x ir.Expr) string {
 	case *ir.GlobalRef:
 		return e.globalNames[x.G]
 	case *ir.Index:
-		if inner, ok := x.Base.(*ir.Index); ok && colMajor(inner.Base.Type()) {
+		if inner, ok := x.Base.(*ir.Index); ok && colMajor(inner.Base) {
 			return fmt.Sprintf("%s[%s][%s]", e.place(inner.Base), e.expr(x.Idx), e.expr(inner.Idx))
 		}
 		return fmt.Sprintf("%s[%s]", e.place(x.Base), e.expr(x.Idx))
@@ -227,10 +232,10 @@ func (e *emitter) place(x ir.Expr) string {
 
 // load spells a Load: transposed matrices are transposed back, packed vec3s widened.
 func (e *emitter) load(p ir.Expr) string {
-	if colMajor(p.Type()) {
+	if colMajor(p) {
 		return fmt.Sprintf("transpose(%s)", e.place(p))
 	}
-	if ix, ok := p.(*ir.Index); ok && colMajor(ix.Base.Type()) {
+	if ix, ok := p.(*ir.Index); ok && colMajor(ix.Base) {
 		return fmt.Sprintf("transpose(%s)[%s]", e.place(ix.Base), e.expr(ix.Idx))
 	}
 	if packedPlace(p) {
