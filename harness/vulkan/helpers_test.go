@@ -1,10 +1,13 @@
 package vulkan
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -21,6 +24,17 @@ func need(t testing.TB, why string) {
 	t.Skip(why)
 }
 
+// testDevice is the device the tests run on: WAVERIG_TEST_DEVICE (an index
+// of devices.Enumerate), default 0.
+func testDevice() int {
+	if s := os.Getenv("WAVERIG_TEST_DEVICE"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
 var (
 	runnerOnce sync.Once
 	runnerInst *Runner
@@ -31,7 +45,7 @@ var (
 // device per test would dominate the run time on lavapipe.
 func sharedRunner(t testing.TB) *Runner {
 	t.Helper()
-	runnerOnce.Do(func() { runnerInst, runnerErr = NewRunner(0) })
+	runnerOnce.Do(func() { runnerInst, runnerErr = NewRunner(testDevice()) })
 	if errors.Is(runnerErr, devices.ErrNoVulkan) {
 		need(t, runnerErr.Error())
 	}
@@ -41,29 +55,47 @@ func sharedRunner(t testing.TB) *Runner {
 	return runnerInst
 }
 
+var update = flag.Bool("update", false, "rewrite the checked-in testdata/*.spv from glslangValidator")
+
 var spvCache sync.Map // testdata file name -> []uint32
 
-// compileGLSL compiles testdata/name with glslangValidator for Vulkan 1.1
-// (the target whose output spirv-val accepts, see shared facts).
+// compileGLSL returns the SPIR-V of testdata/name. The module is checked in
+// as testdata/name.spv (so machines without glslang, like a bare GPU host,
+// still run the kernels); where glslangValidator exists the test compiles
+// the source again for Vulkan 1.1 (the target whose output spirv-val
+// accepts) and fails if the checked-in copy is stale (-update rewrites it).
 func compileGLSL(t testing.TB, name string) []uint32 {
 	t.Helper()
 	if w, ok := spvCache.Load(name); ok {
 		return w.([]uint32)
 	}
-	tool, err := exec.LookPath("glslangValidator")
-	if err != nil {
-		need(t, "glslangValidator not installed (Debian package glslang-tools)")
+	golden := filepath.Join("testdata", name+".spv")
+	var spv []byte
+	if tool, err := exec.LookPath("glslangValidator"); err == nil {
+		out := filepath.Join(t.TempDir(), name+".spv")
+		cmd := exec.Command(tool, "-V", "--target-env", "vulkan1.1", "-o", out, filepath.Join("testdata", name))
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("glslangValidator %s: %v\n%s", name, err, msg)
+		}
+		if spv, err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(golden, spv, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if old, err := os.ReadFile(golden); err != nil || !bytes.Equal(old, spv) {
+			t.Fatalf("%s is missing or stale (run go test ./harness/vulkan -update): %v", golden, err)
+		}
+	} else {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI: glslangValidator not installed (Debian package glslang-tools)")
+		}
+		if spv, err = os.ReadFile(golden); err != nil {
+			t.Fatal(err)
+		}
 	}
-	out := filepath.Join(t.TempDir(), name+".spv")
-	cmd := exec.Command(tool, "-V", "--target-env", "vulkan1.1", "-o", out, filepath.Join("testdata", name))
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("glslangValidator %s: %v\n%s", name, err, msg)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := WordsFromBytes(b)
+	w, err := WordsFromBytes(spv)
 	if err != nil {
 		t.Fatal(err)
 	}

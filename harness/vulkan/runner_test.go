@@ -278,7 +278,7 @@ func TestPipelineCache(t *testing.T) {
 }
 
 func TestPipelineEviction(t *testing.T) {
-	r, err := NewRunner(0)
+	r, err := NewRunner(testDevice())
 	if err != nil {
 		sharedRunner(t) // skips or fails with the shared reason
 		t.Fatal(err)
