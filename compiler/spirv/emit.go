@@ -2,7 +2,6 @@ package spirv
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
@@ -44,7 +43,7 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (mod *Module, err 
 			}
 			mod = nil
 			err = &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrSpvInternal, Pos: pos,
-				Text: fmt.Sprintf("SPIR-V back end failed: %v\n%s", r, debug.Stack())}}}
+				Text: fmt.Sprintf("SPIR-V back end failed: %v", r)}}}
 		}
 	}()
 	version, ok := versionFor(opts.Vulkan)

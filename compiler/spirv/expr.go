@@ -23,6 +23,10 @@ func (s *fn) expr(e ir.Expr) uint32 {
 		}
 		return s.indexValue(e)
 	case *ir.Member:
+		if st, ok := e.Base.Type().(*ir.Struct); !ok || e.Field < 0 || e.Field >= len(st.Fields) {
+			b.errorf(b.pos, diag.ErrSpvShape, "member %d of a non-struct or out of range", e.Field)
+			return b.constant(ir.U32, 0)
+		}
 		if ir.IsPlace(e) {
 			return s.load(e)
 		}
@@ -264,6 +268,10 @@ func (s *fn) swizzle(e *ir.Swizzle) uint32 {
 
 func (s *fn) unary(e *ir.Unary) uint32 {
 	b := s.b
+	if e.X == nil {
+		b.errorf(b.pos, diag.ErrSpvShape, "unary %v without an operand", e.Op)
+		return b.constant(ir.U32, 0)
+	}
 	x := s.expr(e.X)
 	t := e.X.Type()
 	sc, _ := ir.ScalarOf(t)
@@ -335,6 +343,10 @@ var binOps = [...][4]uint16{
 
 func (s *fn) binary(e *ir.Binary) uint32 {
 	b := s.b
+	if e.X == nil || e.Y == nil || e.T == nil {
+		b.errorf(b.pos, diag.ErrSpvShape, "binary %v with a missing operand", e.Op)
+		return b.constant(ir.U32, 0)
+	}
 	xt := e.X.Type()
 	x, y := s.expr(e.X), s.expr(e.Y)
 	sc, _ := ir.ScalarOf(xt)
@@ -346,7 +358,7 @@ func (s *fn) binary(e *ir.Binary) uint32 {
 		}
 	}
 	if int(e.Op) >= len(binOps) {
-		b.errorf(b.pos, diag.ErrSpvShape, "unsupported binary operator %v", e.Op)
+		b.errorf(b.pos, diag.ErrSpvShape, "unsupported binary operator %d", e.Op)
 		return s.undef(e.T)
 	}
 	code := binOps[e.Op][sc.Kind&3]

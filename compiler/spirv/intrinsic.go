@@ -73,9 +73,13 @@ func (s *fn) wave(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 		b.errorf(e.Pos, diag.ErrSpvPartitioned, "%s needs SPV_NV_shader_subgroup_partitioned (enable the partitioned option), or build the groups from WaveActiveBallot and WaveReadLaneFirst in a loop", in.Name)
 		return s.undef(e.T)
 	}
+	if len(e.Args) != len(in.Params) {
+		b.errorf(e.Pos, diag.ErrSpvShape, "%s takes %d arguments, got %d", in.Name, len(in.Params), len(e.Args))
+		return s.undef(e.T)
+	}
 	sc, at := argKind(e)
 	code := sp.Op[sc.Kind&3]
-	if code == 0 || len(e.Args) < len(in.Params) {
+	if code == 0 {
 		return s.noLowering(e, in, at)
 	}
 	b.needCap(sp.Capability)

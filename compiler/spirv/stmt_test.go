@@ -1,8 +1,10 @@
 package spirv
 
 import (
+	"strings"
 	"testing"
 
+	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
 
@@ -245,4 +247,62 @@ func TestVertexStage(t *testing.T) {
 			&ir.Convert{X: load(gref(vi)), T: ir.F32}, &ir.Convert{X: load(gref(ii)), T: ir.F32}, f32c(0), f32c(1)}}},
 	)
 	emitValid(t, b, Options{})
+}
+
+// entryInterface returns the interface ids of the module's OpEntryPoint.
+func entryInterface(w []uint32) []uint32 {
+	for i := 5; i < len(w); {
+		n, op := int(w[i]>>16), uint16(w[i])
+		if n == 0 {
+			break
+		}
+		if op == opEntryPoint {
+			// model, function, name (NUL-terminated, padded), then ids
+			j := i + 3
+			for ; j < i+n; j++ {
+				if w[j]>>24 == 0 {
+					j++
+					break
+				}
+			}
+			return w[j : i+n]
+		}
+		i += n
+	}
+	return nil
+}
+
+// TestInterfaceByVersion: SPIR-V 1.3 lists only Input/Output variables, 1.4+
+// every global the entry point uses (here: tid, the subgroup builtin and Out).
+func TestInterfaceByVersion(t *testing.T) {
+	b := cssum()
+	lane := intr(intrinsics.WaveGetLaneIndex, ir.U32)
+	b.add(&ir.Store{Place: elem(b.m.Globals[0], u32c(0)), Value: lane})
+	b.global(&ir.Global{Name: "Unused", Type: &ir.Array{Elem: ir.U32, Stride: 4}, Space: ir.SpaceStorage, Binding: &ir.Binding{Binding: 9}})
+	mods := emitValid(t, b, Options{})
+	if n := len(entryInterface(mods["1.1"].Words)); n != 2 {
+		t.Errorf("SPIR-V 1.3 interface has %d ids, want 2 (tid, SubgroupLocalInvocationId)", n)
+	}
+	for _, vk := range []string{"1.2", "1.3"} {
+		if n := len(entryInterface(mods[vk].Words)); n != 3 {
+			t.Errorf("vulkan %s interface has %d ids, want 3 (unused globals excluded)", vk, n)
+		}
+	}
+	if strings.Contains(disassemble(t, mods["1.2"]), "Unused") {
+		t.Error("a global the entry point does not use was emitted")
+	}
+}
+
+// TestPixelWave: wave builtins and reductions in a pixel shader (the subgroup
+// builtins are integer fragment inputs and must be Flat).
+func TestPixelWave(t *testing.T) {
+	b := newModule(ir.Pixel, "PSWave")
+	o := b.output("lane", ir.U32, ir.BuiltinNone, 0)
+	sum := intr(intrinsics.WaveActiveSum, ir.U32, intr(intrinsics.WaveGetLaneIndex, ir.U32))
+	b.add(&ir.Store{Place: gref(o), Value: bin(ir.Add, sum, intr(intrinsics.WaveGetLaneCount, ir.U32))})
+	for vk, mod := range emitValid(t, b, Options{}) {
+		if mod.SubgroupBits != 0x5 {
+			t.Errorf("vulkan %s: bits %#x", vk, mod.SubgroupBits)
+		}
+	}
 }
