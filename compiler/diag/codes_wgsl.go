@@ -1,0 +1,46 @@
+package diag
+
+// WGSL back end errors (E06xx): HLSL that is valid for SPIR-V but has no WGSL
+// (WebGPU) equivalent, or IR the WGSL back end cannot express.
+const (
+	ErrWGSLType          Code = "E0601"
+	ErrWGSLVertexWave    Code = "E0602"
+	ErrWGSLPushConstant  Code = "E0603"
+	ErrWGSLNoLowering    Code = "E0604"
+	ErrWGSLBarrierReturn Code = "E0605"
+	ErrWGSLQuadLane      Code = "E0606"
+	ErrWGSLStage         Code = "E0607"
+	ErrWGSLLayout        Code = "E0608"
+	ErrWGSLAtomic        Code = "E0609"
+	ErrWGSLInternal      Code = "E0699"
+)
+
+var _ = register(
+	CodeInfo{ErrWGSLType, "the type has no WGSL equivalent (64-bit integers and doubles, integer or bool matrices)",
+		"RWStructuredBuffer<double> b;\n[numthreads(1,1,1)] void main() { b[0] = 1.0; }",
+		"use float/int/uint (or half with -enable-16bit-types); WGSL has no f64 or i64"},
+	CodeInfo{ErrWGSLVertexWave, "a wave or quad operation is used in a vertex shader; WebGPU allows them only in compute and fragment shaders",
+		"float4 main(uint v : SV_VertexID) : SV_Position { return WaveActiveSum(v); }",
+		"move the wave operation to a compute or pixel shader, or compile this entry point for SPIR-V only"},
+	CodeInfo{ErrWGSLPushConstant, "push constants are not part of standard WebGPU",
+		"[[vk::push_constant]] struct P { uint n; } p;",
+		"use a cbuffer, or the naga dialect (wgpu-native), which has var<immediate>"},
+	CodeInfo{ErrWGSLNoLowering, "the intrinsic has no WGSL lowering",
+		"uint4 m = WaveMatch(x);",
+		"build the partition with WaveActiveBallot and WaveReadLaneFirst in a loop"},
+	CodeInfo{ErrWGSLBarrierReturn, "a barrier follows a divergent return in a way the WGSL back end cannot restructure into uniform control flow",
+		"for (;;) { if (id.x > 3) return; } continuing-block barrier",
+		"move the barrier out of the loop's continue block, or replace the early return by an if around the work"},
+	CodeInfo{ErrWGSLQuadLane, "QuadReadLaneAt with a constant lane outside 0..3",
+		"float v = QuadReadLaneAt(x, 5);", "quad lanes are 0, 1, 2 and 3"},
+	CodeInfo{ErrWGSLStage, "the operation is not available in this shader stage in WGSL",
+		"[numthreads(1,1,1)] void main() { float d = ddx(1.0); }",
+		"barriers are compute-only, derivatives and Sample are fragment-only in WGSL"},
+	CodeInfo{ErrWGSLLayout, "the buffer layout cannot be expressed with WGSL's @align/@size attributes",
+		"cbuffer C { float2 a; float2x3 m; } // matrix stride not 8 or 16",
+		"reorder members or pad explicitly so each member sits at a WGSL-alignable offset"},
+	CodeInfo{ErrWGSLAtomic, "atomic storage is used in a way WGSL forbids",
+		"groupshared uint g[4]; ... InterlockedAdd(g[0], 1); uint4 copy = g; // whole-array read of atomics",
+		"access atomic storage element by element"},
+	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
+)

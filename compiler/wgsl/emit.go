@@ -1,0 +1,386 @@
+// Package wgsl is the compiler's IR -> WGSL back end: it prints one WGSL module
+// per entry point, lowering the HLSL wave/quad intrinsics WGSL lacks and
+// keeping buffer bytes identical to the SPIR-V back end's.
+//
+// Dialects. Standard WGSL (Tint/Dawn, browsers) needs `enable subgroups;` and
+// the `diagnostic(off, subgroup_uniformity);` filter. The Naga dialect is for
+// wgpu-native: naga rejects `enable subgroups;` ("not yet supported"), warns
+// about the unknown diagnostic rule (so the line is left out), has no
+// subgroupElect (lowered to lane == subgroupBroadcastFirst(lane)) and spells
+// push constants `var<immediate>`. Those are the only differences; a test
+// checks that nothing else differs.
+//
+// Matrices. IR Matrix is HLSL floatRxC (R rows of C columns). In WGSL an HLSL
+// row is a WGSL column: the value type is matRxC<T> (R columns of vecC), so
+// m[r] is HLSL's row r and mul(v, M) = M_w * v, mul(M, v) = v * M_w,
+// mul(A, B) = B_w * A_w. In memory that is R contiguous C-vectors: exactly the
+// IR's row-major layout. Column-major buffer matrices (HLSL's default packing)
+// are declared matCxR<T> so the bytes match, and loads/stores go through
+// transpose(); element and row accesses swap their indices instead.
+//
+// Integer semantics. WGSL's % truncates like HLSL's; shift amounts are masked
+// to the bit width (explicitly, since naga's SPIR-V output does not mask);
+// WGSL defines integer division by zero as the dividend (HLSL leaves it
+// undefined), so our output is deterministic where HLSL is not.
+package wgsl
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+// Dialect selects the WGSL flavour.
+type Dialect int
+
+const (
+	// Standard is WGSL as the W3C spec and Tint/Dawn define it.
+	Standard Dialect = iota
+	// Naga is WGSL as wgpu-native (naga 29) accepts it.
+	Naga
+)
+
+func (d Dialect) String() string {
+	if d == Naga {
+		return "naga"
+	}
+	return "standard"
+}
+
+// Options configure EmitEntry.
+type Options struct{ Dialect Dialect }
+
+// Output is one WGSL module.
+type Output struct {
+	Source string
+	// RequiredFeatures are the device features the module needs: "subgroups",
+	// "shader-f16" (standard) or "native-feature-subgroup", "shader-f16",
+	// "native-feature-immediates" (wgpu-native names), sorted.
+	RequiredFeatures []string
+}
+
+// EmitEntry prints the WGSL module for one entry point of m. Only what the
+// entry point reaches is declared. Errors are *diag.Errors with E06xx codes.
+func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err error) {
+	if m == nil || ep == nil || ep.Func == nil {
+		return nil, &diag.Errors{Msgs: []diag.Msg{{Code: diag.ErrWGSLInternal, Text: "wgsl: nil module or entry point"}}}
+	}
+	e := newEmitter(m, ep, opts)
+	defer func() {
+		// A panic here is a back-end bug on IR it did not expect; report it as a
+		// coded internal error instead of taking the compiler down.
+		if r := recover(); r != nil {
+			out = nil
+			err = &diag.Errors{Msgs: append(e.log.Msgs, diag.Msg{Code: diag.ErrWGSLInternal, Pos: ep.Pos,
+				Text: fmt.Sprintf("wgsl: internal error in entry point %s: %v", ep.Name, r)})}
+		}
+	}()
+	src := e.run()
+	if e.log.HasErrors() {
+		return nil, &diag.Errors{Msgs: e.log.Msgs}
+	}
+	return &Output{Source: src, RequiredFeatures: e.features()}, nil
+}
+
+type emitter struct {
+	m    *ir.Module
+	ep   *ir.EntryPoint
+	opts Options
+	log  diag.Log
+
+	names       *namer
+	globalNames map[*ir.Global]string
+	funcNames   map[*ir.Function]string
+	funcs       []*ir.Function // reachable, callees first
+	atomic      map[*ir.Global]bool
+	texAccess   map[*ir.Global]int // bit 1 read, bit 2 write (storage textures)
+
+	structs     map[structKey]string
+	structDecls []string
+	helpers     map[string]string // key -> function name
+	helperDecls []string
+	reported    map[string]bool // deduplicates errors
+
+	barrierMemo map[*ir.Function]bool
+
+	usesF16, usesSubgroup, usesImmediates bool
+	usesLaneIndex, usesLaneCount         bool
+	laneIndexVar, laneCountVar           string
+}
+
+type structKey struct {
+	s *ir.Struct
+	v view
+}
+
+func newEmitter(m *ir.Module, ep *ir.EntryPoint, opts Options) *emitter {
+	return &emitter{m: m, ep: ep, opts: opts, names: newNamer(nil),
+		globalNames: map[*ir.Global]string{}, funcNames: map[*ir.Function]string{},
+		atomic: map[*ir.Global]bool{}, texAccess: map[*ir.Global]int{},
+		structs: map[structKey]string{}, helpers: map[string]string{}, reported: map[string]bool{}}
+}
+
+func (e *emitter) errorf(pos diag.Pos, code diag.Code, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	key := string(code) + msg
+	if e.reported[key] {
+		return
+	}
+	e.reported[key] = true
+	if !pos.IsValid() {
+		pos = e.ep.Pos
+	}
+	e.log.Errorf(pos, code, "%s", msg)
+}
+
+func (e *emitter) features() []string {
+	var fs []string
+	naga := e.opts.Dialect == Naga
+	if e.usesSubgroup {
+		if naga {
+			fs = append(fs, "native-feature-subgroup")
+		} else {
+			fs = append(fs, "subgroups")
+		}
+	}
+	if e.usesF16 {
+		fs = append(fs, "shader-f16")
+	}
+	if e.usesImmediates {
+		fs = append(fs, "native-feature-immediates")
+	}
+	sort.Strings(fs)
+	return fs
+}
+
+// run emits the whole module and returns its text.
+func (e *emitter) run() string {
+	e.funcs = ir.Reachable(e.ep.Func)
+	used := e.scan()
+
+	// Names: the entry point keeps its exact name (the pipeline looks it up);
+	// globals and functions are named in declaration order so output is stable.
+	e.names.reserve(e.ep.Name)
+	for _, g := range e.m.Globals {
+		if used[g] {
+			e.globalNames[g] = e.names.fresh(g.Name)
+		}
+	}
+	for _, f := range e.funcs {
+		name := f.Name
+		if f == e.ep.Func && name == e.ep.Name {
+			name += "_body" // the WGSL entry wrapper takes the HLSL name
+		}
+		e.funcNames[f] = e.names.fresh(name)
+	}
+	if e.uses(intrinsics.WaveGetLaneIndex) || (e.opts.Dialect == Naga && e.uses(intrinsics.WaveIsFirstLane)) {
+		e.usesLaneIndex = true
+		e.laneIndexVar = "wr_lane_index"
+	}
+	if e.uses(intrinsics.WaveGetLaneCount) {
+		e.usesLaneCount = true
+		e.laneCountVar = "wr_lane_count"
+	}
+
+	var globals strings.Builder
+	for _, g := range e.m.Globals {
+		if used[g] {
+			e.global(&globals, g)
+		}
+	}
+	if e.usesLaneIndex {
+		fmt.Fprintf(&globals, "var<private> %s: u32;\n", e.laneIndexVar)
+	}
+	if e.usesLaneCount {
+		fmt.Fprintf(&globals, "var<private> %s: u32;\n", e.laneCountVar)
+	}
+
+	var fns strings.Builder
+	for _, f := range e.funcs {
+		fns.WriteString("\n")
+		newFuncEmitter(e, f).emit(&fns)
+	}
+	fns.WriteString("\n")
+	e.entry(&fns)
+
+	var b strings.Builder
+	if e.usesF16 {
+		b.WriteString("enable f16;\n")
+	}
+	if e.opts.Dialect == Standard {
+		if e.usesSubgroup {
+			b.WriteString("enable subgroups;\n")
+		}
+		b.WriteString("diagnostic(off, subgroup_uniformity);\n")
+	}
+	fmt.Fprintf(&b, "// waverig WGSL (%s dialect): entry point %s (%s)\n", e.opts.Dialect, e.ep.Name, e.ep.Stage)
+	for _, s := range e.structDecls {
+		b.WriteString("\n")
+		b.WriteString(s)
+	}
+	if globals.Len() > 0 {
+		b.WriteString("\n")
+		b.WriteString(globals.String())
+	}
+	for _, h := range e.helperDecls {
+		b.WriteString("\n")
+		b.WriteString(h)
+	}
+	b.WriteString(fns.String())
+	return b.String()
+}
+
+// scan walks the reachable code once: which globals are used, which are
+// atomic, how storage textures are accessed, which intrinsics occur.
+func (e *emitter) scan() map[*ir.Global]bool {
+	used := map[*ir.Global]bool{}
+	for _, g := range e.ep.Inputs {
+		used[g] = true
+	}
+	for _, g := range e.ep.Outputs {
+		used[g] = true
+	}
+	for _, f := range e.funcs {
+		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
+			switch x := x.(type) {
+			case *ir.GlobalRef:
+				used[x.G] = true
+			case *ir.Intrinsic:
+				in := intrinsics.Get(x.Op)
+				if in.Class == intrinsics.ClassAtomic && len(x.Args) > 0 {
+					if g := ir.RootGlobal(x.Args[0]); g != nil {
+						e.atomic[g] = true
+					}
+				}
+				if len(x.Args) > 0 {
+					if r, ok := x.Args[0].(*ir.GlobalRef); ok {
+						switch x.Op {
+						case intrinsics.TextureLoad:
+							e.texAccess[r.G] |= 1
+						case intrinsics.TextureStore:
+							e.texAccess[r.G] |= 2
+						}
+					}
+				}
+			}
+		})
+	}
+	for _, g := range e.m.Globals {
+		if g.Atomic {
+			e.atomic[g] = true
+		}
+		if used[g] && g.Init != nil {
+			ir.WalkExpr(g.Init, func(x ir.Expr) {
+				if r, ok := x.(*ir.GlobalRef); ok {
+					used[r.G] = true
+				}
+			})
+		}
+	}
+	return used
+}
+
+// uses reports whether an intrinsic occurs in the reachable code.
+func (e *emitter) uses(op intrinsics.Op) bool {
+	found := false
+	for _, f := range e.funcs {
+		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
+			if in, ok := x.(*ir.Intrinsic); ok && in.Op == op {
+				found = true
+			}
+		})
+	}
+	return found
+}
+
+// global declares one module-scope variable.
+func (e *emitter) global(b *strings.Builder, g *ir.Global) {
+	name := e.globalNames[g]
+	v := viewOf(g, e.atomic[g])
+	binding := func() string {
+		if g.Binding == nil {
+			e.errorf(g.Pos, diag.ErrWGSLInternal, "resource %s has no binding", g.Name)
+			return ""
+		}
+		return fmt.Sprintf("@group(%d) @binding(%d) ", g.Binding.Set, g.Binding.Binding)
+	}
+	switch g.Space {
+	case ir.SpacePrivate:
+		t := e.typ(g.Type, v, g.Pos)
+		switch {
+		case g.Spec:
+			fmt.Fprintf(b, "@id(%d) override %s: %s", g.SpecID, name, t)
+		case g.Const && isConstType(g.Type):
+			fmt.Fprintf(b, "const %s: %s", name, t)
+		default:
+			fmt.Fprintf(b, "var<private> %s: %s", name, t)
+		}
+		if g.Init != nil {
+			fe := newFuncEmitter(e, nil)
+			fmt.Fprintf(b, " = %s", fe.expr(g.Init))
+		}
+		b.WriteString(";\n")
+	case ir.SpaceWorkgroup:
+		fmt.Fprintf(b, "var<workgroup> %s: %s;\n", name, e.typ(g.Type, v, g.Pos))
+	case ir.SpaceUniform:
+		fmt.Fprintf(b, "%svar<uniform> %s: %s;\n", binding(), name, e.typ(g.Type, v, g.Pos))
+	case ir.SpaceStorage, ir.SpaceStorageRead:
+		access := "read_write"
+		if g.Space == ir.SpaceStorageRead && !e.atomic[g] {
+			access = "read"
+		}
+		fmt.Fprintf(b, "%svar<storage, %s> %s: %s;\n", binding(), access, name, e.typ(g.Type, v, g.Pos))
+	case ir.SpacePushConstant:
+		if e.opts.Dialect != Naga {
+			e.errorf(g.Pos, diag.ErrWGSLPushConstant, "push constant %s: WebGPU has no push constants (the naga dialect emits var<immediate>)", g.Name)
+			return
+		}
+		e.usesImmediates = true
+		fmt.Fprintf(b, "var<immediate> %s: %s;\n", name, e.typ(g.Type, v, g.Pos))
+	case ir.SpaceHandle:
+		fmt.Fprintf(b, "%svar %s: %s;\n", binding(), name, e.handleType(g))
+	case ir.SpaceInput, ir.SpaceOutput:
+		// Stage IO lives in private variables: the entry wrapper copies inputs in
+		// and outputs out, so helper functions can read and write them.
+		fmt.Fprintf(b, "var<private> %s: %s;\n", name, e.typ(g.Type, v, g.Pos))
+	default:
+		e.errorf(g.Pos, diag.ErrWGSLInternal, "global %s in unknown space %v", g.Name, g.Space)
+	}
+}
+
+func isConstType(t ir.Type) bool {
+	switch t.(type) {
+	case ir.Scalar, ir.Vector, ir.Matrix:
+		return true
+	}
+	return false
+}
+
+func (e *emitter) handleType(g *ir.Global) string {
+	switch t := g.Type.(type) {
+	case ir.Sampler:
+		return "sampler"
+	case ir.Texture2D:
+		if t.Elem.Bits == 16 {
+			e.errorf(g.Pos, diag.ErrWGSLType, "texture %s: WGSL textures have no 16-bit sampled type", g.Name)
+		}
+		if !t.Storage {
+			return fmt.Sprintf("texture_2d<%s>", scalarName(ir.Scalar{Kind: t.Elem.Kind, Bits: 32}))
+		}
+		format := map[ir.ScalarKind]string{ir.Float: "rgba32float", ir.Uint: "rgba32uint", ir.Sint: "rgba32sint"}[t.Elem.Kind]
+		access := "write"
+		switch e.texAccess[g] {
+		case 1:
+			access = "read"
+		case 3:
+			access = "read_write"
+		}
+		return fmt.Sprintf("texture_storage_2d<%s, %s>", format, access)
+	}
+	e.errorf(g.Pos, diag.ErrWGSLType, "resource %s of type %s has no WGSL handle type", g.Name, g.Type)
+	return "sampler"
+}

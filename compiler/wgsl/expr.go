@@ -1,0 +1,177 @@
+package wgsl
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+)
+
+// expr prints an expression. Operators are fully parenthesized: WGSL has no
+// precedence between some operators (a & b == c is an error), so explicit
+// grouping is the simple, always-valid form.
+func (fe *funcEmitter) expr(x ir.Expr) string {
+	switch x := x.(type) {
+	case *ir.Const:
+		return fe.constText(x)
+	case *ir.LocalRef, *ir.GlobalRef, *ir.Index, *ir.Member:
+		// A place used as a value: WGSL loads references implicitly.
+		return fe.load(x)
+	case *ir.Load:
+		return fe.load(x.Place)
+	case *ir.Swizzle:
+		base := fe.expr(x.Base)
+		if _, scalar := x.Base.Type().(ir.Scalar); scalar {
+			// HLSL s.xxx on a scalar: a splat.
+			if len(x.Comps) == 1 {
+				return base
+			}
+			return fmt.Sprintf("%s(%s)", fe.e.typ(x.Type(), view{}, fe.pos()), base)
+		}
+		var sw []byte
+		for _, c := range x.Comps {
+			sw = append(sw, "xyzw"[c])
+		}
+		return fmt.Sprintf("%s.%s", base, sw)
+	case *ir.Unary:
+		op := map[ir.UnOp]string{ir.Neg: "-", ir.Not: "!", ir.BitNot: "~"}[x.Op]
+		return fmt.Sprintf("(%s%s)", op, fe.expr(x.X))
+	case *ir.Binary:
+		return fe.binary(x)
+	case *ir.Select:
+		// WGSL select(f, t, cond): false value first.
+		return fmt.Sprintf("select(%s, %s, %s)", fe.expr(x.False), fe.expr(x.True), fe.expr(x.Cond))
+	case *ir.Convert:
+		return fmt.Sprintf("%s(%s)", fe.e.typ(x.T, view{}, fe.pos()), fe.expr(x.X))
+	case *ir.Bitcast:
+		return fmt.Sprintf("bitcast<%s>(%s)", fe.e.typ(x.T, view{}, fe.pos()), fe.expr(x.X))
+	case *ir.Construct:
+		var args []string
+		for _, a := range x.Args {
+			args = append(args, fe.expr(a))
+		}
+		return fmt.Sprintf("%s(%s)", fe.e.typ(x.T, view{}, fe.pos()), strings.Join(args, ", "))
+	case *ir.Call:
+		return fe.call(x)
+	case *ir.Intrinsic:
+		return fe.intrinsic(x)
+	case nil:
+		fe.e.errorf(fe.pos(), diag.ErrWGSLInternal, "nil expression")
+		return "0"
+	}
+	fe.e.errorf(fe.pos(), diag.ErrWGSLInternal, "unknown expression %T", x)
+	return "0"
+}
+
+func (fe *funcEmitter) call(x *ir.Call) string {
+	var args []string
+	for i, a := range x.Args {
+		if i < len(x.Func.Params) && x.Func.Params[i].Dir != ir.In {
+			// out/inout: the argument is a LocalRef of a temporary; pass its address.
+			if r, ok := a.(*ir.LocalRef); ok {
+				if fe.ptr[r.L] {
+					args = append(args, fe.locals[r.L])
+				} else {
+					args = append(args, "&"+fe.locals[r.L])
+				}
+				continue
+			}
+			fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "out argument %d of %s is not a local temporary", i, x.Func.Name)
+		}
+		args = append(args, fe.expr(a))
+	}
+	return fmt.Sprintf("%s(%s)", fe.e.funcNames[x.Func], strings.Join(args, ", "))
+}
+
+func (fe *funcEmitter) binary(x *ir.Binary) string {
+	l, r := fe.expr(x.X), fe.expr(x.Y)
+	op := x.Op.String()
+	switch x.Op {
+	case ir.LogicalAnd, ir.LogicalOr:
+		// && and || take scalar bools only; the IR evaluates both sides anyway,
+		// so & and | are exact for vectors.
+		if _, vec := x.X.Type().(ir.Vector); vec {
+			op = map[ir.BinOp]string{ir.LogicalAnd: "&", ir.LogicalOr: "|"}[x.Op]
+		}
+	case ir.Shl, ir.Shr:
+		// WGSL wants a u32 shift amount below the bit width (a constant one at
+		// or above it is a compile error); HLSL masks the amount to 5 bits.
+		t := x.Y.Type()
+		if c, ok := x.Y.(*ir.Const); ok {
+			r = fmt.Sprintf("%du", c.Bits&31)
+		} else if v, ok := x.Y.(*ir.Construct); ok && allConst(v.Args) {
+			var parts []string
+			for _, a := range v.Args {
+				parts = append(parts, fmt.Sprintf("%du", a.(*ir.Const).Bits&31))
+			}
+			r = fmt.Sprintf("vec%d<u32>(%s)", len(parts), strings.Join(parts, ", "))
+		} else {
+			if s, _ := ir.ScalarOf(t); s.Kind != ir.Uint {
+				r = fmt.Sprintf("%s(%s)", fe.e.typ(ir.WithScalar(t, ir.U32), view{}, fe.pos()), r)
+			}
+			mask := "31u"
+			if vt, ok := t.(ir.Vector); ok {
+				mask = fmt.Sprintf("vec%d<u32>(31u)", vt.N)
+			}
+			r = fmt.Sprintf("(%s & %s)", r, mask)
+		}
+	}
+	return fmt.Sprintf("(%s %s %s)", l, op, r)
+}
+
+func allConst(xs []ir.Expr) bool {
+	for _, x := range xs {
+		if _, ok := x.(*ir.Const); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// constText prints a scalar constant with an explicit type suffix.
+func (fe *funcEmitter) constText(c *ir.Const) string {
+	switch c.T.Kind {
+	case ir.Bool:
+		if c.Bits != 0 {
+			return "true"
+		}
+		return "false"
+	case ir.Sint:
+		fe.e.checkScalar(c.T, fe.pos())
+		v := int32(c.Bits)
+		switch {
+		case v == math.MinInt32:
+			return "i32(-2147483647i - 1i)" // the literal 2147483648i does not exist
+		case v < 0:
+			return fmt.Sprintf("(%di)", v)
+		}
+		return fmt.Sprintf("%di", v)
+	case ir.Uint:
+		fe.e.checkScalar(c.T, fe.pos())
+		return fmt.Sprintf("%du", uint32(c.Bits))
+	}
+	fe.e.checkScalar(c.T, fe.pos())
+	v := c.Float()
+	suffix, bits := "f", 32
+	if c.T.Bits == 16 {
+		suffix = "h"
+	}
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		// No literal spells these: reinterpret the bits.
+		if c.T.Bits == 16 {
+			return fmt.Sprintf("bitcast<vec2<f16>>(%du).x", uint32(c.Bits)&0xffff)
+		}
+		return fmt.Sprintf("bitcast<f32>(%du)", uint32(c.Bits))
+	}
+	s := strconv.FormatFloat(v, 'g', -1, bits) + suffix
+	if v < 0 || (v == 0 && math.Signbit(v)) {
+		if v == 0 {
+			s = "-0.0" + suffix
+		}
+		return "(" + s + ")"
+	}
+	return s
+}

@@ -1,0 +1,459 @@
+package wgsl
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+// intrinsic prints an intrinsic call. The WGSL name comes from the table
+// (Info.WGSL); the switches below cover only rows whose WGSL column is empty or
+// whose WGSL function differs in shape (bool operands, result type, constant
+// lane ids).
+func (fe *funcEmitter) intrinsic(x *ir.Intrinsic) string {
+	in := intrinsics.Get(x.Op)
+	switch in.Class {
+	case intrinsics.ClassWave, intrinsics.ClassQuad:
+		return fe.wave(x, in)
+	case intrinsics.ClassMath:
+		return fe.math(x, in)
+	case intrinsics.ClassDeriv:
+		if fe.e.ep.Stage != ir.Pixel {
+			fe.e.errorf(x.Pos, diag.ErrWGSLStage, "%s: derivatives exist only in pixel shaders", in.Name)
+		}
+		return fe.callText(in.WGSL, fe.args(x.Args))
+	case intrinsics.ClassTexture, intrinsics.ClassMisc:
+		return fe.resource(x, in)
+	case intrinsics.ClassAtomic, intrinsics.ClassBarrier:
+		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s used as a value", in.Name)
+		return "0u"
+	}
+	fe.e.errorf(x.Pos, diag.ErrWGSLNoLowering, "%s has no WGSL lowering", in.Name)
+	return "0u"
+}
+
+func (fe *funcEmitter) args(xs []ir.Expr) []string {
+	out := make([]string, len(xs))
+	for i, a := range xs {
+		out[i] = fe.expr(a)
+	}
+	return out
+}
+
+func (fe *funcEmitter) callText(name string, args []string) string {
+	return fmt.Sprintf("%s(%s)", name, strings.Join(args, ", "))
+}
+
+func (fe *funcEmitter) tname(t ir.Type) string { return fe.e.typ(t, view{}, fe.pos()) }
+
+// boolToU32 and u32ToBool carry bool values through functions that take only
+// numbers (subgroupShuffle, subgroupBroadcastFirst).
+func (fe *funcEmitter) boolToU32(text string, t ir.Type) string {
+	ut := fe.tname(ir.WithScalar(t, ir.U32))
+	return fmt.Sprintf("select(%s(0u), %s(1u), %s)", ut, ut, text)
+}
+
+func (fe *funcEmitter) u32ToBool(text string, t ir.Type) string {
+	return fmt.Sprintf("(%s != %s(0u))", text, fe.tname(ir.WithScalar(t, ir.U32)))
+}
+
+func (fe *funcEmitter) wave(x *ir.Intrinsic, in *intrinsics.Info) string {
+	e := fe.e
+	if e.ep.Stage == ir.Vertex {
+		e.errorf(x.Pos, diag.ErrWGSLVertexWave, "%s in vertex shader %s: WebGPU allows wave and quad operations only in compute and fragment shaders", in.Name, e.ep.Name)
+		return "0u"
+	}
+	e.usesSubgroup = true
+	switch x.Op {
+	case intrinsics.WaveGetLaneCount:
+		return e.laneCountVar
+	case intrinsics.WaveGetLaneIndex:
+		return e.laneIndexVar
+	case intrinsics.WaveIsFirstLane:
+		if e.opts.Dialect == Naga {
+			// naga has no subgroupElect: the first active lane is the one whose
+			// index the broadcast-first returns.
+			return fmt.Sprintf("(%s == subgroupBroadcastFirst(%s))", e.laneIndexVar, e.laneIndexVar)
+		}
+	case intrinsics.WaveActiveAllEqual:
+		return fe.allEqual(x)
+	case intrinsics.WaveActiveCountBits:
+		return fmt.Sprintf("%s(subgroupBallot(%s))", fe.helperCountBallot(), fe.expr(x.Args[0]))
+	case intrinsics.WavePrefixCountBits:
+		return fmt.Sprintf("subgroupExclusiveAdd(select(0u, 1u, %s))", fe.expr(x.Args[0]))
+	case intrinsics.QuadReadLaneAt:
+		return fe.quadReadLaneAt(x, in)
+	}
+	if in.WGSL == "" {
+		e.errorf(x.Pos, diag.ErrWGSLNoLowering, "%s has no WGSL lowering (%s)", in.Name, in.WGSLLowering)
+		return "0u"
+	}
+	// Generic: one WGSL call. Bool operands of functions that take numbers go
+	// through u32; lane ids are u32.
+	boolVia := false
+	var args []string
+	for i, a := range x.Args {
+		text := fe.expr(a)
+		if i < len(in.Params) {
+			p := in.Params[i]
+			s, _ := ir.ScalarOf(a.Type())
+			switch {
+			case s.Kind == ir.Bool && p.Kinds != intrinsics.KBool:
+				text = fe.boolToU32(text, a.Type())
+				boolVia = true
+			case p.Scalar32 && s.Kind != ir.Uint:
+				text = "u32(" + text + ")"
+			}
+		}
+		args = append(args, text)
+	}
+	call := fe.callText(in.WGSL, args)
+	if boolVia {
+		return fe.u32ToBool(call, x.T)
+	}
+	return call
+}
+
+// allEqual: WGSL has no all-equal; per component, compare with the first
+// active lane's value and AND across the subgroup (HLSL returns a bool per
+// component). A helper per type keeps the operand evaluated once.
+func (fe *funcEmitter) allEqual(x *ir.Intrinsic) string {
+	t := x.Args[0].Type()
+	tn := fe.tname(t)
+	name := fe.e.helper("all_equal_"+sanitizeTypeText(tn), func(name string) string {
+		var b strings.Builder
+		rt := fe.tname(x.T)
+		fmt.Fprintf(&b, "// WaveActiveAllEqual: per component, subgroupAll(x == subgroupBroadcastFirst(x)).\n")
+		fmt.Fprintf(&b, "fn %s(x: %s) -> %s {\n", name, tn, rt)
+		s, _ := ir.ScalarOf(t)
+		val := "x"
+		if s.Kind == ir.Bool {
+			val = fe.boolToU32("x", t)
+		}
+		fmt.Fprintf(&b, "  let v = %s;\n  let first = subgroupBroadcastFirst(v);\n", val)
+		n := ir.Components(t)
+		if n == 1 {
+			b.WriteString("  return subgroupAll(v == first);\n}\n")
+			return b.String()
+		}
+		var parts []string
+		for i := 0; i < n; i++ {
+			c := "xyzw"[i : i+1]
+			parts = append(parts, fmt.Sprintf("subgroupAll(v.%s == first.%s)", c, c))
+		}
+		fmt.Fprintf(&b, "  return %s(%s);\n}\n", rt, strings.Join(parts, ", "))
+		return b.String()
+	})
+	return fmt.Sprintf("%s(%s)", name, fe.expr(x.Args[0]))
+}
+
+func (fe *funcEmitter) helperCountBallot() string {
+	return fe.e.helper("count_ballot", func(name string) string {
+		return fmt.Sprintf("// WaveActiveCountBits: WGSL has no ballot bit count; add the popcounts of the four words.\n"+
+			"fn %s(b: vec4<u32>) -> u32 {\n  return countOneBits(b.x) + countOneBits(b.y) + countOneBits(b.z) + countOneBits(b.w);\n}\n", name)
+	})
+}
+
+// quadReadLaneAt: quadBroadcast needs a constant lane; a variable lane selects
+// among the four broadcasts.
+func (fe *funcEmitter) quadReadLaneAt(x *ir.Intrinsic, in *intrinsics.Info) string {
+	val := fe.expr(x.Args[0])
+	if c, ok := x.Args[1].(*ir.Const); ok {
+		lane := int64(c.Bits)
+		if c.T.Kind == ir.Sint {
+			lane = int64(int32(c.Bits))
+		}
+		if lane < 0 || lane > 3 {
+			fe.e.errorf(x.Pos, diag.ErrWGSLQuadLane, "QuadReadLaneAt lane %d is outside 0..3", lane)
+			return val
+		}
+		return fmt.Sprintf("%s(%s, %du)", in.WGSL, val, lane)
+	}
+	tn := fe.tname(x.T)
+	name := fe.e.helper("quad_read_lane_at_"+sanitizeTypeText(tn), func(name string) string {
+		return fmt.Sprintf("// QuadReadLaneAt with a variable lane: quadBroadcast takes only constant lanes.\n"+
+			"fn %s(x: %s, lane: u32) -> %s {\n"+
+			"  let l = lane & 3u;\n"+
+			"  let a = quadBroadcast(x, 0u);\n  let b = quadBroadcast(x, 1u);\n  let c = quadBroadcast(x, 2u);\n  let d = quadBroadcast(x, 3u);\n"+
+			"  return select(select(select(a, b, l == 1u), c, l == 2u), d, l == 3u);\n}\n", name, tn, tn)
+	})
+	lane := fe.expr(x.Args[1])
+	if s, _ := ir.ScalarOf(x.Args[1].Type()); s.Kind != ir.Uint {
+		lane = "u32(" + lane + ")"
+	}
+	return fmt.Sprintf("%s(%s, %s)", name, val, lane)
+}
+
+// helper declares a module-scope helper function once per key.
+func (e *emitter) helper(key string, body func(name string) string) string {
+	if name, ok := e.helpers[key]; ok {
+		return name
+	}
+	name := "wr_" + key
+	e.helpers[key] = name
+	e.helperDecls = append(e.helperDecls, body(name))
+	return name
+}
+
+func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
+	args := fe.args(x.Args)
+	var a0 ir.Type
+	if len(x.Args) > 0 {
+		a0 = x.Args[0].Type()
+	}
+	s0, _ := ir.ScalarOf(a0)
+	switch x.Op {
+	case intrinsics.Mul:
+		return fe.mul(x, args)
+	case intrinsics.Dot:
+		if _, scalar := a0.(ir.Scalar); scalar {
+			return fmt.Sprintf("(%s * %s)", args[0], args[1]) // WGSL dot takes vectors only
+		}
+	case intrinsics.Normalize:
+		if _, scalar := a0.(ir.Scalar); scalar {
+			return fe.perComponent("normalize", x, "(%[1]s / length(%[1]s))", "")
+		}
+	case intrinsics.Mad:
+		if s0.Kind != ir.Float {
+			return fmt.Sprintf("((%s * %s) + %s)", args[0], args[1], args[2]) // fma is float-only in WGSL
+		}
+	case intrinsics.Any, intrinsics.All:
+		if s0.Kind != ir.Bool {
+			// HLSL any/all test numbers against zero.
+			args[0] = fmt.Sprintf("(%s != %s(0))", args[0], fe.tname(a0))
+		}
+	case intrinsics.F16tof32:
+		return fe.perComponent("f16tof32", x, "unpack2x16float(%s).x", "f32")
+	case intrinsics.F32tof16:
+		return fe.perComponent("f32tof16", x, "pack2x16float(vec2<f32>(%s, 0.0))", "u32")
+	}
+	if in.WGSL == "" {
+		fe.e.errorf(x.Pos, diag.ErrWGSLNoLowering, "%s has no WGSL lowering", in.Name)
+		return "0"
+	}
+	if in.WGSL == "bitcast" {
+		if s, _ := ir.ScalarOf(x.T); s.Bits != s0.Bits {
+			fe.e.errorf(x.Pos, diag.ErrWGSLType, "%s of a %d-bit operand to a %d-bit result", in.Name, s0.Bits, s.Bits)
+		}
+		return fmt.Sprintf("bitcast<%s>(%s)", fe.tname(x.T), args[0])
+	}
+	call := fe.callText(in.WGSL, args)
+	// WGSL returns the operand's type where HLSL returns int/uint (sign of a
+	// float, countbits of an int): convert.
+	switch in.Result {
+	case intrinsics.RIntShape0, intrinsics.RUintShape0, intrinsics.RSintShape0:
+		if a0 != nil && !ir.Equal(a0, x.T) {
+			return fmt.Sprintf("%s(%s)", fe.tname(x.T), call)
+		}
+	}
+	return call
+}
+
+// perComponent applies a scalar-only WGSL pattern to each component.
+func (fe *funcEmitter) perComponent(key string, x *ir.Intrinsic, pattern, scalar string) string {
+	arg := fe.expr(x.Args[0])
+	n := ir.Components(x.Args[0].Type())
+	tn := fe.tname(x.Args[0].Type())
+	if n == 1 && !strings.Contains(pattern, "%[1]s") {
+		return fmt.Sprintf(pattern, arg)
+	}
+	rt := fe.tname(x.T)
+	name := fe.e.helper(key+"_"+sanitizeTypeText(tn), func(name string) string {
+		if n == 1 {
+			return fmt.Sprintf("fn %s(x: %s) -> %s {\n  return %s;\n}\n", name, tn, rt, fmt.Sprintf(pattern, "x"))
+		}
+		var parts []string
+		for i := 0; i < n; i++ {
+			parts = append(parts, fmt.Sprintf(pattern, "x."+"xyzw"[i:i+1]))
+		}
+		return fmt.Sprintf("fn %s(x: %s) -> %s {\n  return %s(%s);\n}\n", name, tn, rt, rt, strings.Join(parts, ", "))
+	})
+	_ = scalar
+	return fmt.Sprintf("%s(%s)", name, arg)
+}
+
+// mul lowers HLSL mul. Matrices are held transposed (an HLSL row is a WGSL
+// column), so every product with a matrix swaps its operands.
+func (fe *funcEmitter) mul(x *ir.Intrinsic, args []string) string {
+	tx, ty := x.Args[0].Type(), x.Args[1].Type()
+	_, xs := tx.(ir.Scalar)
+	_, ys := ty.(ir.Scalar)
+	_, xv := tx.(ir.Vector)
+	_, yv := ty.(ir.Vector)
+	switch {
+	case xs || ys:
+		return fmt.Sprintf("(%s * %s)", args[0], args[1])
+	case xv && yv:
+		return fmt.Sprintf("dot(%s, %s)", args[0], args[1])
+	}
+	return fmt.Sprintf("(%s * %s)", args[1], args[0])
+}
+
+// resource prints texture and buffer methods. Args[0] is the resource.
+func (fe *funcEmitter) resource(x *ir.Intrinsic, in *intrinsics.Info) string {
+	if len(x.Args) == 0 {
+		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s without a resource argument", in.Name)
+		return "0"
+	}
+	res := fe.expr(x.Args[0])
+	var g *ir.Global
+	if r, ok := x.Args[0].(*ir.GlobalRef); ok {
+		g = r.G
+	}
+	switch x.Op {
+	case intrinsics.TextureSample, intrinsics.TextureSampleLevel:
+		if x.Op == intrinsics.TextureSample && fe.e.ep.Stage != ir.Pixel {
+			fe.e.errorf(x.Pos, diag.ErrWGSLStage, "Sample needs implicit derivatives: pixel shaders only (use SampleLevel)")
+		}
+		args := fe.args(x.Args)
+		return fe.fitVec4(fe.callText(in.WGSL, args), x.T)
+	case intrinsics.TextureLoad:
+		coord := fe.expr(x.Args[1])
+		if g != nil {
+			if t, ok := g.Type.(ir.Texture2D); ok && !t.Storage {
+				// Texture2D.Load(int3(x, y, mip)).
+				if ir.Components(x.Args[1].Type()) == 3 {
+					return fe.fitVec4(fmt.Sprintf("%s(%s, %s.xy, %s.z)", in.WGSL, res, coord, coord), x.T)
+				}
+				return fe.fitVec4(fmt.Sprintf("%s(%s, %s, 0)", in.WGSL, res, coord), x.T)
+			}
+		}
+		return fe.fitVec4(fmt.Sprintf("%s(%s, %s)", in.WGSL, res, coord), x.T)
+	case intrinsics.TextureStore:
+		val := fe.expr(x.Args[2])
+		vt := x.Args[2].Type()
+		if n := ir.Components(vt); n < 4 {
+			s, _ := ir.ScalarOf(vt)
+			var pad []string
+			for i := n; i < 4; i++ {
+				pad = append(pad, fe.constText(&ir.Const{T: ir.Scalar{Kind: s.Kind, Bits: 32}}))
+			}
+			val = fmt.Sprintf("vec4<%s>(%s, %s)", scalarName(s), val, strings.Join(pad, ", "))
+		}
+		return fmt.Sprintf("%s(%s, %s, %s)", in.WGSL, res, fe.expr(x.Args[1]), val)
+	case intrinsics.TextureGetDimensions:
+		dims := fmt.Sprintf("%s(%s)", in.WGSL, res)
+		if len(x.Args) > 1 {
+			dims = fmt.Sprintf("%s(%s, %s)", in.WGSL, res, fe.expr(x.Args[1]))
+		}
+		if ir.Components(x.T) == 3 {
+			dims = fmt.Sprintf("vec3<u32>(%s, textureNumLevels(%s))", dims, res)
+		}
+		if s, _ := ir.ScalarOf(x.T); s.Kind != ir.Uint {
+			return fmt.Sprintf("%s(%s)", fe.tname(x.T), dims)
+		}
+		return dims
+	case intrinsics.BufferGetDimensions:
+		return fe.bufferDims(x, in, g)
+	}
+	fe.e.errorf(x.Pos, diag.ErrWGSLNoLowering, "%s has no WGSL lowering", in.Name)
+	return "0"
+}
+
+// fitVec4 trims a vec4 texel to the IR result width.
+func (fe *funcEmitter) fitVec4(text string, t ir.Type) string {
+	if n := ir.Components(t); n < 4 && n > 0 {
+		return text + swizzleFor(t)
+	}
+	return text
+}
+
+// bufferDims: arrayLength of the runtime array (the buffer itself or its last
+// member); ByteAddressBuffers report bytes, structured buffers elements.
+func (fe *funcEmitter) bufferDims(x *ir.Intrinsic, in *intrinsics.Info, g *ir.Global) string {
+	if g == nil {
+		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "GetDimensions on a non-global")
+		return "0u"
+	}
+	arr := fe.e.globalNames[g]
+	t := g.Type
+	if st, ok := t.(*ir.Struct); ok && len(st.Fields) > 0 {
+		arr += "." + fe.e.fieldNames(st)[len(st.Fields)-1]
+		t = st.Fields[len(st.Fields)-1].Type
+	}
+	a, ok := t.(*ir.Array)
+	if !ok || a.Len != 0 {
+		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "GetDimensions on %s, which has no runtime array", g.Name)
+		return "0u"
+	}
+	count := fmt.Sprintf("%s(&%s)", in.WGSL, arr)
+	stride := a.Stride
+	if stride == 0 {
+		_, stride = fe.e.layout(a.Elem, view{host: true})
+	}
+	if g.Resource == ir.ResByteAddressBuffer || g.Resource == ir.ResRWByteAddressBuffer {
+		count = fmt.Sprintf("(%s * %du)", count, stride)
+	}
+	if ir.Components(x.T) == 2 {
+		return fmt.Sprintf("vec2<u32>(%s, %du)", count, stride)
+	}
+	return count
+}
+
+// atomicStmt prints an Interlocked* call: dest must be atomic storage.
+func (fe *funcEmitter) atomicStmt(x *ir.Intrinsic, in *intrinsics.Info) {
+	if len(x.Args) < 2 {
+		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s with %d arguments", in.Name, len(x.Args))
+		return
+	}
+	p := fe.place(x.Args[0])
+	if !p.atomic {
+		fe.e.errorf(x.Pos, diag.ErrWGSLAtomic, "%s: the destination is not a 32-bit integer in a buffer or groupshared memory", in.Name)
+		return
+	}
+	dt := x.Args[0].Type()
+	val := func(a ir.Expr) string {
+		text := fe.expr(a)
+		if !ir.Equal(a.Type(), dt) {
+			text = fmt.Sprintf("%s(%s)", fe.tname(dt), text)
+		}
+		return text
+	}
+	switch x.Op {
+	case intrinsics.InterlockedCompareExchange, intrinsics.InterlockedCompareStore:
+		if len(x.Args) < 3 {
+			fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s with %d arguments", in.Name, len(x.Args))
+			return
+		}
+		// atomicCompareExchangeWeak may fail spuriously; HLSL's is strong. Retry
+		// until it exchanged or saw a different value.
+		cmp, nv, res := fe.temp("cmp"), fe.temp("value"), fe.temp("cas")
+		fe.line("let %s = %s;", cmp, val(x.Args[1]))
+		fe.line("let %s = %s;", nv, val(x.Args[2]))
+		fe.line("loop {")
+		fe.depth++
+		fe.line("let %s = %s(&%s, %s, %s);", res, in.WGSL, p.text, cmp, nv)
+		fe.line("if %s.exchanged || %s.old_value != %s {", res, res, cmp)
+		fe.depth++
+		if x.Op == intrinsics.InterlockedCompareExchange && len(x.Args) > 3 {
+			fe.storeOriginal(x.Args[3], res+".old_value", dt)
+		}
+		fe.line("break;")
+		fe.depth--
+		fe.line("}")
+		fe.depth--
+		fe.line("}")
+		return
+	}
+	call := fmt.Sprintf("%s(&%s, %s)", in.WGSL, p.text, val(x.Args[1]))
+	if len(x.Args) > 2 {
+		fe.storeOriginal(x.Args[2], call, dt)
+		return
+	}
+	fe.line("%s;", call)
+}
+
+func (fe *funcEmitter) storeOriginal(dst ir.Expr, value string, from ir.Type) {
+	if !ir.Equal(dst.Type(), from) {
+		value = fmt.Sprintf("%s(%s)", fe.tname(dst.Type()), value)
+	}
+	p := fe.place(dst)
+	if p.atomic {
+		fe.line("atomicStore(&%s, %s);", p.text, value)
+		return
+	}
+	fe.line("%s = %s;", p.text, value)
+}

@@ -1,0 +1,28 @@
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+var<workgroup> counters: array<atomic<i32>, 4>;
+@group(0) @binding(0) var<storage, read_write> Out: array<i32>;
+
+fn main_body() {
+  var original: i32;
+  let wr_cmp1 = i32(tid.x);
+  let wr_value2 = i32(tid.x);
+  loop {
+    let wr_cas3 = atomicCompareExchangeWeak(&counters[1u], wr_cmp1, wr_value2);
+    if wr_cas3.exchanged || wr_cas3.old_value != wr_cmp1 {
+      original = wr_cas3.old_value;
+      break;
+    }
+  }
+  Out[tid.x] = atomicLoad(&counters[1u]);
+  Out[0u] = original;
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+) {
+  tid = tid_in;
+  main_body();
+}

@@ -1,0 +1,16 @@
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+@group(0) @binding(1) var tex: texture_storage_2d<rgba32float, write>;
+
+fn main_body() {
+  textureStore(tex, vec2<u32>(tid.x, tid.x), vec4<f32>(vec2<f32>(f32(tid.x), f32(tid.x)), 0f, 0f));
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+) {
+  tid = tid_in;
+  main_body();
+}

@@ -1,0 +1,23 @@
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> Out: array<u32>;
+
+// WaveActiveAllEqual: per component, subgroupAll(x == subgroupBroadcastFirst(x)).
+fn wr_all_equal_i32(x: i32) -> bool {
+  let v = x;
+  let first = subgroupBroadcastFirst(v);
+  return subgroupAll(v == first);
+}
+
+fn main_body() {
+  Out[tid.x] = u32(wr_all_equal_i32(i32(tid.x)));
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+) {
+  tid = tid_in;
+  main_body();
+}

@@ -1,0 +1,16 @@
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> Out: array<f32>;
+
+fn main_body() {
+  Out[tid.x] = subgroupMul(f32(tid.x));
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+) {
+  tid = tid_in;
+  main_body();
+}

@@ -1,0 +1,19 @@
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> Out: array<u32>;
+var<private> wr_lane_count: u32;
+
+fn main_body() {
+  Out[tid.x] = wr_lane_count;
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+  @builtin(subgroup_size) wr_subgroup_size: u32,
+) {
+  tid = tid_in;
+  wr_lane_count = wr_subgroup_size;
+  main_body();
+}

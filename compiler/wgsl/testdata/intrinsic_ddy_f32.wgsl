@@ -1,0 +1,24 @@
+// waverig WGSL (naga dialect): entry point ddy_f32 (Pixel)
+
+// Stage outputs of ddy_f32.
+struct ddy_f32_Output {
+  @location(0) u_target: vec4<f32>,
+}
+
+var<private> pos: vec4<f32>;
+var<private> u_target: vec4<f32>;
+@group(0) @binding(0) var<storage, read_write> Out: array<f32>;
+
+fn ddy_f32_body() {
+  u_target = vec4<f32>(1f, 1f, 1f, 1f);
+  Out[u32(pos.x)] = dpdy(f32(u32(pos.x)));
+}
+
+@fragment
+fn ddy_f32(
+  @builtin(position) pos_in: vec4<f32>,
+) -> ddy_f32_Output {
+  pos = pos_in;
+  ddy_f32_body();
+  return ddy_f32_Output(u_target);
+}

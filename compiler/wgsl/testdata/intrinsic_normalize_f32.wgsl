@@ -1,0 +1,20 @@
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> Out: array<f32>;
+
+fn wr_normalize_f32(x: f32) -> f32 {
+  return (x / length(x));
+}
+
+fn main_body() {
+  Out[tid.x] = wr_normalize_f32(f32(tid.x));
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+) {
+  tid = tid_in;
+  main_body();
+}

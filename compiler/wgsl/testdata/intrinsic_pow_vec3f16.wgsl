@@ -1,0 +1,17 @@
+enable f16;
+// waverig WGSL (naga dialect): entry point main (Compute)
+
+var<private> tid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> Out: array<vec3<f32>>;
+
+fn main_body() {
+  Out[tid.x] = vec3<f32>(pow(vec3<f16>(f16(tid.x), f16(tid.x), f16(tid.x)), vec3<f16>(f16(tid.x), f16(tid.x), f16(tid.x))));
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+  @builtin(global_invocation_id) tid_in: vec3<u32>,
+) {
+  tid = tid_in;
+  main_body();
+}
