@@ -21,6 +21,7 @@ const (
 	tBadChar             // a character no token can start with; reported when consumed
 	tBadString           // a string or char literal that runs to the end of the line; reported when consumed
 	tPlacemarker         // an empty macro argument during ## pasting; never leaves the expander
+	tError               // stands for a macro use the preprocessor already reported; the parser bails silently
 )
 
 // Token is one preprocessing token.

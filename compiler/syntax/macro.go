@@ -199,7 +199,9 @@ func (pp *preprocessor) expandToken(s *stream, t Token) (Token, bool) {
 	s.next()
 	args, rparen, ok := pp.collectArgs(s, m, t)
 	if !ok {
-		return Token{}, false
+		// Already reported; the error token keeps the parser from adding a
+		// second message about the hole the failed expansion leaves.
+		return Token{Kind: tError, Text: t.Text, Pos: t.Pos}, true
 	}
 	s.push(pp.subst(m, args, t, intersect(t.hide, rparen.hide).add(m.name)))
 	return Token{}, false
@@ -355,7 +357,7 @@ func (pp *preprocessor) paste(a, b Token, inv Token) Token {
 	t, ok := lexOne(a.Text+b.Text, inv.Pos)
 	if !ok {
 		pp.log.Errorf(inv.Pos, diag.ErrPPBadPaste, "pasting %q and %q does not give a valid token", a.Text, b.Text)
-		return a
+		return Token{Kind: tError, Text: a.Text + b.Text, Pos: inv.Pos}
 	}
 	t.hide = intersect(a.hide, b.hide)
 	return t

@@ -117,28 +117,35 @@ func (p *parser) isCast() bool {
 	if name.Kind != tIdent || !p.isTypeName(name.Text) {
 		return false
 	}
-	k++
-	if p.peekN(k).isPunct("<") {
-		depth := 0
-		for ; ; k++ {
-			t := p.peekN(k)
-			switch {
-			case t.Kind == tEOF || t.isPunct(";") || t.isPunct(")") && depth == 0:
-				return false
-			case t.isPunct("<"):
-				depth++
-			case t.isPunct(">"):
-				depth--
-			case t.isPunct(">>"):
-				depth -= 2
-			}
-			if depth <= 0 {
-				k++
-				break
-			}
+	k = p.skipAngles(k + 1)
+	return p.peekN(k).isPunct(")")
+}
+
+// skipAngles returns the index (relative to p.i) after a template argument
+// list starting at k, or k itself when there is no '<' there. It is a token
+// scan without parsing, used only to decide between declarations, casts and
+// expressions; an unclosed list returns an index past the statement.
+func (p *parser) skipAngles(k int) int {
+	if !p.peekN(k).isPunct("<") {
+		return k
+	}
+	depth := 0
+	for ; ; k++ {
+		t := p.peekN(k)
+		switch {
+		case t.Kind == tEOF || t.isPunct(";") || t.isPunct("{") || t.isPunct("}"):
+			return k
+		case t.isPunct("<"):
+			depth++
+		case t.isPunct(">"):
+			depth--
+		case t.isPunct(">>"):
+			depth -= 2
+		}
+		if depth <= 0 {
+			return k + 1
 		}
 	}
-	return p.peekN(k).isPunct(")")
 }
 
 func (p *parser) primary() Expr {

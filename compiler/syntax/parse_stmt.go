@@ -114,7 +114,10 @@ func (p *parser) startsDecl() bool {
 	}
 	n := p.peekN(1)
 	if p.isTypeName(t.Text) {
-		return n.Kind == tIdent || n.isPunct("<")
+		if n.isPunct("<") { // vector<float, 3> v; but vector<float, 3>(…) is a constructor
+			return !p.peekN(p.skipAngles(1)).isPunct("(")
+		}
+		return n.Kind == tIdent
 	}
 	return n.Kind == tIdent && !keywords[t.Text] && !keywords[n.Text]
 }

@@ -58,6 +58,7 @@ type parser struct {
 	depth  int
 	anon   int
 	lastEr diag.Pos
+	errs   int
 }
 
 func (p *parser) tok() Token { return p.toks[p.i] }
@@ -93,7 +94,13 @@ func (p *parser) errorf(pos diag.Pos, code diag.Code, format string, args ...any
 	if pos == p.lastEr && pos.IsValid() {
 		return
 	}
+	// After an error, complaints about the end of the file are nearly always the
+	// same mistake (an unclosed block swallowed by recovery).
+	if p.errs > 0 && p.tok().Kind == tEOF && pos == p.tok().Pos {
+		return
+	}
 	p.lastEr = pos
+	p.errs++
 	p.log.Errorf(pos, code, format, args...)
 }
 
@@ -101,6 +108,8 @@ func (p *parser) errorf(pos diag.Pos, code diag.Code, format string, args ...any
 // A bad token is reported as what it is rather than as "expected X".
 func (p *parser) failAt(t Token, code diag.Code, format string, args ...any) {
 	switch t.Kind {
+	case tError:
+		p.errs++ // reported by the preprocessor
 	case tBadChar:
 		p.errorf(t.Pos, diag.ErrSynBadChar, "invalid character %q", t.Text)
 	case tBadString:
@@ -215,6 +224,9 @@ func (p *parser) topDecl() []Decl {
 	}
 	if t.Kind != tIdent && !t.isPunct("[") {
 		p.failAt(t, diag.ErrSynExpectedDecl, "expected a declaration, found %s", t.describe())
+	}
+	if t.Kind == tIdent && stmtWords[t.Text] {
+		p.failAt(t, diag.ErrSynExpectedDecl, "expected a declaration, found '%s' (statements belong inside a function)", t.Text)
 	}
 	attrs := p.attributes()
 	t = p.tok()

@@ -76,6 +76,12 @@ var keywords = map[string]bool{
 	"interface": true, "typename": true,
 }
 
+// stmtWords start statements; at file scope they mean a misplaced statement.
+var stmtWords = map[string]bool{
+	"if": true, "else": true, "for": true, "while": true, "do": true, "switch": true, "case": true,
+	"default": true, "break": true, "continue": true, "return": true, "discard": true,
+}
+
 // unsupportedWords start HLSL constructs waverig does not compile.
 var unsupportedWords = map[string]string{
 	"template": "templates", "namespace": "namespaces", "class": "classes", "interface": "interfaces",
