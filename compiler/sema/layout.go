@@ -1,0 +1,192 @@
+package sema
+
+import (
+	"fmt"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+)
+
+// Buffer layout.
+//
+// waverig uses ONE layout rule that SPIR-V (Offset/ArrayStride/MatrixStride
+// decorations), WGSL and MSL can all express: WGSL's host-shareable layout.
+//
+// Storage buffers (StructuredBuffer, RWStructuredBuffer, push constants):
+//   - scalars: align = size = 4 bytes (8 for 64-bit types, 2 for half); bool is
+//     stored as a 32-bit uint.
+//   - vec2: align 2*s, size 2*s; vec3: align 4*s, size 3*s; vec4: align 4*s,
+//     size 4*s (s = scalar size).
+//   - matrices (column_major by default, as in HLSL): a column-major RxC matrix is C
+//     column vectors of R components, a row_major one is R row vectors of C
+//     components; each vector is aligned like a vector, MatrixStride =
+//     roundUp(size(vector), align(vector)), size = count * MatrixStride.
+//   - arrays: ArrayStride = roundUp(size(elem), align(elem)), align = align(elem).
+//   - structs: each member at the next offset aligned to the member's alignment;
+//     align = max member align; size = roundUp(end of last member, align).
+//
+// Uniform buffers (cbuffer, ConstantBuffer<T>) additionally round array element
+// strides and struct alignments up to 16 (WGSL's uniform address space rules).
+//
+// This equals DXC's default (-fvk-use-dx-layout off) wherever WGSL can express it.
+// Where it differs:
+//   - DXC's "vector-relaxed" rule puts a float3 right after a float at offset 4;
+//     here it goes to offset 16 (vec3 is 16-byte aligned).
+//   - StructuredBuffer<float3>: DXC gives ArrayStride 16 too, so no difference, but
+//     float3 members followed by a float pack into the vec3's last 4 bytes here
+//     (offset 12) exactly as DXC does.
+//   - cbuffer scalar and vector arrays: DXC (std140) also uses stride 16, as here;
+//     matrices in cbuffers: DXC rounds the matrix stride to 16 (float2x2 stride 16),
+//     WGSL keeps stride 8; waverig follows WGSL.
+type layoutRule uint8
+
+const (
+	layoutStorage layoutRule = iota + 1
+	layoutUniform
+)
+
+func (r layoutRule) String() string {
+	if r == layoutUniform {
+		return "uniform"
+	}
+	return "storage"
+}
+
+func roundUp(n, a int) int {
+	if a <= 1 {
+		return n
+	}
+	return (n + a - 1) / a * a
+}
+
+// vecLayout is the size and alignment of a vector of n scalars s.
+func vecLayout(s ir.Scalar, n int) (size, align int) {
+	ss := s.Bits / 8
+	if s.Kind == ir.Bool {
+		ss = 4
+	}
+	switch n {
+	case 1:
+		return ss, ss
+	case 2:
+		return 2 * ss, 2 * ss
+	case 3:
+		return 3 * ss, 4 * ss
+	}
+	return 4 * ss, 4 * ss
+}
+
+// layout returns t with strides filled in for memory under rule (arrays are
+// copied, never mutated, because array types may be shared with non-buffer
+// variables), plus its size and alignment. Structs are laid out in place; a struct
+// laid out under both rules with different member offsets is an error.
+func (c *checker) layout(t ir.Type, rule layoutRule, pos diag.Pos) (ir.Type, int, int) {
+	switch x := t.(type) {
+	case ir.Scalar:
+		size, align := vecLayout(x, 1)
+		return x, size, align
+	case ir.Vector:
+		size, align := vecLayout(x.Elem, x.N)
+		return x, size, align
+	case ir.Matrix:
+		n, count := x.Rows, x.Cols // column-major: Cols columns of Rows components
+		if x.RowMajor {
+			n, count = x.Cols, x.Rows
+		}
+		vsize, valign := vecLayout(x.Elem, n)
+		x.Stride = roundUp(vsize, valign)
+		return x, count * x.Stride, valign
+	case *ir.Array:
+		elem, esize, ealign := c.layout(x.Elem, rule, pos)
+		stride := roundUp(esize, ealign)
+		align := ealign
+		if rule == layoutUniform {
+			stride = roundUp(stride, 16)
+			align = roundUp(align, 16)
+		}
+		return &ir.Array{Elem: elem, Len: x.Len, Stride: stride}, x.Len * stride, align
+	case *ir.Struct:
+		return x, c.layoutStruct(x, rule, pos), c.structAlign(x, rule)
+	}
+	return t, 0, 1
+}
+
+// layoutStruct lays out st in place and returns its size under rule.
+func (c *checker) layoutStruct(st *ir.Struct, rule layoutRule, pos diag.Pos) int {
+	fields := make([]ir.Field, len(st.Fields))
+	copy(fields, st.Fields)
+	off, maxAlign := 0, 1
+	for i := range fields {
+		ft, size, align := c.layout(fields[i].Type, rule, pos)
+		off = roundUp(off, align)
+		fields[i].Type = ft
+		fields[i].Offset = off
+		off += size
+		if align > maxAlign {
+			maxAlign = align
+		}
+	}
+	if rule == layoutUniform {
+		maxAlign = roundUp(maxAlign, 16)
+	}
+	size := roundUp(off, maxAlign)
+	if prev, done := c.layoutOf[st]; done {
+		if prev != rule {
+			for i := range fields {
+				if fields[i].Offset != st.Fields[i].Offset || !ir.Equal(fields[i].Type, st.Fields[i].Type) {
+					c.errorf(pos, diag.ErrLayoutConflict, "struct %s is used in both %s and %s buffers and member %q would have different layouts (%s at offset %d vs %s at offset %d); declare a separate struct for each",
+						st.Name, prev, rule, fields[i].Name, st.Fields[i].Type, st.Fields[i].Offset, fields[i].Type, fields[i].Offset)
+					break
+				}
+			}
+		}
+		return size
+	}
+	c.layoutOf[st] = rule
+	st.Fields = fields
+	st.Size = size
+	st.Align = maxAlign
+	return size
+}
+
+// structAlign is the alignment of st under rule (computed without mutating it).
+func (c *checker) structAlign(st *ir.Struct, rule layoutRule) int {
+	a := 1
+	for _, f := range st.Fields {
+		_, _, fa := c.layoutNoStruct(f.Type, rule)
+		if fa > a {
+			a = fa
+		}
+	}
+	if rule == layoutUniform {
+		a = roundUp(a, 16)
+	}
+	return a
+}
+
+// layoutNoStruct computes alignment without touching struct state.
+func (c *checker) layoutNoStruct(t ir.Type, rule layoutRule) (ir.Type, int, int) {
+	switch x := t.(type) {
+	case *ir.Struct:
+		return x, x.Size, c.structAlign(x, rule)
+	case *ir.Array:
+		_, esize, ealign := c.layoutNoStruct(x.Elem, rule)
+		if rule == layoutUniform {
+			ealign = roundUp(ealign, 16)
+		}
+		return x, x.Len * roundUp(esize, ealign), ealign
+	}
+	return c.layout(t, rule, diag.Pos{})
+}
+
+// describeLayout renders a laid-out type for error messages and tests.
+func describeLayout(t ir.Type) string {
+	if st, ok := t.(*ir.Struct); ok {
+		s := fmt.Sprintf("%s{size=%d align=%d", st.Name, st.Size, st.Align)
+		for _, f := range st.Fields {
+			s += fmt.Sprintf(" %s@%d:%s", f.Name, f.Offset, f.Type)
+		}
+		return s + "}"
+	}
+	return t.String()
+}
