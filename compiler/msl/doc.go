@@ -50,5 +50,6 @@
 //	for (bool _wr_cN = false;; _wr_cN = true) { if (_wr_cN) { continuing; if (breakIf) break; } body }
 //
 // so `continue` (which runs the for-increment and returns to the top) still runs the
-// continuing block first. A function named main is renamed main0 (Metal reserves it).
+// continuing block first. Names Metal or C++ reserve get a trailing underscore
+// (an entry named main becomes main_; Output.EntryName says so).
 package msl

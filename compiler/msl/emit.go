@@ -74,7 +74,15 @@ type emitter struct {
 
 // EmitEntry translates one entry point of m to MSL. Errors are *diag.Errors whose
 // messages carry E07xx codes.
-func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (*Output, error) {
+func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err error) {
+	defer func() {
+		// The checks above the printer cover the IR invariants it relies on; IR that
+		// breaks them in a way not yet checked is reported, not crashed on.
+		if r := recover(); r != nil {
+			out = nil
+			err = &diag.Errors{Msgs: []diag.Msg{{Code: diag.ErrMSLMalformedInput, Text: fmt.Sprintf("invalid IR reached the MSL back end: %v", r)}}}
+		}
+	}()
 	if m == nil || ep == nil || ep.Func == nil {
 		return nil, &diag.Errors{Msgs: []diag.Msg{{Code: diag.ErrMSLMalformedInput, Text: "nil module, entry point or entry function"}}}
 	}
@@ -82,11 +90,7 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (*Output, error) {
 		checkedStructs: map[*ir.Struct]bool{}, globalNames: map[*ir.Global]string{}, funcNames: map[*ir.Function]string{},
 		info: map[*ir.Function]*fnInfo{}, argIndex: map[*ir.Global]int{}, texAccess: map[*ir.Global]string{},
 		helpers: map[string]bool{}, sizesIndex: -1}
-	out, err := e.run()
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return e.run()
 }
 
 func (e *emitter) errorf(pos diag.Pos, code diag.Code, format string, args ...any) {

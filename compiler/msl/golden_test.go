@@ -145,3 +145,29 @@ func TestGoldensParseAsCxx(t *testing.T) {
 		t.Errorf("clang++ failed: %v\n%s", err, out)
 	}
 }
+
+// TestStubCheckIsNotVacuous makes sure the clang check can fail: a misspelled
+// simd function, a wrong argument count and an undeclared type are rejected.
+func TestStubCheckIsNotVacuous(t *testing.T) {
+	clang := requireTool(t, "clang++")
+	stub, _ := filepath.Abs(filepath.Join("testdata", "metal_stub.h"))
+	good := "using namespace metal;\nkernel void k(device uint* o [[buffer(0)]], uint i [[thread_index_in_simdgroup]]) { o[i] = simd_sum(i); }\n"
+	for _, c := range []struct {
+		src string
+		ok  bool
+	}{
+		{good, true},
+		{strings.Replace(good, "simd_sum", "simd_summ", 1), false},
+		{strings.Replace(good, "simd_sum(i)", "simd_shuffle(i)", 1), false},
+		{strings.Replace(good, "device uint*", "device uint5*", 1), false},
+	} {
+		path := filepath.Join(t.TempDir(), "x.cpp")
+		if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(clang, "-std=c++17", "-fsyntax-only", "-Wno-unknown-attributes", "-include", stub, "-x", "c++", path).CombinedOutput()
+		if (err == nil) != c.ok {
+			t.Errorf("clang accepted=%v, want %v for:\n%s\n%s", err == nil, c.ok, c.src, out)
+		}
+	}
+}

@@ -288,6 +288,12 @@ func TestErrors(t *testing.T) {
 			b.add(store(elem(out, cu(0)), load(&ir.Index{Base: &ir.Member{Base: gref(c), Field: 0}, Idx: cu(1), T: f32})))
 			return b.m, b.ep
 		}, diag.ErrMSLLayout, "stride 16"},
+		{"member of a non-struct", func() (*ir.Module, *ir.EntryPoint) {
+			b := newCompute("main", 1)
+			out := b.rwBuffer("Out", u32, 0, 0)
+			b.add(store(elem(out, cu(0)), load(&ir.Member{Base: elem(out, cu(1)), Field: 2})))
+			return b.m, b.ep
+		}, diag.ErrMSLMalformedInput, "invalid IR"},
 		{"nil entry", func() (*ir.Module, *ir.EntryPoint) { return &ir.Module{}, nil }, diag.ErrMSLMalformedInput, ""},
 	}
 	for _, c := range cases {
