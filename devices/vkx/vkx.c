@@ -58,7 +58,8 @@ void *vkx_load(const char **why) {
 		libvk = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (libvk == NULL) {
 		const char *e = dlerror();
-		snprintf(load_err, sizeof load_err, "cannot open libvulkan.so.1: %s", e ? e : "not found");
+		snprintf(load_err, sizeof load_err, "cannot open libvulkan.so.1 or libvulkan.so (last error: %s)",
+		         e ? e : "not found");
 		*why = load_err;
 		return NULL;
 	}
