@@ -93,7 +93,7 @@ func (e *emitter) entry() {
 		prologue = append(prologue, fmt.Sprintf("%s %s = _wr_in.%s;", t, n, n))
 	}
 	if len(stageIn) > 0 {
-		sn := e.unique(name + "_in")
+		sn := e.inStruct
 		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", sn, strings.Join(stageIn, "\n"))
 		params = append(params, sn+" _wr_in [[stage_in]]")
 	}
@@ -126,7 +126,7 @@ func (e *emitter) entry() {
 		prologue = append(prologue, fmt.Sprintf("%s %s = {};", e.typeName(g.Type), n))
 	}
 	if len(outFields) > 0 {
-		result = e.unique(name + "_out")
+		result = e.outStruct
 		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", result, strings.Join(outFields, "\n"))
 		e.entryReturn = fmt.Sprintf("return %s{%s};", result, strings.Join(outNames, ", "))
 	} else {

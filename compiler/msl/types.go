@@ -205,13 +205,16 @@ func (e *emitter) checkMemType(t ir.Type, pos diag.Pos, where string) {
 // structName returns the (sanitized, unique) MSL name of a struct and records that
 // it must be declared.
 func (e *emitter) structName(s *ir.Struct) string {
-	if n, ok := e.structNames[s]; ok {
-		return n
+	n, ok := e.structNames[s]
+	if !ok {
+		n = e.unique(ident(s.Name))
+		e.structNames[s] = n
 	}
-	n := e.unique(ident(s.Name))
-	e.structNames[s] = n
-	for _, f := range s.Fields {
-		e.noteType(f.Type)
+	if !e.usedStructs[s] {
+		e.usedStructs[s] = true
+		for _, f := range s.Fields {
+			e.noteType(f.Type)
+		}
 	}
 	return n
 }
