@@ -138,14 +138,19 @@ func child(t *testing.T, test string, env ...string) string {
 	return string(out)
 }
 
-func TestLavapipeWidth128(t *testing.T) {
+func TestLavapipeWidths(t *testing.T) {
 	if os.Getenv("WAVERIG_EXPECT_SUBGROUP") != "" {
 		t.Skip("already the child")
 	}
 	lavapipe(t, enumerate(t))
-	out := child(t, "TestEnumerateLavapipe", "LP_NATIVE_VECTOR_WIDTH=128", "WAVERIG_EXPECT_SUBGROUP=4")
-	if !strings.Contains(out, "size 4, legal [4]") {
-		t.Errorf("child output lacks size 4:\n%s", out)
+	// 512 works without AVX-512 too: LLVM splits the wide vectors.
+	for _, w := range []struct{ width, size string }{{"128", "4"}, {"512", "16"}} {
+		t.Run("width"+w.width, func(t *testing.T) {
+			out := child(t, "TestEnumerateLavapipe", "LP_NATIVE_VECTOR_WIDTH="+w.width, "WAVERIG_EXPECT_SUBGROUP="+w.size)
+			if !strings.Contains(out, "size "+w.size+", legal ["+w.size+"]") {
+				t.Errorf("child output lacks size %s:\n%s", w.size, out)
+			}
+		})
 	}
 }
 

@@ -152,15 +152,21 @@ func TestSubgroupKernelAtOtherWidths(t *testing.T) {
 	if !strings.Contains(r.Device().Name, "llvmpipe") {
 		t.Skip("device 0 is not lavapipe; LP_NATIVE_VECTOR_WIDTH does not apply")
 	}
-	// 128-bit vectors hold 4 lanes of 32 bits; 512 needs AVX-512, absent here.
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSubgroupKernel$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "LP_NATIVE_VECTOR_WIDTH=128", "WAVERIG_EXPECT_SUBGROUP=4")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestSubgroupKernel") {
-		t.Fatalf("child at width 128: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "subgroup size 4") {
-		t.Fatalf("child did not report size 4:\n%s", out)
+	// One 32-bit lane per 32 bits of vector width; 512 also works on hosts
+	// without AVX-512 (LLVM splits the vectors).
+	for _, w := range []struct{ width, size string }{{"128", "4"}, {"512", "16"}} {
+		t.Run("width"+w.width, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^(TestSubgroupKernel|TestRequiredSubgroupSizes)$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), "LP_NATIVE_VECTOR_WIDTH="+w.width, "WAVERIG_EXPECT_SUBGROUP="+w.size)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestSubgroupKernel") ||
+				!strings.Contains(string(out), "--- PASS: TestRequiredSubgroupSizes/size"+w.size+"/full=true") {
+				t.Fatalf("child at width %s: %v\n%s", w.width, err, out)
+			}
+			if !strings.Contains(string(out), "subgroup size "+w.size+",") {
+				t.Fatalf("child did not report size %s:\n%s", w.size, out)
+			}
+		})
 	}
 }
 
