@@ -108,8 +108,8 @@ type emitter struct {
 	barrierMemo map[*ir.Function]bool
 
 	usesF16, usesSubgroup, usesImmediates bool
-	usesLaneIndex, usesLaneCount         bool
-	laneIndexVar, laneCountVar           string
+	usesLaneIndex, usesLaneCount          bool
+	laneIndexVar, laneCountVar            string
 }
 
 type structKey struct {
@@ -217,7 +217,7 @@ func (e *emitter) run() string {
 		}
 		b.WriteString("diagnostic(off, subgroup_uniformity);\n")
 	}
-	fmt.Fprintf(&b, "// waverig WGSL (%s dialect): entry point %s (%s)\n", e.opts.Dialect, e.ep.Name, e.ep.Stage)
+	fmt.Fprintf(&b, "// waverig WGSL: entry point %s (%s)\n", e.ep.Name, e.ep.Stage)
 	for _, s := range e.structDecls {
 		b.WriteString("\n")
 		b.WriteString(s)

@@ -214,7 +214,7 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 		}
 	case intrinsics.Normalize:
 		if _, scalar := a0.(ir.Scalar); scalar {
-			return fe.perComponent("normalize", x, "(%[1]s / length(%[1]s))", "")
+			return fe.perComponent("normalize", x, "(%[1]s / length(%[1]s))")
 		}
 	case intrinsics.Mad:
 		if s0.Kind != ir.Float {
@@ -226,9 +226,9 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 			args[0] = fmt.Sprintf("(%s != %s(0))", args[0], fe.tname(a0))
 		}
 	case intrinsics.F16tof32:
-		return fe.perComponent("f16tof32", x, "unpack2x16float(%s).x", "f32")
+		return fe.perComponent("f16tof32", x, "unpack2x16float(%s).x")
 	case intrinsics.F32tof16:
-		return fe.perComponent("f32tof16", x, "pack2x16float(vec2<f32>(%s, 0.0))", "u32")
+		return fe.perComponent("f32tof16", x, "pack2x16float(vec2<f32>(%s, 0.0))")
 	}
 	if in.WGSL == "" {
 		fe.e.errorf(x.Pos, diag.ErrWGSLNoLowering, "%s has no WGSL lowering", in.Name)
@@ -253,7 +253,7 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 }
 
 // perComponent applies a scalar-only WGSL pattern to each component.
-func (fe *funcEmitter) perComponent(key string, x *ir.Intrinsic, pattern, scalar string) string {
+func (fe *funcEmitter) perComponent(key string, x *ir.Intrinsic, pattern string) string {
 	arg := fe.expr(x.Args[0])
 	n := ir.Components(x.Args[0].Type())
 	tn := fe.tname(x.Args[0].Type())
@@ -271,7 +271,6 @@ func (fe *funcEmitter) perComponent(key string, x *ir.Intrinsic, pattern, scalar
 		}
 		return fmt.Sprintf("fn %s(x: %s) -> %s {\n  return %s(%s);\n}\n", name, tn, rt, rt, strings.Join(parts, ", "))
 	})
-	_ = scalar
 	return fmt.Sprintf("%s(%s)", name, arg)
 }
 

@@ -102,6 +102,32 @@ func (e *emitter) stmtHasBarrier(s ir.Stmt) bool {
 	return found
 }
 
+// isPureLocalStore: a store to a function-local variable whose value has no
+// calls and no wave, atomic or barrier operation (running it for finished
+// invocations must not change what active ones observe).
+func isPureLocalStore(s ir.Stmt) bool {
+	st, ok := s.(*ir.Store)
+	if !ok || rootLocal(st.Place) == nil {
+		return false
+	}
+	pure := true
+	check := func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.Call:
+			pure = false
+		case *ir.Intrinsic:
+			switch intrinsics.Get(x.Op).Class {
+			case intrinsics.ClassMath, intrinsics.ClassTexture, intrinsics.ClassMisc:
+			default:
+				pure = false
+			}
+		}
+	}
+	ir.WalkExpr(st.Value, check)
+	ir.WalkExpr(st.Place, check)
+	return pure
+}
+
 func mayReturn(s ir.Stmt) bool {
 	found := false
 	ir.WalkStmt(s, func(s ir.Stmt) {
@@ -178,6 +204,14 @@ func (fe *funcEmitter) barrierBlock(b ir.Block) {
 		if fe.e.stmtHasBarrier(s) || exitsOuter(s) {
 			flush()
 			fe.barrierStmt(s)
+			continue
+		}
+		if isPureLocalStore(s) {
+			// Local stores run for every invocation: they may feed the control of
+			// a loop that holds a barrier, which must stay uniform, and they have
+			// no effect outside the (possibly finished) invocation.
+			flush()
+			fe.stmt(s)
 			continue
 		}
 		group = append(group, s)

@@ -207,4 +207,3 @@ func (d *Device) renderPipeline(label string, vs wgpu.VertexState, fs *wgpu.Frag
 	p.Release()
 	return nil
 }
-

@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point main (Compute)
+// waverig WGSL: entry point main (Compute)
 
 var<private> tid: vec3<u32>;
 var<workgroup> counters: array<atomic<i32>, 4>;

@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point Texture2D_Sample (Pixel)
+// waverig WGSL: entry point Texture2D_Sample (Pixel)
 
 // Stage outputs of Texture2D_Sample.
 struct Texture2D_Sample_Output {

@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point main (Compute)
+// waverig WGSL: entry point main (Compute)
 
 var<private> tid: vec3<u32>;
 @group(0) @binding(0) var<storage, read_write> Out: array<u32>;

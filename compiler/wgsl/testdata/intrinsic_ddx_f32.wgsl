@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point ddx_f32 (Pixel)
+// waverig WGSL: entry point ddx_f32 (Pixel)
 
 // Stage outputs of ddx_f32.
 struct ddx_f32_Output {

@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point ddx_vec3f32 (Pixel)
+// waverig WGSL: entry point ddx_vec3f32 (Pixel)
 
 // Stage outputs of ddx_vec3f32.
 struct ddx_vec3f32_Output {

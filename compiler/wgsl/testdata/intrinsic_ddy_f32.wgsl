@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point ddy_f32 (Pixel)
+// waverig WGSL: entry point ddy_f32 (Pixel)
 
 // Stage outputs of ddy_f32.
 struct ddy_f32_Output {

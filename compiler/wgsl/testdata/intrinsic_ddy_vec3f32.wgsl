@@ -1,4 +1,4 @@
-// waverig WGSL (naga dialect): entry point ddy_vec3f32 (Pixel)
+// waverig WGSL: entry point ddy_vec3f32 (Pixel)
 
 // Stage outputs of ddy_vec3f32.
 struct ddy_vec3f32_Output {

@@ -1,0 +1,453 @@
+package wgsl
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+)
+
+// csSum is the seed kernel: Out[tid.x] = WaveActiveSum(In[tid.x]); the first
+// lane also writes the lane count.
+//
+//	if (WaveIsFirstLane()) Count[tid.x / WaveGetLaneCount()] = WaveGetLaneCount();
+func csSum() *ir.Module {
+	b := newCompute("CSSum", 64)
+	in := b.roBuffer("In", ir.U32, 0)
+	out := b.rwBuffer("Out", ir.U32, 1)
+	count := b.rwBuffer("Count", ir.U32, 2)
+	lanes := intr(intrinsics.WaveGetLaneCount, ir.U32)
+	b.add(
+		store(at(out, b.laneX()), intr(intrinsics.WaveActiveSum, ir.U32, load(at(in, b.laneX())))),
+		&ir.If{Cond: intr(intrinsics.WaveIsFirstLane, ir.BoolT), Then: ir.Block{
+			store(at(count, &ir.Binary{Op: ir.Div, X: b.laneX(), Y: lanes, T: ir.U32}), lanes),
+			store(at(count, u32c(63)), intr(intrinsics.WaveGetLaneIndex, ir.U32)),
+		}},
+	)
+	return b.finish()
+}
+
+func TestCSSumBothDialects(t *testing.T) {
+	m := csSum()
+	std := emitValid(t, "cssum_standard", m, Standard)
+	naga := emitValid(t, "cssum_naga", m, Naga)
+	for _, want := range []string{"enable subgroups;\n", "diagnostic(off, subgroup_uniformity);\n", "subgroupElect()", "subgroupAdd(In[tid.x])"} {
+		if !strings.Contains(std.Source, want) {
+			t.Errorf("standard output lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"enable subgroups", "diagnostic(", "subgroupElect"} {
+		if strings.Contains(naga.Source, bad) {
+			t.Errorf("naga output contains %q", bad)
+		}
+	}
+	if got := strings.Join(std.RequiredFeatures, ","); got != "subgroups" {
+		t.Errorf("standard features = %s", got)
+	}
+	if got := strings.Join(naga.RequiredFeatures, ","); got != "native-feature-subgroup" {
+		t.Errorf("naga features = %s", got)
+	}
+	if !strings.Contains(naga.Source, "@builtin(subgroup_size)") || !strings.Contains(naga.Source, "@builtin(subgroup_invocation_id)") {
+		t.Error("lane builtins are not entry parameters")
+	}
+}
+
+// TestDialectsDifferOnlyInDocumentedLines: the standard and naga outputs of the
+// same module differ only in the directives and the subgroupElect lowering.
+func TestDialectsDifferOnlyInDocumentedLines(t *testing.T) {
+	modules := map[string]*ir.Module{"cssum": csSum()}
+	// A module with half, a vector AllEqual and an elect inside a helper function.
+	b := newCompute("Mixed", 32)
+	out := b.rwBuffer("Out", ir.U32, 0)
+	helper := &ir.Function{Name: "first", Result: ir.BoolT}
+	helper.Body = ir.Block{&ir.Return{Value: intr(intrinsics.WaveIsFirstLane, ir.BoolT)}}
+	h := b.value(ir.Vector{Elem: ir.F16, N: 2})
+	b.add(
+		store(at(out, b.laneX()), &ir.Convert{X: &ir.Call{Func: helper}, T: ir.U32}),
+		store(at(out, u32c(0)), &ir.Convert{X: intr(intrinsics.WaveActiveSum, ir.Vector{Elem: ir.F16, N: 2}, h), T: ir.Vector{Elem: ir.U32, N: 2}}),
+		store(at(out, u32c(1)), intr(intrinsics.WaveGetLaneIndex, ir.U32)),
+	)
+	b.m.Functions = append(b.m.Functions, helper)
+	modules["mixed"] = b.finish()
+
+	for name, m := range modules {
+		std, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: Standard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		naga, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: Naga})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sl []string
+		for _, l := range strings.Split(std.Source, "\n") {
+			if l == "enable subgroups;" || l == "diagnostic(off, subgroup_uniformity);" {
+				continue // the documented directive lines
+			}
+			sl = append(sl, l)
+		}
+		nl := strings.Split(naga.Source, "\n")
+		if len(sl) != len(nl) {
+			t.Fatalf("%s: %d lines vs %d after removing directives:\n%s\n---\n%s", name, len(sl), len(nl), std.Source, naga.Source)
+		}
+		diffs := 0
+		for i := range sl {
+			if sl[i] == nl[i] {
+				continue
+			}
+			diffs++
+			// The only other documented difference: subgroupElect().
+			lowered := strings.ReplaceAll(sl[i], "subgroupElect()", "(wr_lane_index == subgroupBroadcastFirst(wr_lane_index))")
+			if lowered != nl[i] {
+				t.Errorf("%s line %d differs beyond the documented lowering:\n  standard: %s\n  naga:     %s", name, i+1, sl[i], nl[i])
+			}
+		}
+		if diffs == 0 {
+			t.Errorf("%s: the elect lowering did not show", name)
+		}
+	}
+}
+
+// TestVertexWaveIsAnError: WebGPU has no subgroups in vertex shaders.
+func TestVertexWaveIsAnError(t *testing.T) {
+	for _, d := range []Dialect{Standard, Naga} {
+		b := newStage("VSMain", ir.Vertex)
+		vid := b.input(&ir.Global{Name: "vid", Type: ir.U32, Builtin: ir.BuiltinVertexIndex, Semantic: "SV_VertexID"})
+		pos := b.output(&ir.Global{Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+		sum := intr(intrinsics.WaveActiveSum, ir.U32, load(&ir.GlobalRef{G: vid}))
+		b.add(store(&ir.GlobalRef{G: pos}, splat(vec4f, &ir.Convert{X: sum, T: ir.F32})))
+		m := b.finish()
+		_, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: d})
+		if !hasCode(err, diag.ErrWGSLVertexWave) {
+			t.Fatalf("%v: want %s, got %v", d, diag.ErrWGSLVertexWave, err)
+		}
+		if !strings.Contains(err.Error(), "compute and fragment") || !strings.Contains(err.Error(), "WaveActiveSum") {
+			t.Errorf("message does not explain the rule: %v", err)
+		}
+	}
+}
+
+func TestTypesWithoutWGSL(t *testing.T) {
+	for _, c := range []struct {
+		t    ir.Scalar
+		name string
+	}{{ir.F64, "double"}, {ir.I64, "int64_t"}, {ir.U64, "uint64_t"}} {
+		b := newCompute("main", 1)
+		out := b.rwBuffer("Out", c.t, 0)
+		b.add(store(at(out, u32c(0)), &ir.Const{T: c.t, Bits: 1}))
+		m := b.finish()
+		_, err := EmitEntry(m, m.EntryPoints[0], Options{})
+		if !hasCode(err, diag.ErrWGSLType) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s: want %s naming %s, got %v", c.t, diag.ErrWGSLType, c.name, err)
+		}
+	}
+}
+
+func TestPushConstants(t *testing.T) {
+	build := func() *ir.Module {
+		b := newCompute("main", 8)
+		st := &ir.Struct{Name: "Params", Fields: []ir.Field{{Name: "scale", Type: ir.U32}, {Name: "bias", Type: ir.U32, Offset: 4}}, Size: 8, Align: 4}
+		b.m.Structs = append(b.m.Structs, st)
+		pc := b.global(&ir.Global{Name: "params", Type: st, Space: ir.SpacePushConstant, Resource: ir.ResPushConstant})
+		out := b.rwBuffer("Out", ir.U32, 0)
+		b.add(store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.U32,
+			X: load(&ir.Member{Base: &ir.GlobalRef{G: pc}, Field: 0}), Y: load(&ir.Member{Base: &ir.GlobalRef{G: pc}, Field: 1})}))
+		return b.finish()
+	}
+	m := build()
+	if _, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: Standard}); !hasCode(err, diag.ErrWGSLPushConstant) {
+		t.Fatalf("standard: want %s, got %v", diag.ErrWGSLPushConstant, err)
+	}
+	out := emitValid(t, "push_constant_naga", build(), Naga)
+	if !strings.Contains(out.Source, "var<immediate> params: Params;") {
+		t.Errorf("no var<immediate>:\n%s", out.Source)
+	}
+	if !strings.Contains(strings.Join(out.RequiredFeatures, ","), "native-feature-immediates") {
+		t.Errorf("features %v lack immediates", out.RequiredFeatures)
+	}
+}
+
+// earlyReturn: if (tid.x >= 48) return; g[l] = l; barrier; Out[tid] = g[l ^ 1];
+// and a loop with a barrier whose body may return.
+func earlyReturn() *ir.Module {
+	b := newCompute("Reduce", 64)
+	out := b.rwBuffer("Out", ir.U32, 0)
+	g := b.global(&ir.Global{Name: "shared", Type: &ir.Array{Elem: ir.U32, Len: 64}, Space: ir.SpaceWorkgroup})
+	gi := func(idx ir.Expr) *ir.Index { return &ir.Index{Base: &ir.GlobalRef{G: g}, Idx: idx, T: ir.U32} }
+	i := b.f.NewLocal("i", ir.U32)
+	iv := load(&ir.LocalRef{L: i})
+	barrier := &ir.ExprStmt{X: intr(intrinsics.GroupMemoryBarrierWithGroupSync, ir.Void{})}
+	b.add(
+		&ir.If{Cond: &ir.Binary{Op: ir.Ge, X: b.laneX(), Y: u32c(48), T: ir.BoolT}, Then: ir.Block{&ir.Return{}}},
+		store(gi(b.laneX()), b.laneX()),
+		barrier,
+		store(at(out, b.laneX()), load(gi(&ir.Binary{Op: ir.BitXor, X: b.laneX(), Y: u32c(1), T: ir.U32}))),
+		store(&ir.LocalRef{L: i}, u32c(0)),
+		&ir.Loop{Body: ir.Block{
+			&ir.If{Cond: &ir.Binary{Op: ir.Ge, X: iv, Y: u32c(4), T: ir.BoolT}, Then: ir.Block{&ir.Break{}}},
+			&ir.If{Cond: &ir.Binary{Op: ir.Eq, X: load(at(out, b.laneX())), Y: iv, T: ir.BoolT}, Then: ir.Block{&ir.Return{}}},
+			store(gi(b.laneX()), &ir.Binary{Op: ir.Add, X: load(gi(b.laneX())), Y: iv, T: ir.U32}),
+			barrier,
+		}, Continuing: ir.Block{store(&ir.LocalRef{L: i}, &ir.Binary{Op: ir.Add, X: iv, Y: u32c(1), T: ir.U32})}},
+		store(at(out, b.laneX()), load(gi(b.laneX()))),
+	)
+	return b.finish()
+}
+
+func TestEarlyReturnBeforeBarrier(t *testing.T) {
+	m := earlyReturn()
+	emitValid(t, "early_return_standard", m, Standard)
+	out := emitValid(t, "early_return_naga", m, Naga)
+	if !strings.Contains(out.Source, "var wr_active: bool = true;") {
+		t.Fatalf("no flag:\n%s", out.Source)
+	}
+	// Every barrier must sit outside any block guarded by the flag, and no
+	// return may remain in the rewritten body.
+	lines := strings.Split(out.Source, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "return;" {
+			t.Errorf("line %d: a return survived the rewrite", i+1)
+		}
+		if strings.TrimSpace(l) != "workgroupBarrier();" {
+			continue
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		for j := i - 1; j >= 0 && indent > 0; j-- {
+			lj := lines[j]
+			ind := len(lj) - len(strings.TrimLeft(lj, " "))
+			if ind < indent && strings.TrimSpace(lj) != "" && !strings.HasPrefix(strings.TrimSpace(lj), "}") {
+				if strings.HasPrefix(strings.TrimSpace(lj), "if wr_active") {
+					t.Errorf("line %d: barrier guarded by the flag (line %d)", i+1, j+1)
+				}
+				indent = ind
+			}
+		}
+	}
+}
+
+// TestMatrices: column-major and row-major buffer matrices keep their bytes,
+// mul swaps operands, element and row accesses land on the right component.
+func TestMatrices(t *testing.T) {
+	b := newCompute("main", 4)
+	cm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 8}                  // float2x3, column-major: 3 columns of 2
+	rm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 16, RowMajor: true} // row_major float2x3: 2 rows of 3
+	st := &ir.Struct{Name: "Mats", Fields: []ir.Field{{Name: "cm", Type: cm}, {Name: "rm", Type: rm, Offset: 32}}, Size: 64, Align: 16}
+	b.m.Structs = append(b.m.Structs, st)
+	buf := b.global(&ir.Global{Name: "M", Type: st, Space: ir.SpaceStorage, Resource: ir.ResRWStructuredBuffer, Binding: &ir.Binding{Binding: 0}})
+	out := b.rwBuffer("Out", vec3f, 1)
+	field := func(i int) ir.Expr { return &ir.Member{Base: &ir.GlobalRef{G: buf}, Field: i} }
+	v2 := b.value(ir.Vector{Elem: ir.F32, N: 2})
+	row := func(m ir.Expr, r uint64) *ir.Index {
+		return &ir.Index{Base: m, Idx: u32c(r), T: vec3f}
+	}
+	local := b.f.NewLocal("m", ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3})
+	b.add(
+		store(&ir.LocalRef{L: local}, load(field(0))),
+		store(at(out, u32c(0)), intr(intrinsics.Mul, vec3f, v2, load(field(0)))),
+		store(at(out, u32c(1)), intr(intrinsics.Mul, vec3f, v2, load(field(1)))),
+		store(at(out, u32c(2)), load(row(field(0), 1))),
+		store(at(out, u32c(3)), load(row(field(1), 1))),
+		store(row(field(0), 0), b.value(vec3f)),
+		store(&ir.Index{Base: row(field(0), 1), Idx: u32c(2), T: ir.F32}, ir.ConstFloat(ir.F32, 7)),
+		store(field(1), load(&ir.LocalRef{L: local})),
+	)
+	out0 := emitValid(t, "matrices", b.finish(), Naga)
+	for _, want := range []string{
+		"cm: mat3x2<f32>,",              // column-major bytes: 3 columns of vec2
+		"rm: mat2x3<f32>,",              // row-major: HLSL rows are WGSL columns
+		"m = transpose(M.cm);",          // loads transpose column-major storage
+		"(transpose(M.cm) * vec2<f32>(", // mul(v, M) = M_w * v
+		"vec3<f32>(M.cm[0][1u], M.cm[1][1u], M.cm[2][1u])", // row 1 of a column-major matrix
+		"M.cm[2u][1u] = 7f;", // element [1][2] swaps indices
+		"M.rm = m;",
+	} {
+		if !strings.Contains(out0.Source, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestUniformArrayPadding: cbuffer { float a[4]; uint n; } has stride 16 in
+// HLSL; WGSL reads it as array<vec4<f32>, 4> and .x.
+func TestUniformArrayPadding(t *testing.T) {
+	b := newCompute("main", 4)
+	arr := &ir.Array{Elem: ir.F32, Len: 4, Stride: 16}
+	arr2 := &ir.Array{Elem: ir.Vector{Elem: ir.F32, N: 2}, Len: 2, Stride: 16}
+	st := &ir.Struct{Name: "Consts", Fields: []ir.Field{{Name: "a", Type: arr}, {Name: "b", Type: arr2, Offset: 64}, {Name: "n", Type: ir.U32, Offset: 96}}, Size: 112, Align: 16}
+	b.m.Structs = append(b.m.Structs, st)
+	cb := b.global(&ir.Global{Name: "C", Type: st, Space: ir.SpaceUniform, Resource: ir.ResConstantBuffer, Binding: &ir.Binding{Binding: 1}})
+	out := b.rwBuffer("Out", ir.F32, 0)
+	a := &ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 0}
+	bb := &ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 1}
+	n := load(&ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 2})
+	b.add(store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.F32,
+		X: load(&ir.Index{Base: a, Idx: &ir.Binary{Op: ir.Rem, X: b.laneX(), Y: n, T: ir.U32}, T: ir.F32}),
+		Y: &ir.Swizzle{Base: load(&ir.Index{Base: bb, Idx: u32c(1), T: arr2.Elem}), Comps: []int{1}}}))
+	o := emitValid(t, "uniform_padding", b.finish(), Naga)
+	for _, want := range []string{"a: array<vec4<f32>, 4>,", "b: array<vec4<f32>, 2>,", "C.a[(tid.x % C.n)].x", "C.b[1u].xy.y", "var<uniform> C: Consts_uniform;"} {
+		if !strings.Contains(o.Source, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestStageIO: pixel shader with flat and smooth inputs, subgroup builtins
+// and quad ops; vertex shader with location IO.
+func TestStageIO(t *testing.T) {
+	p := newStage("PSMain", ir.Pixel)
+	pos := p.input(&ir.Global{Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+	uv := p.input(&ir.Global{Name: "uv", Type: ir.Vector{Elem: ir.F32, N: 2}, Location: 0, Semantic: "TEXCOORD0"})
+	id := p.input(&ir.Global{Name: "id", Type: ir.U32, Location: 1, Semantic: "ID", Flat: true})
+	target := p.output(&ir.Global{Name: "color", Type: vec4f, Location: 0, Semantic: "SV_Target"})
+	x := &ir.Swizzle{Base: load(&ir.GlobalRef{G: pos}), Comps: []int{0}}
+	slope := intr(intrinsics.QuadReadAcrossX, ir.F32, x)
+	lane := &ir.Convert{X: intr(intrinsics.WaveGetLaneIndex, ir.U32), T: ir.F32}
+	p.add(store(&ir.GlobalRef{G: target}, &ir.Construct{T: vec4f, Args: []ir.Expr{
+		slope, intr(intrinsics.QuadReadAcrossY, ir.F32, &ir.Swizzle{Base: load(&ir.GlobalRef{G: uv}), Comps: []int{1}}),
+		&ir.Convert{X: load(&ir.GlobalRef{G: id}), T: ir.F32}, lane}}))
+	o := emitValid(t, "stage_io_pixel", p.finish(), Naga)
+	if !strings.Contains(o.Source, "@location(1) @interpolate(flat) id_in: u32") {
+		t.Errorf("flat input missing:\n%s", o.Source)
+	}
+
+	v := newStage("VSMain", ir.Vertex)
+	vid := v.input(&ir.Global{Name: "vid", Type: ir.U32, Builtin: ir.BuiltinVertexIndex, Semantic: "SV_VertexID"})
+	in := v.input(&ir.Global{Name: "position", Type: vec3f, Location: 0, Semantic: "POSITION"})
+	opos := v.output(&ir.Global{Name: "opos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+	oid := v.output(&ir.Global{Name: "oid", Type: ir.I32, Location: 1, Semantic: "ID"})
+	v.add(store(&ir.GlobalRef{G: opos}, &ir.Construct{T: vec4f, Args: []ir.Expr{load(&ir.GlobalRef{G: in}), ir.ConstFloat(ir.F32, 1)}}),
+		store(&ir.GlobalRef{G: oid}, &ir.Convert{X: load(&ir.GlobalRef{G: vid}), T: ir.I32}))
+	o = emitValid(t, "stage_io_vertex", v.finish(), Naga)
+	if !strings.Contains(o.Source, "@location(1) @interpolate(flat) oid: i32") {
+		t.Errorf("integer output not flat:\n%s", o.Source)
+	}
+}
+
+// TestStatementsAndNames: switch fall-through, loops, out/inout parameters,
+// assigned in-parameters, keyword names, constants at the edges, shifts.
+func TestStatementsAndNames(t *testing.T) {
+	b := newCompute("main", 8)
+	out := b.rwBuffer("Out", ir.I32, 0)
+	// int select(int loop, out int var, inout int wr_x)
+	fn := &ir.Function{Name: "select", Result: ir.I32}
+	pLoop := fn.NewLocal("loop", ir.I32)
+	pVar := fn.NewLocal("var", ir.I32)
+	pIO := fn.NewLocal("wr_x", ir.I32)
+	fn.Params = []ir.Param{{Local: pLoop}, {Local: pVar, Dir: ir.Out}, {Local: pIO, Dir: ir.InOut}}
+	lref := func(l *ir.Local) ir.Expr { return &ir.LocalRef{L: l} }
+	fn.Body = ir.Block{
+		store(lref(pLoop), &ir.Binary{Op: ir.Shl, X: load(lref(pLoop)), Y: load(lref(pIO)), T: ir.I32}),
+		store(lref(pVar), &ir.Binary{Op: ir.Shr, X: load(lref(pLoop)), Y: i32c(33), T: ir.I32}),
+		store(lref(pIO), &ir.Binary{Op: ir.Rem, X: load(lref(pIO)), Y: i32c(-7), T: ir.I32}),
+		&ir.Return{Value: &ir.Select{Cond: &ir.Binary{Op: ir.LogicalAnd, T: ir.BoolT,
+			X: &ir.Binary{Op: ir.Gt, X: load(lref(pLoop)), Y: i32c(0), T: ir.BoolT},
+			Y: &ir.Binary{Op: ir.Lt, X: load(lref(pVar)), Y: i32c(math.MinInt32), T: ir.BoolT}},
+			True: load(lref(pLoop)), False: load(lref(pVar))}},
+	}
+	b.m.Functions = append(b.m.Functions, fn)
+	t1 := b.f.NewLocal("tmp", ir.I32)
+	t2 := b.f.NewLocal("let", ir.I32)
+	r := b.f.NewLocal("r", ir.I32)
+	sel := &ir.Convert{X: b.laneX(), T: ir.I32}
+	bv := ir.Vector{Elem: ir.BoolT, N: 2}
+	vecAnd := &ir.Binary{Op: ir.LogicalOr, T: bv, X: &ir.Construct{T: bv, Args: []ir.Expr{ir.ConstBool(true), ir.ConstBool(false)}},
+		Y: &ir.Construct{T: bv, Args: []ir.Expr{ir.ConstBool(false), ir.ConstBool(false)}}}
+	nan := &ir.Const{T: ir.F32, Bits: 0x7fc00000}
+	b.add(
+		store(lref(t2), i32c(3)),
+		store(lref(r), &ir.Call{Func: fn, Args: []ir.Expr{sel, lref(t1), lref(t2)}}),
+		&ir.Switch{Selector: sel, Cases: []*ir.Case{
+			{Values: []int64{0}, Body: ir.Block{store(lref(r), i32c(10))}, FallThrough: true},
+			{Values: []int64{1, 2}, Body: ir.Block{store(lref(r), &ir.Binary{Op: ir.Add, X: load(lref(r)), Y: i32c(1), T: ir.I32}), &ir.Break{}}},
+			{Values: []int64{-3}, Body: ir.Block{&ir.Break{}}},
+		}},
+		&ir.Loop{Body: ir.Block{
+			store(lref(r), &ir.Binary{Op: ir.Sub, X: load(lref(r)), Y: i32c(1), T: ir.I32}),
+			&ir.If{Cond: &ir.Binary{Op: ir.Lt, X: load(lref(r)), Y: i32c(0), T: ir.BoolT}, Then: ir.Block{&ir.Continue{}}},
+		}, BreakIf: &ir.Binary{Op: ir.Lt, X: load(lref(r)), Y: i32c(5), T: ir.BoolT}},
+		store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.I32, X: load(lref(r)),
+			Y: &ir.Binary{Op: ir.Add, T: ir.I32, X: load(lref(t1)), Y: load(lref(t2))}}),
+		store(at(out, u32c(1)), &ir.Select{Cond: &ir.Swizzle{Base: vecAnd, Comps: []int{1}}, True: i32c(1),
+			False: &ir.Convert{X: &ir.Binary{Op: ir.Ne, X: nan, Y: nan, T: ir.BoolT}, T: ir.I32}}),
+		store(at(out, u32c(2)), &ir.Convert{X: ir.ConstFloat(ir.F32, math.Copysign(0, -1)), T: ir.I32}),
+	)
+	o := emitValid(t, "statements", b.finish(), Naga)
+	for _, want := range []string{
+		"fn u_select(loop_in: i32, u_var: ptr<function, i32>, u_wr_x: ptr<function, i32>) -> i32",
+		"var u_loop: i32 = loop_in;",
+		"(*u_var) = (u_loop >> 1u);",         // constant shift masked at compile time
+		"(u_loop << (u32((*u_wr_x)) & 31u))", // signed amount: u32 and masked
+		"u_select(i32(tid.x), &tmp, &u_let)", // out/inout pass addresses
+		"default: {}",                        // WGSL needs a default
+		"break if (r < 5i);",
+		"bitcast<f32>(2143289344u)", // NaN has no literal
+		"(-0.0f)",
+		"i32(-2147483647i - 1i)",
+		"(vec2<bool>(true, false) | vec2<bool>(false, false))",
+	} {
+		if !strings.Contains(o.Source, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	// Case 0 falls into case 1: its body is followed by case 1's.
+	if !strings.Contains(o.Source, "case 0i: {\n      r = 10i;\n      r = (r + 1i);\n      break;") {
+		t.Errorf("fall-through not merged:\n%s", o.Source)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, m := range []*ir.Module{csSum(), earlyReturn()} {
+		a, err := EmitEntry(m, m.EntryPoints[0], Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5; i++ {
+			b, _ := EmitEntry(m, m.EntryPoints[0], Options{})
+			if a.Source != b.Source {
+				t.Fatal("output differs between runs")
+			}
+		}
+	}
+}
+
+func TestBadInputIsAnError(t *testing.T) {
+	if _, err := EmitEntry(nil, nil, Options{}); !hasCode(err, diag.ErrWGSLInternal) {
+		t.Errorf("nil module: %v", err)
+	}
+	// A QuadReadLaneAt with a constant lane outside the quad.
+	b := newCompute("main", 4)
+	out := b.rwBuffer("Out", ir.U32, 0)
+	b.add(store(at(out, u32c(0)), intr(intrinsics.QuadReadLaneAt, ir.U32, b.laneX(), u32c(5))))
+	m := b.finish()
+	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLQuadLane) {
+		t.Errorf("lane 5: %v", err)
+	}
+	// A barrier in a pixel shader.
+	p := newPixel("PS")
+	p.add(&ir.ExprStmt{X: intr(intrinsics.GroupMemoryBarrierWithGroupSync, ir.Void{})})
+	m = p.finish()
+	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLStage) {
+		t.Errorf("pixel barrier: %v", err)
+	}
+	// Every E06xx code is documented.
+	for _, c := range []diag.Code{diag.ErrWGSLType, diag.ErrWGSLVertexWave, diag.ErrWGSLPushConstant, diag.ErrWGSLNoLowering,
+		diag.ErrWGSLBarrierReturn, diag.ErrWGSLQuadLane, diag.ErrWGSLStage, diag.ErrWGSLLayout, diag.ErrWGSLAtomic, diag.ErrWGSLInternal} {
+		if info, ok := diag.Lookup(c); !ok || info.Title == "" {
+			t.Errorf("%s is not registered", c)
+		}
+	}
+}
+
+func BenchmarkEmitWGSL(b *testing.B) {
+	m := csSum()
+	ep := m.EntryPoints[0]
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := EmitEntry(m, ep, Options{Dialect: Naga}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
