@@ -33,8 +33,8 @@
 //
 // where the host stores, at index i, the byte length of the buffer bound at
 // [[buffer(i)]] (the same convention as SPIRV-Cross's buffer-size buffer).
-// GetDimensions then yields _buffer_sizes[i] / ArrayStride elements for structured
-// buffers and _buffer_sizes[i] bytes for byte-address buffers.
+// BufferGetDimensions (the runtime array's element count, as sema defines it for
+// structured and byte-address buffers alike) is _buffer_sizes[i] / ArrayStride.
 //
 // Stage IO. Compute builtins become kernel parameters with their Metal attributes;
 // pixel/vertex user inputs form a [[stage_in]] struct (user(locN) / attribute(N)),

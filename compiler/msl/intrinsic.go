@@ -307,10 +307,13 @@ func (e *emitter) texture(x *ir.Intrinsic) string {
 	case intrinsics.TextureSampleLevel:
 		return narrow(fmt.Sprintf("%s.sample(%s, %s, level(%s))", tex, as[0], as[1], as[2]))
 	case intrinsics.TextureLoad:
-		if !tt.Storage {
-			// Texture2D.Load(int3(x, y, mip)).
-			e.useHelper("wr_load_mip")
-			return narrow(fmt.Sprintf("wr_load_mip(%s, %s)", tex, as[0]))
+		// sema: TextureLoad[t, coords int2, level int] for Texture2D, [u, coords] for RWTexture2D.
+		if ir.Components(x.Args[1].Type()) != 2 {
+			e.errorf(x.Pos, diag.ErrMSLMalformedInput, "%s coordinates of type %s, want a 2-vector", x.Op, x.Args[1].Type())
+			return "0"
+		}
+		if len(as) > 1 && !tt.Storage {
+			return narrow(fmt.Sprintf("%s.read(uint2(%s), uint(%s))", tex, as[0], as[1]))
 		}
 		return narrow(fmt.Sprintf("%s.read(uint2(%s))", tex, as[0]))
 	case intrinsics.TextureStore:
@@ -338,8 +341,8 @@ func (e *emitter) texture(x *ir.Intrinsic) string {
 	return "0"
 }
 
-// bufferLength lowers GetDimensions on a buffer through the _buffer_sizes table
-// (see doc.go): elements for structured buffers, bytes for byte-address buffers.
+// bufferLength lowers BufferGetDimensions through the _buffer_sizes table (see
+// doc.go): the byte size over the array stride.
 func (e *emitter) bufferLength(x *ir.Intrinsic) string {
 	g := ir.RootGlobal(x.Args[0])
 	idx, ok := e.argIndex[g]
@@ -347,22 +350,21 @@ func (e *emitter) bufferLength(x *ir.Intrinsic) string {
 		e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a buffer", g.Name)
 		return "0"
 	}
-	v := fmt.Sprintf("_buffer_sizes[%d]", idx)
-	if g.Resource != ir.ResByteAddressBuffer && g.Resource != ir.ResRWByteAddressBuffer {
-		stride := 0
-		if a, ok := g.Type.(*ir.Array); ok {
-			stride = a.Stride
-			if stride == 0 {
-				s, al := natural(a.Elem, false)
-				stride = roundUp(s, al)
-			}
-		}
+	// sema defines the result as the runtime array's length in elements, for
+	// byte-address buffers too (an array of u32; sema multiplies by 4 itself).
+	stride := 0
+	if a, ok := g.Type.(*ir.Array); ok && a.Len == 0 {
+		stride = a.Stride
 		if stride == 0 {
-			e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a runtime array", g.Name)
-			return "0"
+			s, al := natural(a.Elem, false)
+			stride = roundUp(s, al)
 		}
-		v = fmt.Sprintf("(%s / %du)", v, stride)
 	}
+	if stride == 0 {
+		e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a runtime array", g.Name)
+		return "0"
+	}
+	v := fmt.Sprintf("(_buffer_sizes[%d] / %du)", idx, stride)
 	if !ir.Equal(x.T, ir.U32) {
 		return fmt.Sprintf("%s(%s)", e.typeName(x.T), v)
 	}

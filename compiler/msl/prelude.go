@@ -76,18 +76,11 @@ inline uint wr_idot(uint2 a, uint2 b) { return a.x * b.x + a.y * b.y; }
 inline uint wr_idot(uint3 a, uint3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 inline uint wr_idot(uint4 a, uint4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 `,
-	"wr_load_mip": `// Texture2D.Load(int3(x, y, mip)).
-template<typename Tex>
-inline auto wr_load_mip(Tex t, int3 p) -> decltype(t.read(uint2(0u), 0u))
-{
-    return t.read(uint2(p.xy), uint(p.z));
-}
-`,
 }
 
 // helperOrder fixes the print order (dependencies first).
 var helperOrder = []string{"wr_ballot", "wr_ballot_count", "wr_isign", "wr_firstbithigh", "wr_firstbitlow",
-	"wr_f16tof32", "wr_f32tof16", "wr_idot", "wr_load_mip"}
+	"wr_f16tof32", "wr_f32tof16", "wr_idot"}
 
 var helperDeps = map[string][]string{"wr_ballot_count": {"wr_ballot"}}
 

@@ -209,7 +209,7 @@ func TestArgumentTable(t *testing.T) {
 		if last.Name != "_buffer_sizes" || last.Index != 3 || !strings.Contains(out.Source, "constant uint* _buffer_sizes [[buffer(3)]]") {
 			t.Errorf("sizes table: %+v\n%s", out.Arguments, out.Source)
 		}
-		if !strings.Contains(out.Source, "(_buffer_sizes[0] / 16u)") || !strings.Contains(out.Source, "_buffer_sizes[1];") {
+		if !strings.Contains(out.Source, "(_buffer_sizes[0] / 16u)") || !strings.Contains(out.Source, "(_buffer_sizes[1] / 4u)") {
 			t.Errorf("GetDimensions does not read the sizes table as documented:\n%s", out.Source)
 		}
 	}

@@ -229,7 +229,7 @@ func specialCases() []*rowCase {
 		t, s := tex(b, false)
 		out := b.rwBuffer("Out", f4, 0, 2)
 		lvl := call(intrinsics.TextureSampleLevel, f4, gref(t), gref(s), &ir.Construct{T: vec(f32, 2), Args: []ir.Expr{cf(0.5), cf(0.25)}}, cf(0))
-		ld := call(intrinsics.TextureLoad, vec(f32, 3), gref(t), &ir.Construct{T: vec(i32, 3), Args: []ir.Expr{ci(1), ci(2), ci(0)}})
+		ld := call(intrinsics.TextureLoad, vec(f32, 3), gref(t), &ir.Construct{T: vec(i32, 2), Args: []ir.Expr{ci(1), ci(2)}}, ci(0))
 		dims := call(intrinsics.TextureGetDimensions, vec(u32, 2), gref(t))
 		b.add(store(elem(out, x(load(gref(id)))), lvl))
 		b.add(store(elem(out, cu(1)), &ir.Construct{T: f4, Args: []ir.Expr{ld, cf(1)}}))

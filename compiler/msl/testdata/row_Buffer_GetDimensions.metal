@@ -6,5 +6,5 @@ using namespace metal;
 kernel void main_(const device float4* Data [[buffer(0)]], device uint* Raw [[buffer(1)]], device uint* Out [[buffer(2)]], constant uint* _buffer_sizes [[buffer(3)]])
 {
     Out[0u] = (_buffer_sizes[0] / 16u);
-    Out[1u] = _buffer_sizes[1];
+    Out[1u] = (_buffer_sizes[1] / 4u);
 }

@@ -3,16 +3,9 @@
 
 using namespace metal;
 
-// Texture2D.Load(int3(x, y, mip)).
-template<typename Tex>
-inline auto wr_load_mip(Tex t, int3 p) -> decltype(t.read(uint2(0u), 0u))
-{
-    return t.read(uint2(p.xy), uint(p.z));
-}
-
 kernel void main_(device float4* Out [[buffer(0)]], texture2d<float, access::sample> tex [[texture(0)]], sampler samp [[sampler(0)]], uint3 id [[thread_position_in_grid]])
 {
     Out[id.x] = tex.sample(samp, float2(0.5f, 0.25f), level(0.0f));
-    Out[1u] = float4(wr_load_mip(tex, int3(1, 2, 0)).xyz, 1.0f);
+    Out[1u] = float4(tex.read(uint2(int2(1, 2)), uint(0)).xyz, 1.0f);
     Out[2u] = float4(float2(uint2(tex.get_width(), tex.get_height())), 0.0f, 0.0f);
 }
