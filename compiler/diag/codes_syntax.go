@@ -10,7 +10,6 @@ const (
 	ErrSynExpectedType      Code = "E0106"
 	ErrSynExpectedDecl      Code = "E0107"
 	ErrSynNestingTooDeep    Code = "E0108"
-	ErrSynDefaultParam      Code = "E0109"
 	ErrSynBadRegister       Code = "E0110"
 	ErrSynCaseOutsideSwitch Code = "E0111"
 	ErrSynUnsupportedSyntax Code = "E0112"
@@ -29,7 +28,6 @@ var _ = register(
 	CodeInfo{ErrSynExpectedType, "a type name is missing", "static x;", ""},
 	CodeInfo{ErrSynExpectedDecl, "only declarations may appear at file scope", "x = 1;", "move the statement into a function"},
 	CodeInfo{ErrSynNestingTooDeep, "expressions, statements or types nest more than 1000 levels deep", "x = ((((((…))))));", "split the expression"},
-	CodeInfo{ErrSynDefaultParam, "default parameter values are not supported", "float f(float x = 1.0) { return x; }", "pass the value at every call"},
 	CodeInfo{ErrSynBadRegister, "malformed register(…) binding", "RWBuffer<uint> b : register(q1);", "write register(<b|t|u|s><index>[, space<n>])"},
 	CodeInfo{ErrSynCaseOutsideSwitch, "case or default label outside a switch", "case 1: x = 2;", ""},
 	CodeInfo{ErrSynUnsupportedSyntax, "an HLSL language feature waverig does not support (templates, classes, interfaces, namespaces, member functions)", "template<typename T> T f(T x) { return x; }", ""},

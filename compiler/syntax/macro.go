@@ -214,6 +214,14 @@ func (pp *preprocessor) collectArgs(s *stream, m *macro, name Token) ([][]Token,
 	depth := 0
 	for {
 		t, ok := s.next()
+		if !ok && s.file && len(s.pending) == 0 && pp.atDirective() {
+			// Directives between the arguments (an #ifdef choosing one) take
+			// effect as they are met, as in clang and DXC.
+			pp.directive()
+			if !pp.stopped {
+				continue
+			}
+		}
 		if !ok {
 			pp.log.Errorf(name.Pos, diag.ErrPPUnterminatedArgs, "unterminated argument list invoking macro %s", m.name)
 			return nil, t, false

@@ -73,6 +73,8 @@ func TestParseFunctions(t *testing.T) {
 	expectParse(t, "void g(float2 a[4], [[vk::location(1)]] nointerpolation uint k : K);",
 		"(func void g ((var float2 a[4]) (var [vk::location(1)] nointerpolation uint k :K)))")
 	expectParse(t, "static inline float h(float);", "(func static inline float h ((var float )))")
+	expectParse(t, "float f(float x, float y = 1.0, int z = N + 1) { return x; }",
+		"(func float f ((var float x) (var float y = 1.0) (var int z = (+ N 1))) {(return x)})")
 	expectParse(t, "export float sq(float x) { return x * x; }",
 		"(func export float sq ((var float x)) {(return (* x x))})")
 }
@@ -168,7 +170,6 @@ func TestParseErrors(t *testing.T) {
 	expectError(t, "int x = 0x;", "E0103 invalid number \"0x\": hexadecimal literal has no digits")
 	expectError(t, "float x = 1e+;", "E0103 invalid number \"1e+\": exponent has no digits")
 	expectError(t, "uint64_t x = 18446744073709551616;", "E0103 integer literal 18446744073709551616 is too large")
-	expectError(t, "float f(float x = 1.0) { return x; }", "E0109 default parameter values are not supported")
 	expectError(t, "RWBuffer<uint> b : register(q1);", "E0110 invalid register \"q1\"")
 	expectError(t, "RWBuffer<uint> b : register(u1, space);", "E0110 invalid register space \"space\"")
 	expectError(t, "RWBuffer<uint> b : register(u);", "E0110 invalid register \"u\"")
@@ -291,4 +292,9 @@ func TestParseFileAndSources(t *testing.T) {
 func TestTopLevelStatement(t *testing.T) {
 	expectError(t, "return 1;", "E0107 expected a declaration, found 'return'")
 	expectError(t, "if (x) {}\nfloat y;", "E0107 expected a declaration, found 'if'")
+}
+
+func TestStructMissingSemicolon(t *testing.T) {
+	expectError(t, "struct S { float a; }\nRWBuffer<float> b;", "E0104 expected ';' after the struct definition, found 'RWBuffer'")
+	expectError(t, "struct S { float a; }\n[[vk::binding(0)]] RWBuffer<float> b;", "E0104 expected ';' after the struct definition, found '['")
 }

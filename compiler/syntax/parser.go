@@ -300,6 +300,10 @@ func (p *parser) declaration(attrs []Attribute, top bool) []Decl {
 			if p.accept(";") {
 				return out
 			}
+			// `struct S {…}` then a new declaration: the ';' was forgotten.
+			if n := p.tok(); n.Kind != tIdent || p.isTypeName(n.Text) || storageWords[n.Text] || typeModWords[n.Text] || n.Text == "struct" {
+				p.failAt(n, diag.ErrSynExpected, "expected ';' after the struct definition, found %s", n.describe())
+			}
 		}
 	} else {
 		typ = p.parseType()
@@ -492,9 +496,8 @@ func (p *parser) param() *VarDecl {
 	}
 	v.ArrayDims = p.arrayDims()
 	p.semantics(v)
-	if eq := p.tok(); p.accept("=") {
-		v.Init = p.assign()
-		p.errorf(eq.Pos, diag.ErrSynDefaultParam, "default parameter values are not supported")
+	if p.accept("=") {
+		v.Init = p.assign() // a default argument; sema substitutes it at calls that omit it
 	}
 	return v
 }

@@ -75,6 +75,8 @@ func newPreprocessor(opts Options, log *diag.Log) *preprocessor {
 
 // preprocess runs the whole preprocessor over the main file and returns the
 // token stream (ending in tEOF) and every source read, main first.
+// When a limit stopped preprocessing, the stream is just the tEOF token: the
+// truncated text would only produce follow-on syntax errors.
 func preprocess(name string, text []byte, opts Options, log *diag.Log) ([]Token, []*diag.Source) {
 	pp := newPreprocessor(opts, log)
 	main := diag.NewSource(name, string(text))
@@ -85,6 +87,9 @@ func preprocess(name string, text []byte, opts Options, log *diag.Log) ([]Token,
 	pp.work += len(lf.toks)
 	pp.files = append(pp.files, &fileFrame{src: main, toks: lf.toks})
 	pp.run()
+	if pp.stopped {
+		pp.out = pp.out[:0]
+	}
 	pp.out = append(pp.out, Token{Kind: tEOF, Pos: diag.Pos{Src: main, Off: len(main.Text)}, BOL: true})
 	return pp.out, pp.sources
 }
@@ -150,6 +155,12 @@ func (pp *preprocessor) run() {
 			pp.out = append(pp.out, t)
 		}
 	}
+}
+
+// atDirective reports whether the current file continues with a directive.
+func (pp *preprocessor) atDirective() bool {
+	f := pp.top()
+	return f.i < len(f.toks) && f.toks[f.i].BOL && f.toks[f.i].isPunct("#")
 }
 
 func (pp *preprocessor) popFile() {

@@ -274,3 +274,8 @@ func TestMacroPositions(t *testing.T) {
 		}
 	}
 }
+
+func TestDirectiveInsideArguments(t *testing.T) {
+	expectPP(t, "#define F(a, b) a + b\nF(1,\n#ifdef X\n2\n#else\n3\n#endif\n)", "1 + 3")
+	expectError(t, "#define F(a) a\nint x = F(1\n#if 1\n", "E0014 unterminated argument list invoking macro F\nE0005 unterminated conditional")
+}
