@@ -256,12 +256,12 @@ func TestMatrices(t *testing.T) {
 	)
 	out0 := emitValid(t, "matrices", b.finish(), Naga)
 	for _, want := range []string{
-		"cm: mat3x2<f32>,",              // column-major bytes: 3 columns of vec2
-		"rm: mat2x3<f32>,",              // row-major: HLSL rows are WGSL columns
-		"m = transpose(M.cm);",          // loads transpose column-major storage
-		"(transpose(M.cm) * vec2<f32>(", // mul(v, M) = M_w * v
+		"cm: mat3x2<f32>,",                                 // column-major bytes: 3 columns of vec2
+		"rm: mat2x3<f32>,",                                 // row-major: HLSL rows are WGSL columns
+		"m = transpose(M.cm);",                             // loads transpose column-major storage
+		"(transpose(M.cm) * vec2<f32>(",                    // mul(v, M) = M_w * v
 		"vec3<f32>(M.cm[0][1u], M.cm[1][1u], M.cm[2][1u])", // row 1 of a column-major matrix
-		"M.cm[2u][1u] = 7f;", // element [1][2] swaps indices
+		"M.cm[2u][1u] = 7f;",                               // element [1][2] swaps indices
 		"M.rm = m;",
 	} {
 		if !strings.Contains(out0.Source, want) {
