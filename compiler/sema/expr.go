@@ -573,8 +573,8 @@ func (c *checker) cast(e *syntax.CastExpr) operand {
 		c.discard(x)
 		return valueOp(nil, ir.Void{}, e.Pos)
 	}
-	// (float3)f4 truncates, (float4)1 splats; structs only to themselves.
-	v := c.convert(x, t, e.Pos, true)
+	// (float3)f4 truncates, (float4)1 splats, (S)0 zero-fills a struct.
+	v := c.convertExplicit(x, t, e.Pos)
 	if v == nil {
 		return bad
 	}

@@ -1,0 +1,242 @@
+package sema
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+	"waverig/compiler/syntax"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// parseArgs reads the `// waverig-args: …` first line of a fixture.
+func parseArgs(t *testing.T, src string) Options {
+	var opts Options
+	first, _, _ := strings.Cut(src, "\n")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(first), "// waverig-args:")
+	if !ok {
+		return opts
+	}
+	f := strings.Fields(rest)
+	for i := 0; i < len(f); i++ {
+		switch a := f[i]; {
+		case a == "-entry" && i+1 < len(f):
+			i++
+			opts.Entry = f[i]
+		case a == "-stage" && i+1 < len(f):
+			i++
+			opts.Stage = f[i]
+		case a == "-auto-bindings":
+			opts.AutoBindings = true
+		case a == "-fspv-extension=SPV_NV_shader_subgroup_partitioned":
+			opts.PartitionedNV = true
+		case strings.HasPrefix(a, "-fvk-") && strings.HasSuffix(a, "-shift") && len(a) == len("-fvk-t-shift") && i+2 < len(f):
+			n, err1 := strconv.Atoi(f[i+1])
+			m, err2 := strconv.Atoi(f[i+2])
+			if err1 != nil || err2 != nil {
+				t.Fatalf("bad shift option %v", f[i:i+3])
+			}
+			if opts.Shifts == nil {
+				opts.Shifts = map[byte]map[int]int{}
+			}
+			cls := a[len("-fvk-")]
+			if opts.Shifts[cls] == nil {
+				opts.Shifts[cls] = map[int]int{}
+			}
+			opts.Shifts[cls][m] += n
+			i += 2
+		default:
+			t.Fatalf("unknown fixture option %q", a)
+		}
+	}
+	return opts
+}
+
+// compile parses and checks src.
+func compile(t *testing.T, name, src string, opts Options) (*ir.Module, *diag.Log) {
+	t.Helper()
+	log := &diag.Log{}
+	f, _ := syntax.Parse(name, []byte(src), syntax.Options{}, log)
+	if log.HasErrors() {
+		for _, m := range log.Msgs {
+			t.Logf("%s", m.Render())
+		}
+		t.Fatalf("%s: parse errors", name)
+	}
+	return Check(f, opts, log), log
+}
+
+func errorsOf(log *diag.Log) string {
+	var b strings.Builder
+	for _, m := range log.Sorted() {
+		b.WriteString(m.Render())
+	}
+	return b.String()
+}
+
+// TestGolden compiles testdata/*.hlsl and the positive fixtures in fixtures/lang
+// and compares ir.Dump with testdata/*.ir (testdata/lang_*.ir for the fixtures).
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.hlsl")
+	lang, _ := filepath.Glob("../../fixtures/lang/*.hlsl")
+	files = append(files, lang...)
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, log := compile(t, path, string(src), parseArgs(t, string(src)))
+			if m == nil || log.HasErrors() {
+				t.Fatalf("errors:\n%s", errorsOf(log))
+			}
+			for _, v := range validate(m) {
+				t.Errorf("invariant: %s", v)
+			}
+			got := ir.Dump(m)
+			golden := strings.TrimSuffix(path, ".hlsl") + ".ir"
+			if !strings.HasPrefix(path, "testdata/") {
+				golden = "testdata/lang_" + strings.TrimSuffix(filepath.Base(path), ".hlsl") + ".ir"
+			}
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./compiler/sema -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("IR differs from %s (run with -update after checking):\n%s", golden, diffLines(string(want), got))
+			}
+		})
+	}
+}
+
+// diffLines shows the first differing lines.
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
+		}
+	}
+	return ""
+}
+
+// TestLangFixtures checks that every positive language fixture compiles cleanly
+// (no errors), satisfies the IR invariants and has a compute entry point.
+func TestLangFixtures(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/lang/*.hlsl")
+	if len(files) == 0 {
+		t.Fatal("no fixtures/lang")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, log := compile(t, path, string(src), parseArgs(t, string(src)))
+			if m == nil || log.HasErrors() {
+				t.Fatalf("errors:\n%s", errorsOf(log))
+			}
+			for _, v := range validate(m) {
+				t.Errorf("invariant: %s", v)
+			}
+			compute := false
+			for _, ep := range m.EntryPoints {
+				compute = compute || ep.Stage == ir.Compute
+			}
+			if !compute {
+				t.Error("no compute entry point")
+			}
+		})
+	}
+}
+
+var expectRE = regexp.MustCompile(`/\*\s*ERROR(-FILE)?\s+(E\d{4}|W\d{4})\s+"((?:[^"\\]|\\.)*)"\s*\*/`)
+
+type expectation struct {
+	file      bool
+	line, col int // col: column of the comment start
+	code      string
+	re        *regexp.Regexp
+}
+
+// TestNegativeFixtures checks fixtures/negative/sema: every expected diagnostic
+// (a `/* ERROR CODE "regexp" */` comment right after the offending token) is
+// reported on that line, before the comment, with that code and a matching
+// message, and no unexpected error is reported.
+func TestNegativeFixtures(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/negative/sema/*.hlsl")
+	if len(files) < 30 {
+		t.Fatalf("want at least 30 negative fixtures, have %d", len(files))
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var exps []expectation
+			for i, line := range strings.Split(string(src), "\n") {
+				for _, m := range expectRE.FindAllStringSubmatchIndex(line, -1) {
+					pat, _ := strconv.Unquote(`"` + line[m[6]:m[7]] + `"`)
+					exps = append(exps, expectation{file: m[2] >= 0, line: i + 1, col: m[0] + 1,
+						code: line[m[4]:m[5]], re: regexp.MustCompile(pat)})
+				}
+			}
+			if len(exps) == 0 {
+				t.Fatal("fixture has no ERROR expectation")
+			}
+			_, log := compile(t, path, string(src), parseArgs(t, string(src)))
+			matched := make([]bool, len(log.Msgs))
+			for _, e := range exps {
+				found := false
+				for i, m := range log.Msgs {
+					if matched[i] || string(m.Code) != e.code || !e.re.MatchString(m.Text) {
+						continue
+					}
+					if e.file {
+						found = true
+					} else if m.Pos.IsValid() {
+						l, c := m.Pos.Src.LineCol(m.Pos.Off)
+						found = l == e.line && c < e.col
+					}
+					if found {
+						matched[i] = true
+						break
+					}
+				}
+				if !found {
+					t.Errorf("line %d: expected %s %q not reported; got:\n%s", e.line, e.code, e.re, errorsOf(log))
+				}
+			}
+			for i, m := range log.Msgs {
+				if !matched[i] && m.Severity == diag.Error {
+					t.Errorf("unexpected: %s", m)
+				}
+			}
+		})
+	}
+}
