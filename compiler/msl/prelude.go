@@ -167,11 +167,26 @@ struct wr_array
 };
 `
 
+// stridedTemplate pads an array element to its ArrayStride (cbuffer arrays of
+// scalars and small vectors have stride 16; Metal's own stride is the type's size).
+const stridedTemplate = `// An array element padded to the buffer's ArrayStride S; v is the value.
+template<typename T, uint S>
+struct wr_strided
+{
+    T v;
+    char pad[S - sizeof(T)];
+};
+`
+
 // prelude returns the helper code this entry point uses.
 func (e *emitter) prelude() string {
 	var b strings.Builder
 	if e.needArray {
 		b.WriteString(arrayTemplate)
+		b.WriteString("\n")
+	}
+	if e.needStrided {
+		b.WriteString(stridedTemplate)
 		b.WriteString("\n")
 	}
 	for _, n := range helperOrder {

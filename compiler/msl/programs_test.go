@@ -152,6 +152,31 @@ func matrices() *builder {
 // x4 takes row 0 of a 4x4 matrix value.
 func x4(m ir.Expr) ir.Expr { return &ir.Index{Base: m, Idx: ci(0), T: vec(f32, 4)} }
 
+// cbufferArrays builds a cbuffer with std140-style arrays (stride 16 for floats
+// and float2s), read per element and copied whole into a register array.
+func cbufferArrays() *builder {
+	b := newCompute("CBArrays", 1)
+	fa := &ir.Array{Elem: f32, Len: 4, Stride: 16}
+	va := &ir.Array{Elem: vec(f32, 2), Len: 2, Stride: 16}
+	s := &ir.Struct{Name: "Params", Fields: []ir.Field{
+		{Name: "weights", Type: fa, Offset: 0},
+		{Name: "offsets", Type: va, Offset: 64},
+		{Name: "count", Type: u32, Offset: 96},
+	}, Size: 112, Align: 16}
+	b.m.Structs = []*ir.Struct{s}
+	c := b.global(&ir.Global{Name: "P", Type: s, Space: ir.SpaceUniform, Resource: ir.ResConstantBuffer, Binding: &ir.Binding{Set: 0, Binding: 0}})
+	out := b.rwBuffer("Out", f32, 0, 1)
+	w := b.local("w", &ir.Array{Elem: f32, Len: 4})
+	weights := &ir.Member{Base: gref(c), Field: 0}
+	b.add(
+		store(lref(w), load(weights)),
+		store(elem(out, cu(0)), bin(ir.Add, load(&ir.Index{Base: weights, Idx: cu(2), T: f32}), load(&ir.Index{Base: lref(w), Idx: cu(3), T: f32}))),
+		store(elem(out, cu(1)), x(load(&ir.Index{Base: &ir.Member{Base: gref(c), Field: 1}, Idx: cu(1), T: vec(f32, 2)}))),
+		store(elem(out, cu(2)), conv(load(&ir.Member{Base: gref(c), Field: 2}), f32)),
+	)
+	return b
+}
+
 var programs = []struct {
 	name  string
 	build func() *builder
@@ -161,6 +186,7 @@ var programs = []struct {
 	{"prog_pixel_quad", pixelQuad},
 	{"prog_vertex", vertexMain},
 	{"prog_matrices", matrices},
+	{"prog_cbuffer_arrays", cbufferArrays},
 }
 
 func TestProgramGoldens(t *testing.T) {
@@ -280,14 +306,22 @@ func TestErrors(t *testing.T) {
 			b.add(store(elem(out, cu(0)), call(intrinsics.WaveMatch, vec(u32, 4), cu(1))))
 			return b.m, b.ep
 		}, diag.ErrMSLNoLowering, "WaveMatch"},
-		{"std140 scalar array", func() (*ir.Module, *ir.EntryPoint) {
+		{"array stride below Metal's", func() (*ir.Module, *ir.EntryPoint) {
 			b := newCompute("main", 1)
-			s := &ir.Struct{Name: "C", Fields: []ir.Field{{Name: "a", Type: &ir.Array{Elem: f32, Len: 4, Stride: 16}}}, Size: 64, Align: 16}
+			s := &ir.Struct{Name: "C", Fields: []ir.Field{{Name: "a", Type: &ir.Array{Elem: vec(f32, 4), Len: 4, Stride: 12}}}, Size: 48, Align: 16}
 			c := b.global(&ir.Global{Name: "cb", Type: s, Space: ir.SpaceUniform, Resource: ir.ResConstantBuffer, Binding: &ir.Binding{}})
-			out := b.rwBuffer("Out", f32, 0, 1)
-			b.add(store(elem(out, cu(0)), load(&ir.Index{Base: &ir.Member{Base: gref(c), Field: 0}, Idx: cu(1), T: f32})))
+			out := b.rwBuffer("Out", vec(f32, 4), 0, 1)
+			b.add(store(elem(out, cu(0)), load(&ir.Index{Base: &ir.Member{Base: gref(c), Field: 0}, Idx: cu(1), T: vec(f32, 4)})))
 			return b.m, b.ep
-		}, diag.ErrMSLLayout, "stride 16"},
+		}, diag.ErrMSLLayout, "stride 12"},
+		{"member offset Metal cannot reach", func() (*ir.Module, *ir.EntryPoint) {
+			b := newCompute("main", 1)
+			s := &ir.Struct{Name: "S", Fields: []ir.Field{{Name: "a", Type: f32, Offset: 0}, {Name: "b", Type: vec(f32, 4), Offset: 4}}, Size: 20, Align: 4}
+			out := b.rwBuffer("Out", s, 0, 1)
+			b.m.Structs = []*ir.Struct{s}
+			b.add(store(&ir.Member{Base: elem(out, cu(0)), Field: 0}, cf(1)))
+			return b.m, b.ep
+		}, diag.ErrMSLLayout, "offset 4"},
 		{"member of a non-struct", func() (*ir.Module, *ir.EntryPoint) {
 			b := newCompute("main", 1)
 			out := b.rwBuffer("Out", u32, 0, 0)

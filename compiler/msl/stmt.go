@@ -131,11 +131,24 @@ func (e *emitter) loop(l *ir.Loop) {
 // that happens to carry the laid-out type is an ordinary register matrix.
 func colMajor(p ir.Expr) bool {
 	m, ok := p.Type().(ir.Matrix)
-	if !ok || m.Stride == 0 || m.RowMajor || !ir.IsPlace(p) {
+	return ok && m.Stride != 0 && !m.RowMajor && inBuffer(p)
+}
+
+// inBuffer reports whether a place lives in buffer memory (where the laid-out
+// representation applies).
+func inBuffer(p ir.Expr) bool {
+	if !ir.IsPlace(p) {
 		return false
 	}
 	g := ir.RootGlobal(p)
 	return g != nil && isResource(g)
+}
+
+// paddedArrayPlace reports whether p is a whole fixed-size array in a buffer whose
+// elements are wr_strided (it cannot be copied to or from a register array as is).
+func paddedArrayPlace(p ir.Expr) (*ir.Array, bool) {
+	a, ok := p.Type().(*ir.Array)
+	return a, ok && a.Len > 0 && paddedStride(a) && inBuffer(p)
 }
 
 func (e *emitter) store(s *ir.Store) {
@@ -143,6 +156,18 @@ func (e *emitter) store(s *ir.Store) {
 	switch {
 	case colMajor(place):
 		e.line("%s = transpose(%s);", e.place(place), e.expr(s.Value))
+		return
+	}
+	if a, ok := paddedArrayPlace(place); ok {
+		e.line("{")
+		e.indent++
+		e.line("%s _wr_arr = %s;", e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), e.expr(s.Value))
+		base := e.place(place)
+		for i := 0; i < a.Len; i++ {
+			e.line("%s[%d].v = _wr_arr[%d];", base, i, i)
+		}
+		e.indent--
+		e.line("}")
 		return
 	}
 	if ix, ok := place.(*ir.Index); ok && colMajor(ix.Base) {
@@ -221,6 +246,9 @@ func (e *emitter) place(x ir.Expr) string {
 		if inner, ok := x.Base.(*ir.Index); ok && colMajor(inner.Base) {
 			return fmt.Sprintf("%s[%s][%s]", e.place(inner.Base), e.expr(x.Idx), e.expr(inner.Idx))
 		}
+		if a, ok := x.Base.Type().(*ir.Array); ok && paddedStride(a) && inBuffer(x.Base) {
+			return fmt.Sprintf("%s[%s].v", e.place(x.Base), e.expr(x.Idx))
+		}
 		return fmt.Sprintf("%s[%s]", e.place(x.Base), e.expr(x.Idx))
 	case *ir.Member:
 		st := x.Base.Type().(*ir.Struct)
@@ -237,6 +265,15 @@ func (e *emitter) load(p ir.Expr) string {
 	}
 	if ix, ok := p.(*ir.Index); ok && colMajor(ix.Base) {
 		return fmt.Sprintf("transpose(%s)[%s]", e.place(ix.Base), e.expr(ix.Idx))
+	}
+	if a, ok := paddedArrayPlace(p); ok {
+		// Unwrap each padded element into a register array.
+		base := e.place(p)
+		var es []string
+		for i := 0; i < a.Len; i++ {
+			es = append(es, fmt.Sprintf("%s[%d].v", base, i))
+		}
+		return fmt.Sprintf("%s{{%s}}", e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), callArgs(es))
 	}
 	if packedPlace(p) {
 		return fmt.Sprintf("%s(%s)", e.typeName(p.Type()), e.place(p))

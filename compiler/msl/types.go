@@ -81,11 +81,31 @@ func (e *emitter) memTypeName(t ir.Type, packed bool) string {
 	case *ir.Array:
 		if t.Stride != 0 {
 			e.needArray = true
-			elem := e.memTypeName(t.Elem, packedElem(t))
-			return fmt.Sprintf("wr_array<%s, %d>", elem, t.Len)
+			return fmt.Sprintf("wr_array<%s, %d>", e.elemMemTypeName(t), t.Len)
 		}
 	}
 	return e.typeName(t)
+}
+
+// elemMemTypeName spells the element of a laid-out array. An element whose
+// ArrayStride exceeds Metal's size (cbuffer float a[4]: stride 16) is wrapped in
+// wr_strided<T, Stride>, whose member v is the value; places append .v.
+func (e *emitter) elemMemTypeName(a *ir.Array) string {
+	elem := e.memTypeName(a.Elem, packedElem(a))
+	if paddedStride(a) {
+		e.needStrided = true
+		return fmt.Sprintf("wr_strided<%s, %d>", elem, a.Stride)
+	}
+	return elem
+}
+
+// paddedStride reports whether a laid-out array's stride exceeds Metal's natural one.
+func paddedStride(a *ir.Array) bool {
+	if a.Stride == 0 {
+		return false
+	}
+	s, al := natural(a.Elem, packedElem(a))
+	return a.Stride > roundUp(s, al)
 }
 
 // packedElem reports whether an array's vec3 elements are packed (stride 12 for floats).
@@ -125,7 +145,11 @@ func natural(t ir.Type, packed bool) (size, align int) {
 		return cols * cs, ca
 	case *ir.Array:
 		s, a := natural(t.Elem, packedElem(t))
-		return t.Len * roundUp(s, a), a
+		stride := roundUp(s, a)
+		if t.Stride > stride {
+			stride = t.Stride // wr_strided pads each element
+		}
+		return t.Len * stride, a
 	case *ir.Struct:
 		size, align := 0, 1
 		for i, f := range t.Fields {
@@ -186,8 +210,11 @@ func (e *emitter) checkMemType(t ir.Type, pos diag.Pos, where string) {
 	case *ir.Array:
 		if t.Stride != 0 {
 			s, a := natural(t.Elem, packedElem(t))
-			if roundUp(s, a) != t.Stride {
-				e.errorf(pos, diag.ErrMSLLayout, "%s: array stride %d differs from Metal's %d for %s", where, t.Stride, roundUp(s, a), t.Elem)
+			switch n := roundUp(s, a); {
+			case t.Stride < n:
+				e.errorf(pos, diag.ErrMSLLayout, "%s: array stride %d is below Metal's %d for %s", where, t.Stride, n, t.Elem)
+			case t.Stride%a != 0:
+				e.errorf(pos, diag.ErrMSLLayout, "%s: array stride %d is not a multiple of %s's Metal alignment %d", where, t.Stride, t.Elem, a)
 			}
 		}
 		e.checkMemType(t.Elem, pos, where)
@@ -256,6 +283,10 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 		fmt.Fprintf(&b, "    %s %s;\n", e.memTypeName(f.Type, packed), fieldName(f.Name, i))
 	}
 	if s.Size != 0 {
+		// Trailing padding makes sizeof equal the IR size (uniform structs round to 16).
+		if _, align := natural(s, false); s.Size > roundUp(off, align) {
+			fmt.Fprintf(&b, "    char _pad%d[%d];\n", pad, s.Size-off)
+		}
 		if size, _ := natural(s, false); size != s.Size {
 			e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: size %d, but Metal's is %d", s.Name, s.Size, size)
 		}
