@@ -158,6 +158,9 @@ func emitValid(t *testing.T, b *mb, opts Options) map[string]*Module {
 			t.Fatalf("vulkan %s: %v", e.vk, err)
 		}
 		validate(t, mod, e.env)
+		for _, leak := range explicitLayoutLeaks(mod.Words) {
+			t.Errorf("vulkan %s: %s", e.vk, leak)
+		}
 		mods[e.vk] = mod
 	}
 	return mods

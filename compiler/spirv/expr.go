@@ -126,11 +126,18 @@ func (s *fn) place(e ir.Expr) (ptr, sc uint32, ok bool) {
 	return s.op(opAccessChain, ptrT, append([]uint32{base}, idx...)...), sc, true
 }
 
-// memType is the SPIR-V type of the storage a place denotes.
-func (s *fn) memType(e ir.Expr, sc uint32) uint32 {
-	return s.b.typeID(e.Type())
+// explicitLayout reports whether a storage class holds explicitly laid-out types.
+func explicitLayout(sc uint32) bool {
+	return sc == scUniform || sc == scStorageBuffer || sc == scPushConstant
 }
 
+// memType is the SPIR-V type of the storage a place denotes.
+func (s *fn) memType(e ir.Expr, sc uint32) uint32 {
+	return s.b.typeOf(e.Type(), explicitLayout(sc))
+}
+
+// load reads a place. Values always have plain types: an aggregate read from a
+// buffer block is converted from its explicit-layout form.
 func (s *fn) load(p ir.Expr) uint32 {
 	b := s.b
 	if r, ok := p.(*ir.GlobalRef); ok {
@@ -142,21 +149,57 @@ func (s *fn) load(p ir.Expr) uint32 {
 	if !ok {
 		return s.undef(p.Type())
 	}
-	return s.op(opLoad, s.memType(p, sc), ptr)
+	v := s.op(opLoad, s.memType(p, sc), ptr)
+	if explicitLayout(sc) && hasLayout(p.Type()) {
+		v = s.relayout(v, p.Type(), false)
+	}
+	return v
 }
 
 func (s *fn) store(place, value ir.Expr) {
 	v := s.expr(value)
-	ptr, _, ok := s.place(place)
+	ptr, sc, ok := s.place(place)
 	if !ok {
 		return
 	}
-	s.storeTo(ptr, place.Type(), v, value.Type())
+	s.storeTo(ptr, sc, place.Type(), v, value.Type())
 }
 
-func (s *fn) storeTo(ptr uint32, placeT ir.Type, v uint32, valueT ir.Type) {
+func (s *fn) storeTo(ptr, sc uint32, placeT ir.Type, v uint32, valueT ir.Type) {
 	v = s.coerce(v, valueT, placeT)
+	if explicitLayout(sc) && hasLayout(placeT) {
+		v = s.relayout(v, placeT, true)
+	}
 	s.do(opStore, ptr, v)
+}
+
+// relayout converts an aggregate between its plain and explicit-layout forms:
+// OpCopyLogical from SPIR-V 1.4, member by member before.
+func (s *fn) relayout(v uint32, t ir.Type, toExplicit bool) uint32 {
+	b := s.b
+	from, to := b.typeOf(t, !toExplicit), b.typeOf(t, toExplicit)
+	if from == to {
+		return v
+	}
+	if b.version >= 0x00010400 {
+		return s.op(opCopyLogical, to, v)
+	}
+	var parts []uint32
+	switch t := t.(type) {
+	case *ir.Struct:
+		parts = make([]uint32, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = s.relayout(s.op(opCompositeExtract, b.typeOf(f.Type, !toExplicit), v, uint32(i)), f.Type, toExplicit)
+		}
+	case *ir.Array:
+		parts = make([]uint32, t.Len)
+		for i := range parts {
+			parts[i] = s.relayout(s.op(opCompositeExtract, b.typeOf(t.Elem, !toExplicit), v, uint32(i)), t.Elem, toExplicit)
+		}
+	default:
+		return v
+	}
+	return s.op(opCompositeConstruct, to, parts...)
 }
 
 // coerce converts a composite value between IR types that lower to different

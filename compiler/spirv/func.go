@@ -96,7 +96,7 @@ func (s *fn) privateInits() {
 			continue
 		}
 		val := s.expr(g.Init)
-		s.storeTo(v.id, g.Type, val, g.Init.Type())
+		s.storeTo(v.id, v.sc, g.Type, val, g.Init.Type())
 	}
 }
 

@@ -510,8 +510,8 @@ func (s *fn) texture(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 			default:
 				continue
 			}
-			if ptr, _, ok := s.place(o); ok {
-				s.storeTo(ptr, o.Type(), v, ir.U32)
+			if ptr, sc, ok := s.place(o); ok {
+				s.storeTo(ptr, sc, o.Type(), v, ir.U32)
 			}
 		}
 		return 0
@@ -600,8 +600,8 @@ func (s *fn) bufferLength(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 	n := s.op(code, b.u32Type(), v.id, member)
 	if _, void := e.T.(ir.Void); void {
 		if len(e.Args) > 1 {
-			if ptr, _, ok := s.place(e.Args[1]); ok {
-				s.storeTo(ptr, e.Args[1].Type(), n, ir.U32)
+			if ptr, sc, ok := s.place(e.Args[1]); ok {
+				s.storeTo(ptr, sc, e.Args[1].Type(), n, ir.U32)
 			}
 		}
 		return 0

@@ -113,6 +113,7 @@ const (
 	opVectorShuffle         = 79
 	opCompositeConstruct    = 80
 	opCompositeExtract      = 81
+	opCopyLogical           = 400
 	opSampledImage          = 86
 	opImageRead             = 98
 	opImageQuerySize        = 104
@@ -319,6 +320,7 @@ type typeEntry struct {
 
 type structEntry struct {
 	s        *ir.Struct
+	explicit bool   // the explicit-layout form (member Offsets) used inside buffer blocks
 	wrapElem uint32 // for runtime-array wrapper structs: the array type id (s is nil)
 	block    bool
 	id       uint32

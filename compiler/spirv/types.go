@@ -13,10 +13,28 @@ func (b *builder) errorf(pos diag.Pos, code diag.Code, format string, args ...an
 	}
 }
 
-// typeID lowers an IR type. Layout decorations (ArrayStride, member Offset,
-// MatrixStride, RowMajor/ColMajor) come from the IR layout fields, so a type is
-// decorated exactly when sema laid it out for host-shareable memory.
-func (b *builder) typeID(t ir.Type) uint32 {
+// typeID lowers an IR type to its plain SPIR-V type: the type of values and of
+// Function, Private, Workgroup and stage-IO storage, which must carry no
+// explicit layout (VUID-StandaloneSpirv-None-10684 for SPIR-V 1.5+; some
+// drivers crash on it at any version).
+func (b *builder) typeID(t ir.Type) uint32 { return b.typeOf(t, false) }
+
+// layoutType lowers an IR type as it lives in a Uniform, StorageBuffer or
+// PushConstant block: arrays carry ArrayStride, structs member Offsets and
+// matrix decorations, all from the IR layout fields.
+func (b *builder) layoutType(t ir.Type) uint32 { return b.typeOf(t, true) }
+
+// hasLayout reports whether a type's plain and explicit-layout forms differ
+// (it contains a struct or an array).
+func hasLayout(t ir.Type) bool {
+	switch t.(type) {
+	case *ir.Struct, *ir.Array:
+		return true
+	}
+	return false
+}
+
+func (b *builder) typeOf(t ir.Type, explicit bool) uint32 {
 	switch t := t.(type) {
 	case ir.Scalar:
 		return b.scalarType(t)
@@ -25,9 +43,9 @@ func (b *builder) typeID(t ir.Type) uint32 {
 	case ir.Matrix:
 		return b.matrixType(t)
 	case *ir.Array:
-		return b.arrayType(t)
+		return b.arrayType(t, explicit)
 	case *ir.Struct:
-		return b.structType(t)
+		return b.structType(t, explicit)
 	case ir.Void, nil:
 		return b.voidType()
 	case ir.Texture2D:
@@ -66,9 +84,17 @@ func clampDim(n int) int {
 	return n
 }
 
-func (b *builder) arrayType(a *ir.Array) uint32 {
-	elem := b.typeID(a.Elem)
-	stride := uint32(a.Stride)
+func (b *builder) arrayType(a *ir.Array, explicit bool) uint32 {
+	elem := b.typeOf(a.Elem, explicit)
+	stride := uint32(0)
+	if explicit {
+		stride = uint32(a.Stride)
+		if stride == 0 {
+			// Host-shareable arrays need a stride; fall back to the natural one
+			// when sema did not lay the array out.
+			stride = uint32(hostStride(a.Elem))
+		}
+	}
 	var id uint32
 	var created bool
 	if a.Len == 0 {
@@ -98,29 +124,52 @@ func (b *builder) lookupAggregate(op uint16, a, bb, c uint32, operands ...uint32
 	return id, true
 }
 
-func (b *builder) structType(s *ir.Struct) uint32 {
+func (b *builder) structType(s *ir.Struct, explicit bool) uint32 {
 	for i := range b.structs {
-		if b.structs[i].s == s {
+		if b.structs[i].s == s && b.structs[i].explicit == explicit {
 			return b.structs[i].id
 		}
 	}
 	members := make([]uint32, 1, len(s.Fields)+1)
 	for _, f := range s.Fields {
-		members = append(members, b.typeID(f.Type))
+		members = append(members, b.typeOf(f.Type, explicit))
 	}
 	id := b.id()
 	members[0] = id
 	inst(&b.globals, opTypeStruct, members...)
-	b.structs = append(b.structs, structEntry{s: s, id: id})
+	b.structs = append(b.structs, structEntry{s: s, explicit: explicit, id: id})
 	instStr(&b.names, opName, []uint32{id}, s.Name)
+	var offsets []int
+	if explicit {
+		offsets = fieldOffsets(s)
+	}
 	for i, f := range s.Fields {
 		instStr(&b.names, opMemberName, []uint32{id, uint32(i)}, f.Name)
-		if s.Size != 0 {
-			inst(&b.decos, opMemberDecorate, id, uint32(i), decOffset, uint32(f.Offset))
+		if explicit {
+			inst(&b.decos, opMemberDecorate, id, uint32(i), decOffset, uint32(offsets[i]))
 			b.decorateMatrixMember(id, uint32(i), f.Type)
 		}
 	}
 	return id
+}
+
+// fieldOffsets returns the IR layout's member offsets, or natural (WGSL
+// host-shareable) ones for a struct sema did not lay out.
+func fieldOffsets(s *ir.Struct) []int {
+	offs := make([]int, len(s.Fields))
+	if s.Size != 0 {
+		for i, f := range s.Fields {
+			offs[i] = f.Offset
+		}
+		return offs
+	}
+	end := 0
+	for i, f := range s.Fields {
+		size, align := hostSizeAlign(f.Type)
+		offs[i] = (end + align - 1) / align * align
+		end = offs[i] + size
+	}
+	return offs
 }
 
 // decorateMatrixMember adds MatrixStride and the major order for a member that is
@@ -158,7 +207,7 @@ func (b *builder) decorateMatrixMember(st, i uint32, t ir.Type) {
 // the leading member index 0.
 func (b *builder) blockStruct(t ir.Type, name string) (id uint32, wrapped bool) {
 	if s, ok := t.(*ir.Struct); ok {
-		id = b.structType(s)
+		id = b.structType(s, true)
 		for i := range b.structs {
 			if b.structs[i].id == id && !b.structs[i].block {
 				b.structs[i].block = true
@@ -167,14 +216,7 @@ func (b *builder) blockStruct(t ir.Type, name string) (id uint32, wrapped bool) 
 		}
 		return id, false
 	}
-	if a, ok := t.(*ir.Array); ok && a.Stride == 0 {
-		// Host-shareable arrays need a stride; fall back to the natural one when
-		// sema did not lay the array out.
-		c := *a
-		c.Stride = hostStride(a.Elem)
-		t = &c
-	}
-	elem := b.typeID(t)
+	elem := b.layoutType(t)
 	for i := range b.structs {
 		if b.structs[i].s == nil && b.structs[i].wrapElem == elem {
 			return b.structs[i].id, true
@@ -182,7 +224,7 @@ func (b *builder) blockStruct(t ir.Type, name string) (id uint32, wrapped bool) 
 	}
 	id = b.id()
 	inst(&b.globals, opTypeStruct, id, elem)
-	b.structs = append(b.structs, structEntry{wrapElem: elem, block: true, id: id})
+	b.structs = append(b.structs, structEntry{wrapElem: elem, explicit: true, block: true, id: id})
 	instStr(&b.names, opName, []uint32{id}, "type."+name)
 	instStr(&b.names, opMemberName, []uint32{id, 0}, "data")
 	inst(&b.decos, opDecorate, id, decBlock)
