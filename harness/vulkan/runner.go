@@ -99,8 +99,17 @@ type Runner struct {
 	created  int
 	timeout  time.Duration
 	val      *validator
+	infos    map[infoKey]spirvInfo // parsed modules, so cached jobs skip the parse
 	closed   bool
 }
+
+type infoKey struct {
+	hash  [32]byte
+	entry string
+}
+
+// maxInfos bounds the parse memo; it is simply dropped when full.
+const maxInfos = 4096
 
 type pipeKey struct {
 	hash     [32]byte // SPIR-V words
@@ -134,6 +143,7 @@ func NewRunner(deviceIndex int) (*Runner, error) {
 		maxPipes: DefaultMaxPipelines,
 		timeout:  DefaultTimeout,
 		val:      newValidator(),
+		infos:    map[infoKey]spirvInfo{},
 	}, nil
 }
 
@@ -203,12 +213,16 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	if r.closed {
 		return nil, errClosed
 	}
-	info, err := parseSPIRV(job.SPIRV, job.Entry)
+	hash := hashWords(job.SPIRV)
+	info, err := r.parse(hash, job)
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: %w", err)
+		return nil, err
 	}
 	bindings, layout, err := r.checkBuffers(job.Buffers)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkDescriptors(info.used, job.Buffers); err != nil {
 		return nil, err
 	}
 	push, err := r.checkPush(job.PushConstants)
@@ -224,7 +238,7 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	}
 	res := &Result{SubgroupSize: size, FullSubgroups: flags&vkx.StageRequireFullSubgroups != 0}
 
-	key := pipeKey{hash: hashWords(job.SPIRV), entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))}
+	key := pipeKey{hash: hash, entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))}
 	pipe, err := r.pipeline(key, job, info, bindings, res)
 	if err != nil {
 		return nil, err
@@ -251,6 +265,24 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// parse returns the module's entry-point facts, from the memo when the
+// same module and entry ran before (failures are not remembered).
+func (r *Runner) parse(hash [32]byte, job Job) (spirvInfo, error) {
+	k := infoKey{hash, job.Entry}
+	if info, ok := r.infos[k]; ok {
+		return info, nil
+	}
+	info, err := parseSPIRV(job.SPIRV, job.Entry)
+	if err != nil {
+		return info, fmt.Errorf("vulkan: %w", err)
+	}
+	if len(r.infos) >= maxInfos {
+		r.infos = map[infoKey]spirvInfo{}
+	}
+	r.infos[k] = info
+	return info, nil
 }
 
 // pipeline returns the cached pipeline for key or builds it.

@@ -337,6 +337,8 @@ func TestBrokenInput(t *testing.T) {
 		"big push":      {mutate(func(j *Job) { j.PushConstants = make([]byte, 1<<16) }), "maxPushConstantsSize"},
 		"bad kind":      {mutate(func(j *Job) { j.Buffers[0].Kind = 7 }), "unknown kind"},
 		"set too large": {mutate(func(j *Job) { j.Buffers[0].Set = 99 }), "at most"},
+		"unbound":       {mutate(func(j *Job) { j.Buffers = j.Buffers[:2] }), `set 0 binding 2 ("Res") as a storage buffer but the job binds nothing`},
+		"wrong kind":    {mutate(func(j *Job) { j.Buffers[1].Kind = Uniform }), "binds a uniform buffer"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

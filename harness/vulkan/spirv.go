@@ -2,31 +2,85 @@ package vulkan
 
 import (
 	"fmt"
+	"sort"
 )
 
 // spirvInfo is what the runner reads from a module before giving it to the
-// driver: drivers are not required to survive malformed SPIR-V (lavapipe
-// asserts on some), so the structural checks here turn the common breakages
-// (truncation, wrong magic, bad word counts, missing entry point) into
-// error values first.
+// driver. Drivers are not required to survive malformed SPIR-V or a
+// pipeline layout that lacks a descriptor the shader uses (lavapipe
+// crashes on both), so the checks here turn the common breakages
+// (truncation, bad word counts, missing entry point, unbound or mistyped
+// buffers) into error values first.
 type spirvInfo struct {
 	version   uint32    // e.g. 0x00010300
 	localSize [3]uint32 // from OpExecutionMode LocalSize; zero when unknown
+	// used lists the descriptors the entry point's reachable code touches.
+	used []descriptorUse
+}
+
+// descriptorUse is one resource variable the entry point uses.
+type descriptorUse struct {
+	set, binding uint32
+	kind         BufferKind
+	name         string // OpName of the variable, for messages
+	unsupported  string // non-empty: a resource the runner cannot bind
 }
 
 const (
 	spirvMagic = 0x07230203
 
+	opName            = 5
 	opEntryPoint      = 15
 	opExecutionMode   = 16
+	opTypeArray       = 28
+	opTypeRuntime     = 29
+	opTypeStruct      = 30
+	opTypePointer     = 32
+	opFunction        = 54
+	opFunctionEnd     = 56
+	opFunctionCall    = 57
+	opVariable        = 59
+	opLoad            = 61
+	opStore           = 62
+	opCopyMemory      = 63
+	opAccessChain     = 65
+	opInBoundsAccess  = 66
+	opPtrAccessChain  = 67
+	opArrayLength     = 68
+	opInBoundsPtrAC   = 70
+	opDecorate        = 71
 	opExecutionModeID = 331
 
 	execModelGLCompute = 5
 	execModeLocalSize  = 17
+
+	decorationBlock       = 2
+	decorationBufferBlock = 3
+	decorationBinding     = 33
+	decorationSet         = 34
+
+	scUniformConstant = 0
+	scUniform         = 2
+	scStorageBuffer   = 12
 )
 
-// parseSPIRV checks the header and the instruction stream and finds the
-// GLCompute entry point called entry.
+// pointerOperands gives, per opcode, the operand positions (after the
+// opcode word) that hold a pointer which may be a resource variable. These
+// are the only ways SPIR-V code can reach a buffer, so scanning them is
+// exact where scanning every operand would mistake literals for ids.
+var pointerOperands = map[uint32][]int{
+	opLoad:           {2},
+	opStore:          {0},
+	opCopyMemory:     {0, 1},
+	opAccessChain:    {2},
+	opInBoundsAccess: {2},
+	opPtrAccessChain: {2},
+	opInBoundsPtrAC:  {2},
+	opArrayLength:    {2},
+}
+
+// parseSPIRV checks the header and the instruction stream, finds the
+// GLCompute entry point called entry and the descriptors it uses.
 func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 	var info spirvInfo
 	if len(words) < 5 {
@@ -39,14 +93,24 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 	if major, minor := words[1]>>16&0xff, words[1]>>8&0xff; major != 1 || minor > 6 || words[1]&0xff0000ff != 0 {
 		return info, fmt.Errorf("SPIR-V: unsupported version word 0x%08x", words[1])
 	}
-	if words[3] == 0 {
+	bound := words[3]
+	if bound == 0 {
 		return info, fmt.Errorf("SPIR-V: id bound is 0")
 	}
-	bound := words[3]
+
+	m := module{
+		names:    map[uint32]string{},
+		decor:    map[uint32]map[uint32]uint32{},
+		pointers: map[uint32][2]uint32{},
+		types:    map[uint32][]uint32{},
+		vars:     map[uint32]uint32{},
+		funcs:    map[uint32][2]int{},
+	}
 	entryID := uint32(0)
-	otherModels := []string{}
+	otherModel := ""
 	type mode struct{ id, x, y, z uint32 }
 	var sizes []mode
+	curFunc, funcStart := uint32(0), 0
 	for i := 5; i < len(words); {
 		n := int(words[i] >> 16)
 		op := words[i] & 0xffff
@@ -68,7 +132,7 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 			}
 			if name == entry {
 				if ops[0] != execModelGLCompute {
-					otherModels = append(otherModels, fmt.Sprintf("execution model %d", ops[0]))
+					otherModel = fmt.Sprintf("execution model %d", ops[0])
 				} else {
 					entryID = ops[1]
 				}
@@ -77,21 +141,168 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 			if len(ops) >= 5 && ops[1] == execModeLocalSize {
 				sizes = append(sizes, mode{ops[0], ops[2], ops[3], ops[4]})
 			}
+		case opName:
+			if len(ops) >= 2 {
+				m.names[ops[0]], _ = literalString(ops[1:])
+			}
+		case opDecorate:
+			if len(ops) >= 2 {
+				if m.decor[ops[0]] == nil {
+					m.decor[ops[0]] = map[uint32]uint32{}
+				}
+				v := uint32(0)
+				if len(ops) >= 3 {
+					v = ops[2]
+				}
+				m.decor[ops[0]][ops[1]] = v
+			}
+		case opTypePointer:
+			if len(ops) >= 3 {
+				m.pointers[ops[0]] = [2]uint32{ops[1], ops[2]}
+			}
+		case opTypeStruct, opTypeArray, opTypeRuntime:
+			if len(ops) >= 1 {
+				m.types[ops[0]] = append([]uint32{op}, ops[1:]...)
+			}
+		case opVariable:
+			if len(ops) >= 3 && curFunc == 0 {
+				m.vars[ops[1]] = ops[0] // global variable -> pointer type
+			}
+		case opFunction:
+			if len(ops) >= 2 {
+				curFunc, funcStart = ops[1], i
+			}
+		case opFunctionEnd:
+			if curFunc != 0 {
+				m.funcs[curFunc] = [2]int{funcStart, i}
+			}
+			curFunc = 0
 		}
 		i += n
 	}
 	if entryID == 0 {
-		if len(otherModels) > 0 {
-			return info, fmt.Errorf("SPIR-V: entry point %q is not a compute shader (%s)", entry, otherModels[0])
+		if otherModel != "" {
+			return info, fmt.Errorf("SPIR-V: entry point %q is not a compute shader (%s)", entry, otherModel)
 		}
 		return info, fmt.Errorf("SPIR-V: no GLCompute entry point named %q", entry)
 	}
-	for _, m := range sizes {
-		if m.id == entryID {
-			info.localSize = [3]uint32{m.x, m.y, m.z}
+	for _, s := range sizes {
+		if s.id == entryID {
+			info.localSize = [3]uint32{s.x, s.y, s.z}
 		}
 	}
+	info.used = m.usedDescriptors(words, entryID)
 	return info, nil
+}
+
+// module holds the parts of a SPIR-V module the descriptor scan needs.
+type module struct {
+	names    map[uint32]string
+	decor    map[uint32]map[uint32]uint32 // id -> decoration -> first literal
+	pointers map[uint32][2]uint32         // pointer type -> (storage class, pointee)
+	types    map[uint32][]uint32          // struct/array types -> (opcode, operands...)
+	vars     map[uint32]uint32            // global variable -> its pointer type
+	funcs    map[uint32][2]int            // function id -> [OpFunction word, OpFunctionEnd word]
+}
+
+// usedDescriptors walks the functions reachable from the entry point and
+// returns the resource variables they touch, sorted by set and binding.
+func (m *module) usedDescriptors(words []uint32, entry uint32) []descriptorUse {
+	seenFn := map[uint32]bool{entry: true}
+	queue := []uint32{entry}
+	usedVar := map[uint32]bool{}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		span, ok := m.funcs[fn]
+		if !ok {
+			continue
+		}
+		for i := span[0]; i < span[1]; {
+			n := int(words[i] >> 16)
+			op := words[i] & 0xffff
+			ops := words[i+1 : i+n]
+			if op == opFunctionCall && len(ops) >= 3 {
+				if !seenFn[ops[2]] {
+					seenFn[ops[2]] = true
+					queue = append(queue, ops[2])
+				}
+				for _, a := range ops[3:] { // resources can be passed by pointer
+					if _, ok := m.vars[a]; ok {
+						usedVar[a] = true
+					}
+				}
+			}
+			for _, k := range pointerOperands[op] {
+				if k < len(ops) {
+					if _, ok := m.vars[ops[k]]; ok {
+						usedVar[ops[k]] = true
+					}
+				}
+			}
+			i += n
+		}
+	}
+	var out []descriptorUse
+	for v := range usedVar {
+		ptr := m.pointers[m.vars[v]]
+		sc, pointee := ptr[0], ptr[1]
+		if sc != scUniform && sc != scStorageBuffer && sc != scUniformConstant {
+			continue // workgroup, private, input/output: not descriptors
+		}
+		d := descriptorUse{set: m.decor[v][decorationSet], binding: m.decor[v][decorationBinding], name: m.names[v]}
+		if d.name == "" { // glslang names block instances ""; the block type has the name
+			d.name = m.names[pointee]
+		}
+		if t := m.types[pointee]; len(t) > 0 && (t[0] == opTypeArray || t[0] == opTypeRuntime) {
+			d.unsupported = "an array of descriptors"
+		}
+		switch {
+		case sc == scUniformConstant:
+			d.unsupported = "an image, sampler or other opaque resource"
+		case sc == scStorageBuffer:
+			d.kind = Storage
+		default: // Uniform: a BufferBlock struct is the pre-1.3 spelling of a storage buffer
+			d.kind = Uniform
+			if _, bb := m.decor[pointee][decorationBufferBlock]; bb {
+				d.kind = Storage
+			}
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].set != out[j].set {
+			return out[i].set < out[j].set
+		}
+		return out[i].binding < out[j].binding
+	})
+	return out
+}
+
+// checkDescriptors matches the shader's descriptors against the job's
+// buffers: every used one must be bound, with the right kind.
+func checkDescriptors(used []descriptorUse, bufs []Buffer) error {
+	have := map[[2]uint32]BufferKind{}
+	for _, b := range bufs {
+		have[[2]uint32{b.Set, b.Binding}] = b.Kind
+	}
+	for _, d := range used {
+		label := fmt.Sprintf("set %d binding %d", d.set, d.binding)
+		if d.name != "" {
+			label += fmt.Sprintf(" (%q)", d.name)
+		}
+		if d.unsupported != "" {
+			return fmt.Errorf("vulkan: shader uses %s, %s, which the runner cannot bind", label, d.unsupported)
+		}
+		k, ok := have[[2]uint32{d.set, d.binding}]
+		if !ok {
+			return fmt.Errorf("vulkan: shader uses %s as a %s buffer but the job binds nothing there", label, d.kind)
+		}
+		if k != d.kind {
+			return fmt.Errorf("vulkan: shader uses %s as a %s buffer but the job binds a %s buffer", label, d.kind, k)
+		}
+	}
+	return nil
 }
 
 // literalString decodes a nul-terminated SPIR-V literal string.
