@@ -77,28 +77,44 @@ var clangLoc = regexp.MustCompile(`^[^:]*combined\.cpp:(\d+):(\d+): (error|warni
 // All goldens go through one clang run: each file is wrapped in its own namespace
 // (its #include <metal_stdlib> line dropped), and error lines map back to files.
 func TestGoldensParseAsCxx(t *testing.T) {
-	clang := requireTool(t, "clang++")
 	files, err := filepath.Glob(filepath.Join("testdata", "*.metal"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no goldens found: %v", err)
 	}
 	sort.Strings(files)
-	var src bytes.Buffer
-	type span struct {
-		file       string
-		start, off int // first combined line, and its line number in the file minus one
-	}
-	var spans []span
-	line := 1
-	for i, f := range files {
+	srcs := map[string]string{}
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		srcs[f] = string(data)
+	}
+	clangCheck(t, srcs)
+}
+
+// clangCheck runs named MSL sources through one clang++ -fsyntax-only run over
+// testdata/metal_stub.h and reports each error against the source it came from.
+func clangCheck(t *testing.T, srcs map[string]string) {
+	t.Helper()
+	clang := requireTool(t, "clang++")
+	var names []string
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var src bytes.Buffer
+	type span struct {
+		name  string
+		start int // first line of the source in the combined file
+	}
+	var spans []span
+	line := 1
+	for i, n := range names {
 		fmt.Fprintf(&src, "namespace wr_golden_%d {\n", i)
 		line++
-		spans = append(spans, span{f, line, 0})
-		for _, l := range strings.Split(string(data), "\n") {
+		spans = append(spans, span{n, line})
+		for _, l := range strings.Split(srcs[n], "\n") {
 			if strings.HasPrefix(l, "#include <metal_stdlib>") {
 				l = "// " + l
 			}
@@ -114,15 +130,18 @@ func TestGoldensParseAsCxx(t *testing.T) {
 	if err := os.WriteFile(combined, src.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stub, _ := filepath.Abs(filepath.Join("testdata", "metal_stub.h"))
+	stub, err := filepath.Abs(stubPath())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(clang, "-std=c++17", "-fsyntax-only", "-Wno-unknown-attributes", "-ferror-limit=0",
 		"-include", stub, "-x", "c++", combined)
 	out, err := cmd.CombinedOutput()
 	if err == nil {
-		t.Logf("clang++ accepted %d goldens", len(files))
+		t.Logf("clang++ accepted %d MSL sources", len(names))
 		return
 	}
-	// Map "combined.cpp:LINE:COL: error: …" back to the golden it came from.
+	// Map "combined.cpp:LINE:COL: error: …" back to the source it came from.
 	n := 0
 	for _, l := range strings.Split(string(out), "\n") {
 		m := clangLoc.FindStringSubmatch(l)
@@ -133,7 +152,7 @@ func TestGoldensParseAsCxx(t *testing.T) {
 		where := "?"
 		for _, s := range spans {
 			if ln >= s.start {
-				where = fmt.Sprintf("%s:%d:%s", s.file, ln-s.start+1, m[2])
+				where = fmt.Sprintf("%s:%d:%s", s.name, ln-s.start+1, m[2])
 			}
 		}
 		t.Errorf("%s: %s", where, m[4])
@@ -144,6 +163,11 @@ func TestGoldensParseAsCxx(t *testing.T) {
 	if n == 0 {
 		t.Errorf("clang++ failed: %v\n%s", err, out)
 	}
+}
+
+// stubPath finds testdata/metal_stub.h from this package or the msl_test fixture test.
+func stubPath() string {
+	return filepath.Join("testdata", "metal_stub.h")
 }
 
 // TestStubCheckIsNotVacuous makes sure the clang check can fail: a misspelled

@@ -111,6 +111,8 @@ func waveCases() []*rowCase {
 	return cs
 }
 
+func join(s []string) string { return strings.Join(s, ",") }
+
 func diffSets(a, b []string) (onlyA, onlyB []string) {
 	in := func(s []string, x string) bool {
 		for _, y := range s {

@@ -1,0 +1,113 @@
+package msl_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"waverig/compiler"
+	"waverig/compiler/msl"
+)
+
+// The HLSL fixtures through the whole compiler (front end, sema, MSL back end):
+// every entry point must translate, pass the clang syntax-and-name check, and
+// use the same simd_/quad_ families as SPIRV-Cross does on our SPIR-V for the
+// same entry (modulo msl's documented allow-list).
+
+func fixtureFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, pat := range []string{"../../fixtures/*.hlsl", "../../fixtures/wave/*.hlsl"} {
+		fs, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		t.Skip("no fixtures found")
+	}
+	sort.Strings(files)
+	return files
+}
+
+type fixtureOut struct {
+	name      string // file:entry
+	msl, spv  []byte
+	intrinsic string // the wave intrinsic the generated fixture is named after, or ""
+}
+
+func compileFixtures(t *testing.T) []fixtureOut {
+	t.Helper()
+	var outs []fixtureOut
+	for _, f := range fixtureFiles(t) {
+		res, err := compiler.CompileFile(f, compiler.Options{Targets: []compiler.Target{compiler.SPIRV, compiler.MSL}})
+		if err != nil {
+			if strings.Contains(err.Error(), "E07") {
+				// The HLSL is fine, Metal cannot express it: say so, it is a coded limitation.
+				t.Logf("%s: %v", f, err)
+			} else {
+				t.Errorf("%s: %v", f, err)
+			}
+			continue
+		}
+		base := strings.TrimSuffix(filepath.Base(f), ".hlsl")
+		op := ""
+		if strings.Contains(f, "/wave/") {
+			op = strings.SplitN(base, "_", 2)[0]
+		}
+		for _, ep := range res.Module.EntryPoints {
+			m, s := res.Find(ep.Name, compiler.MSL), res.Find(ep.Name, compiler.SPIRV)
+			if m == nil || s == nil {
+				t.Errorf("%s: entry %s has no MSL or SPIR-V output", f, ep.Name)
+				continue
+			}
+			outs = append(outs, fixtureOut{name: base + ":" + ep.Name, msl: m, spv: s, intrinsic: op})
+		}
+	}
+	return outs
+}
+
+func TestFixturesParseAsCxx(t *testing.T) {
+	outs := compileFixtures(t)
+	srcs := map[string]string{}
+	for _, o := range outs {
+		srcs[o.name] = string(o.msl)
+	}
+	if len(srcs) == 0 {
+		t.Fatal("no fixture compiled to MSL")
+	}
+	msl.ClangCheck(t, srcs)
+}
+
+func TestFixturesAgreeWithSpirvCross(t *testing.T) {
+	tool, err := exec.LookPath("spirv-cross")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("spirv-cross not found and CI is set")
+		}
+		t.Skip("spirv-cross not found")
+	}
+	compared := 0
+	for _, o := range compileFixtures(t) {
+		path := filepath.Join(t.TempDir(), "x.spv")
+		if err := os.WriteFile(path, o.spv, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(tool, "--msl", "--msl-version", "20400", path).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: spirv-cross: %v\n%s", o.name, err, out)
+			continue
+		}
+		ours, theirs := msl.CrossFamilies(string(o.msl)), msl.CrossFamilies(string(out))
+		oursOnly, theirsOnly := msl.DiffSets(ours, theirs)
+		if len(oursOnly)+len(theirsOnly) > 0 && !msl.AllowedDifference(o.intrinsic, oursOnly, theirsOnly) {
+			t.Errorf("%s: simd/quad families differ: ours %v, SPIRV-Cross %v", o.name, ours, theirs)
+		}
+		compared++
+	}
+	t.Logf("compared %d fixture entry points with SPIRV-Cross", compared)
+}
