@@ -214,6 +214,14 @@ func isCheap(e ir.Expr) bool {
 		return true
 	case *ir.Load:
 		return !hasSideEffects(x.Place)
+	case *ir.Construct:
+		// Constant vectors (splats of literals) are cheap to repeat.
+		for _, a := range x.Args {
+			if _, ok := a.(*ir.Const); !ok {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

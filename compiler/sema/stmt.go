@@ -1,8 +1,6 @@
 package sema
 
 import (
-	"strings"
-
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
@@ -106,11 +104,14 @@ func writtenNames(b *syntax.BlockStmt, isOut func(name string, i int) bool) map[
 				expr(a)
 			}
 		case *syntax.MethodCall:
-			// Resource methods write only through GetDimensions and Interlocked*'s
-			// out arguments.
+			// Resource methods write only GetDimensions' arguments and the
+			// original-value argument of Interlocked* methods.
 			expr(x.X)
-			writes := x.Name == "GetDimensions" || strings.HasPrefix(x.Name, "Interlocked")
-			for _, a := range x.Args {
+			for i, a := range x.Args {
+				writes := x.Name == "GetDimensions"
+				if info, ok := intrinsics.Lookup(x.Name); ok && info.Class == intrinsics.ClassAtomic {
+					writes = len(x.Args) == len(info.Params) && i == len(x.Args)-1
+				}
 				if r := root(a); r != "" && writes {
 					out[r] = true
 				}
