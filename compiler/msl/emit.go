@@ -236,6 +236,10 @@ func (e *emitter) validate(funcs []*ir.Function) bool {
 		if !used[g] && !inList(e.ep.Inputs, g) && !inList(e.ep.Outputs, g) {
 			continue
 		}
+		// Stage IO reaches Metal only through the entry's interface lists.
+		if used[g] && (g.Space == ir.SpaceInput && !inList(e.ep.Inputs, g) || g.Space == ir.SpaceOutput && !inList(e.ep.Outputs, g)) {
+			e.errorf(g.Pos, diag.ErrMSLMalformedInput, "%s %s is used but not in entry %s's interface", g.Space, g.Name, e.ep.Name)
+		}
 		checkType(elemType(g.Type), g.Pos, "global "+g.Name)
 		if g.Space == ir.SpaceStorage || g.Space == ir.SpaceStorageRead || g.Space == ir.SpaceUniform || g.Space == ir.SpacePushConstant {
 			e.checkMemType(g.Type, g.Pos, g.Name)

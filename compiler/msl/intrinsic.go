@@ -176,6 +176,10 @@ func (e *emitter) math(x *ir.Intrinsic, info *intrinsics.Info) string {
 	switch x.Op {
 	case intrinsics.Mul:
 		return e.mul(x, as)
+	case intrinsics.Abs:
+		if s0().Kind == ir.Uint {
+			return as[0] // abs of an unsigned value is the value
+		}
 	case intrinsics.Sign:
 		if s0().Kind != ir.Float {
 			e.useHelper("wr_isign")
