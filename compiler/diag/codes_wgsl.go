@@ -12,6 +12,7 @@ const (
 	ErrWGSLStage         Code = "E0607"
 	ErrWGSLLayout        Code = "E0608"
 	ErrWGSLAtomic        Code = "E0609"
+	ErrWGSLTextureAccess Code = "E0610"
 	ErrWGSLInternal      Code = "E0699"
 )
 
@@ -42,5 +43,8 @@ var _ = register(
 	CodeInfo{ErrWGSLAtomic, "atomic storage is used in a way WGSL forbids",
 		"groupshared uint g[4]; ... InterlockedAdd(g[0], 1); uint4 copy = g; // whole-array read of atomics",
 		"access atomic storage element by element"},
+	CodeInfo{ErrWGSLTextureAccess, "a multi-channel RWTexture2D is both read and written; WebGPU allows read_write storage textures only with r32float, r32uint or r32sint",
+		"RWTexture2D<float4> img; ... img[p] = img[p] * 2;",
+		"use a single-channel RWTexture2D<float>/<uint>/<int>, or read from a separate Texture2D"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
 )

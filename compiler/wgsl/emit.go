@@ -371,13 +371,22 @@ func (e *emitter) handleType(g *ir.Global) string {
 		if !t.Storage {
 			return fmt.Sprintf("texture_2d<%s>", scalarName(ir.Scalar{Kind: t.Elem.Kind, Bits: 32}))
 		}
-		format := map[ir.ScalarKind]string{ir.Float: "rgba32float", ir.Uint: "rgba32uint", ir.Sint: "rgba32sint"}[t.Elem.Kind]
+		// The format follows the declared component count (RWTexture2D<uint> is
+		// r32uint): WebGPU allows read_write access only for the r32 formats.
+		channels := map[int]string{1: "r", 2: "rg"}[t.Components]
+		if channels == "" {
+			channels = "rgba"
+		}
+		format := channels + map[ir.ScalarKind]string{ir.Float: "32float", ir.Uint: "32uint", ir.Sint: "32sint"}[t.Elem.Kind]
 		access := "write"
 		switch e.texAccess[g] {
 		case 1:
 			access = "read"
 		case 3:
 			access = "read_write"
+			if channels != "r" {
+				e.errorf(g.Pos, diag.ErrWGSLTextureAccess, "%s (RWTexture2D with %d components) is read and written: WebGPU allows read_write storage textures only for r32 formats", g.Name, t.Components)
+			}
 		}
 		return fmt.Sprintf("texture_storage_2d<%s, %s>", format, access)
 	}

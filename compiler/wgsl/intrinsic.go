@@ -27,7 +27,10 @@ func (fe *funcEmitter) intrinsic(x *ir.Intrinsic) string {
 		return fe.callText(in.WGSL, fe.args(x.Args))
 	case intrinsics.ClassTexture, intrinsics.ClassMisc:
 		return fe.resource(x, in)
-	case intrinsics.ClassAtomic, intrinsics.ClassBarrier:
+	case intrinsics.ClassAtomic:
+		// The original value (sema's form: the atomic is an expression).
+		return fe.atomicValue(x, in, x.Args, true)
+	case intrinsics.ClassBarrier:
 		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s used as a value", in.Name)
 		return "0u"
 	}
@@ -310,17 +313,15 @@ func (fe *funcEmitter) resource(x *ir.Intrinsic, in *intrinsics.Info) string {
 		args := fe.args(x.Args)
 		return fe.fitVec4(fe.callText(in.WGSL, args), x.T)
 	case intrinsics.TextureLoad:
-		coord := fe.expr(x.Args[1])
+		// sema: TextureLoad[t, coords vec2<i32>, level i32] for Texture2D,
+		// [u, coords] for RWTexture2D.
+		args := fe.args(x.Args)
 		if g != nil {
-			if t, ok := g.Type.(ir.Texture2D); ok && !t.Storage {
-				// Texture2D.Load(int3(x, y, mip)).
-				if ir.Components(x.Args[1].Type()) == 3 {
-					return fe.fitVec4(fmt.Sprintf("%s(%s, %s.xy, %s.z)", in.WGSL, res, coord, coord), x.T)
-				}
-				return fe.fitVec4(fmt.Sprintf("%s(%s, %s, 0)", in.WGSL, res, coord), x.T)
+			if t, ok := g.Type.(ir.Texture2D); ok && !t.Storage && len(args) == 2 {
+				args = append(args, "0") // level 0 when the IR leaves it out
 			}
 		}
-		return fe.fitVec4(fmt.Sprintf("%s(%s, %s)", in.WGSL, res, coord), x.T)
+		return fe.fitVec4(fe.callText(in.WGSL, args), x.T)
 	case intrinsics.TextureStore:
 		val := fe.expr(x.Args[2])
 		vt := x.Args[2].Type()
@@ -361,7 +362,8 @@ func (fe *funcEmitter) fitVec4(text string, t ir.Type) string {
 }
 
 // bufferDims: arrayLength of the runtime array (the buffer itself or its last
-// member); ByteAddressBuffers report bytes, structured buffers elements.
+// member), in elements: sema defines BufferGetDimensions that way for
+// structured and byte-address buffers alike (it scales byte sizes itself).
 func (fe *funcEmitter) bufferDims(x *ir.Intrinsic, in *intrinsics.Info, g *ir.Global) string {
 	if g == nil {
 		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "GetDimensions on a non-global")
@@ -373,37 +375,48 @@ func (fe *funcEmitter) bufferDims(x *ir.Intrinsic, in *intrinsics.Info, g *ir.Gl
 		arr += "." + fe.e.fieldNames(st)[len(st.Fields)-1]
 		t = st.Fields[len(st.Fields)-1].Type
 	}
-	a, ok := t.(*ir.Array)
-	if !ok || a.Len != 0 {
+	if a, ok := t.(*ir.Array); !ok || a.Len != 0 {
 		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "GetDimensions on %s, which has no runtime array", g.Name)
 		return "0u"
 	}
 	count := fmt.Sprintf("%s(&%s)", in.WGSL, arr)
-	stride := a.Stride
-	if stride == 0 {
-		_, stride = fe.e.layout(a.Elem, view{host: true})
-	}
-	if g.Resource == ir.ResByteAddressBuffer || g.Resource == ir.ResRWByteAddressBuffer {
-		count = fmt.Sprintf("(%s * %du)", count, stride)
-	}
-	if ir.Components(x.T) == 2 {
-		return fmt.Sprintf("vec2<u32>(%s, %du)", count, stride)
+	if !ir.Equal(x.T, ir.U32) {
+		return fmt.Sprintf("%s(%s)", fe.tname(x.T), count)
 	}
 	return count
 }
 
-// atomicStmt prints an Interlocked* call: dest must be atomic storage.
+// atomicStmt prints an Interlocked* call evaluated for its effect. sema gives
+// atomics the original value as their result; hand-built IR may instead pass
+// the original_value out argument, which is stored here.
 func (fe *funcEmitter) atomicStmt(x *ir.Intrinsic, in *intrinsics.Info) {
-	if len(x.Args) < 2 {
-		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s with %d arguments", in.Name, len(x.Args))
+	args := x.Args
+	if n := len(in.Params); len(args) == n && in.Params[n-1].Out {
+		v := fe.atomicValue(x, in, args[:n-1], true)
+		if v != "" {
+			fe.storeOriginal(args[n-1], v, args[0].Type())
+		}
 		return
 	}
-	p := fe.place(x.Args[0])
+	if v := fe.atomicValue(x, in, args, false); v != "" {
+		fe.line("%s;", v)
+	}
+}
+
+// atomicValue returns the text of the atomic's original value. The compare-
+// exchange loop is printed as statements before the current one; with
+// wantValue false nothing is returned for it.
+func (fe *funcEmitter) atomicValue(x *ir.Intrinsic, in *intrinsics.Info, args []ir.Expr, wantValue bool) string {
+	if len(args) < 2 {
+		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s with %d arguments", in.Name, len(args))
+		return ""
+	}
+	p := fe.place(args[0])
 	if !p.atomic {
 		fe.e.errorf(x.Pos, diag.ErrWGSLAtomic, "%s: the destination is not a 32-bit integer in a buffer or groupshared memory", in.Name)
-		return
+		return ""
 	}
-	dt := x.Args[0].Type()
+	dt := args[0].Type()
 	val := func(a ir.Expr) string {
 		text := fe.expr(a)
 		if !ir.Equal(a.Type(), dt) {
@@ -413,36 +426,49 @@ func (fe *funcEmitter) atomicStmt(x *ir.Intrinsic, in *intrinsics.Info) {
 	}
 	switch x.Op {
 	case intrinsics.InterlockedCompareExchange, intrinsics.InterlockedCompareStore:
-		if len(x.Args) < 3 {
-			fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s with %d arguments", in.Name, len(x.Args))
-			return
+		if len(args) < 3 {
+			fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "%s with %d arguments", in.Name, len(args))
+			return ""
 		}
 		// atomicCompareExchangeWeak may fail spuriously; HLSL's is strong. Retry
 		// until it exchanged or saw a different value.
-		cmp, nv, res := fe.temp("cmp"), fe.temp("value"), fe.temp("cas")
-		fe.line("let %s = %s;", cmp, val(x.Args[1]))
-		fe.line("let %s = %s;", nv, val(x.Args[2]))
+		cmp, nv := fe.temp("cmp"), fe.temp("value")
+		fe.line("let %s = %s;", cmp, val(args[1]))
+		fe.line("let %s = %s;", nv, val(args[2]))
+		orig := ""
+		if wantValue && x.Op == intrinsics.InterlockedCompareExchange {
+			orig = fe.temp("original")
+			fe.line("var %s: %s;", orig, fe.tname(dt))
+		}
+		res := fe.temp("cas")
 		fe.line("loop {")
 		fe.depth++
 		fe.line("let %s = %s(&%s, %s, %s);", res, in.WGSL, p.text, cmp, nv)
 		fe.line("if %s.exchanged || %s.old_value != %s {", res, res, cmp)
 		fe.depth++
-		if x.Op == intrinsics.InterlockedCompareExchange && len(x.Args) > 3 {
-			fe.storeOriginal(x.Args[3], res+".old_value", dt)
+		if orig != "" {
+			fe.line("%s = %s.old_value;", orig, res)
 		}
 		fe.line("break;")
 		fe.depth--
 		fe.line("}")
 		fe.depth--
 		fe.line("}")
-		return
+		if orig != "" && !ir.Equal(x.T, dt) && !isVoid(x.T) {
+			return fmt.Sprintf("%s(%s)", fe.tname(x.T), orig)
+		}
+		return orig
 	}
-	call := fmt.Sprintf("%s(&%s, %s)", in.WGSL, p.text, val(x.Args[1]))
-	if len(x.Args) > 2 {
-		fe.storeOriginal(x.Args[2], call, dt)
-		return
+	call := fmt.Sprintf("%s(&%s, %s)", in.WGSL, p.text, val(args[1]))
+	if wantValue && !isVoid(x.T) && !ir.Equal(x.T, dt) {
+		return fmt.Sprintf("%s(%s)", fe.tname(x.T), call)
 	}
-	fe.line("%s;", call)
+	return call
+}
+
+func isVoid(t ir.Type) bool {
+	_, ok := t.(ir.Void)
+	return ok || t == nil
 }
 
 func (fe *funcEmitter) storeOriginal(dst ir.Expr, value string, from ir.Type) {

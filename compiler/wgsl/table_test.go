@@ -287,20 +287,20 @@ func resourceCases(in *intrinsics.Info, base string) []tcase {
 			b = newCompute("main", 64)
 			t := tex(b, storage, 1)
 			out := b.rwBuffer("Out", vec4f, 0)
-			coord := b.value(ir.Vector{Elem: ir.I32, N: 3})
+			args := []ir.Expr{&ir.GlobalRef{G: t}, b.value(ir.Vector{Elem: ir.I32, N: 2}), i32c(0)}
 			name := base
 			if storage {
-				coord = b.value(vec2u)
+				args = args[:2]
 				name += "_rw"
 			}
-			b.add(store(at(out, b.laneX()), intr(in.Op, vec4f, &ir.GlobalRef{G: t}, coord)))
+			b.add(store(at(out, b.laneX()), intr(in.Op, vec4f, args...)))
 			cases = append(cases, tcase{name: name, m: b.finish()})
 		}
 		return cases
 	case intrinsics.TextureStore:
 		b = newCompute("main", 64)
 		t := tex(b, true, 1)
-		b.add(&ir.ExprStmt{X: intr(in.Op, ir.Void{}, &ir.GlobalRef{G: t}, b.value(vec2u), b.value(ir.Vector{Elem: ir.F32, N: 2}))})
+		b.add(&ir.ExprStmt{X: intr(in.Op, ir.Void{}, &ir.GlobalRef{G: t}, b.value(ir.Vector{Elem: ir.I32, N: 2}), b.value(vec4f))})
 	case intrinsics.TextureGetDimensions:
 		b = newCompute("main", 64)
 		t := tex(b, false, 1)

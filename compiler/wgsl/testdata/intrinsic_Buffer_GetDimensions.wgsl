@@ -6,7 +6,7 @@ var<private> tid: vec3<u32>;
 
 fn main_body() {
   Out[0u] = arrayLength(&Out);
-  Out[1u] = (arrayLength(&Raw) * 4u);
+  Out[1u] = arrayLength(&Raw);
 }
 
 @compute @workgroup_size(64, 1, 1)

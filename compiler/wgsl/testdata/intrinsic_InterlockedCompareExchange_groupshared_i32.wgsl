@@ -8,13 +8,15 @@ fn main_body() {
   var original: i32;
   let wr_cmp1 = i32(tid.x);
   let wr_value2 = i32(tid.x);
+  var wr_original3: i32;
   loop {
-    let wr_cas3 = atomicCompareExchangeWeak(&counters[1u], wr_cmp1, wr_value2);
-    if wr_cas3.exchanged || wr_cas3.old_value != wr_cmp1 {
-      original = wr_cas3.old_value;
+    let wr_cas4 = atomicCompareExchangeWeak(&counters[1u], wr_cmp1, wr_value2);
+    if wr_cas4.exchanged || wr_cas4.old_value != wr_cmp1 {
+      wr_original3 = wr_cas4.old_value;
       break;
     }
   }
+  original = wr_original3;
   Out[tid.x] = atomicLoad(&counters[1u]);
   Out[0u] = original;
 }

@@ -5,7 +5,7 @@ var<private> tid: vec3<u32>;
 @group(0) @binding(0) var<storage, read_write> Out: array<vec4<f32>>;
 
 fn main_body() {
-  Out[tid.x] = textureLoad(tex, vec3<i32>(i32(tid.x), i32(tid.x), i32(tid.x)).xy, vec3<i32>(i32(tid.x), i32(tid.x), i32(tid.x)).z);
+  Out[tid.x] = textureLoad(tex, vec2<i32>(i32(tid.x), i32(tid.x)), 0i);
 }
 
 @compute @workgroup_size(64, 1, 1)

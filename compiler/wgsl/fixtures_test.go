@@ -1,0 +1,134 @@
+package wgsl
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"waverig/compiler/diag"
+	"waverig/compiler/ir"
+	"waverig/compiler/sema"
+	"waverig/compiler/syntax"
+)
+
+// fixtureOptions reads the `// waverig-args: …` first line of a fixture (the
+// front-end options that change the IR).
+func fixtureOptions(t *testing.T, src string) sema.Options {
+	var opts sema.Options
+	first, _, _ := strings.Cut(src, "\n")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(first), "// waverig-args:")
+	if !ok {
+		return opts
+	}
+	f := strings.Fields(rest)
+	for i := 0; i < len(f); i++ {
+		switch a := f[i]; {
+		case a == "-entry" && i+1 < len(f):
+			i++
+			opts.Entry = f[i]
+		case a == "-stage" && i+1 < len(f):
+			i++
+			opts.Stage = f[i]
+		case a == "-auto-bindings":
+			opts.AutoBindings = true
+		case a == "-fspv-extension=SPV_NV_shader_subgroup_partitioned":
+			opts.PartitionedNV = true
+		case strings.HasPrefix(a, "-fvk-") && strings.HasSuffix(a, "-shift") && i+2 < len(f):
+			n, err1 := strconv.Atoi(f[i+1])
+			m, err2 := strconv.Atoi(f[i+2])
+			if err1 != nil || err2 != nil {
+				t.Fatalf("bad shift option %v", f[i:i+3])
+			}
+			if opts.Shifts == nil {
+				opts.Shifts = map[byte]map[int]int{}
+			}
+			cls := a[len("-fvk-")]
+			if opts.Shifts[cls] == nil {
+				opts.Shifts[cls] = map[int]int{}
+			}
+			opts.Shifts[cls][m] += n
+			i += 2
+		default:
+			t.Fatalf("unknown fixture option %q", a)
+		}
+	}
+	return opts
+}
+
+// fixtureErrors lists the fixture entry points WGSL cannot express, with the
+// code the back end must report in the naga and the standard dialect ("" =
+// must emit and validate); every other entry point must emit and validate.
+var fixtureErrors = map[string][2]diag.Code{
+	"buffers.main":          {"", diag.ErrWGSLPushConstant},                         // [[vk::push_constant]]: naga has var<immediate>
+	"partitioned.main":      {diag.ErrWGSLNoLowering, diag.ErrWGSLNoLowering},       // WaveMatch, WaveMultiPrefix*
+	"scalars_literals.main": {diag.ErrWGSLType, diag.ErrWGSLType},                   // int64_t, uint64_t, double
+	"wave_intrinsics.main":  {diag.ErrWGSLType, diag.ErrWGSLType},                   // wave ops on double and int64_t
+	"textures.main":         {diag.ErrWGSLTextureAccess, diag.ErrWGSLTextureAccess}, // RWTexture2D<float4> read and written
+}
+
+// TestFixtures compiles every positive HLSL fixture with the real front end,
+// emits each entry point in both dialects and validates the naga output with
+// wgpu-native. The seed's Waves.hlsl entries also have golden files.
+func TestFixtures(t *testing.T) {
+	var files []string
+	for _, pat := range []string{"../../fixtures/*.hlsl", "../../fixtures/lang/*.hlsl", "../../fixtures/wave/*.hlsl"} {
+		m, _ := filepath.Glob(pat)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no fixtures")
+	}
+	sort.Strings(files)
+	d := device(t)
+	entries, valid := 0, 0
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := &diag.Log{}
+		f, _ := syntax.Parse(path, src, syntax.Options{}, log)
+		var m *ir.Module
+		if !log.HasErrors() {
+			m = sema.Check(f, fixtureOptions(t, string(src)), log)
+		}
+		if m == nil || log.HasErrors() {
+			t.Errorf("%s: front end errors: %v", path, log.Msgs)
+			continue
+		}
+		base := strings.TrimSuffix(filepath.Base(path), ".hlsl")
+		for _, ep := range m.EntryPoints {
+			entries++
+			key := base + "." + ep.Name
+			want, expectErr := fixtureErrors[key]
+			naga, err := EmitEntry(m, ep, Options{Dialect: Naga})
+			std, errStd := EmitEntry(m, ep, Options{Dialect: Standard})
+			if expectErr {
+				for i, got := range []error{err, errStd} {
+					if (want[i] == "" && got != nil) || (want[i] != "" && !hasCode(got, want[i])) {
+						t.Errorf("%s (%s): want %q, got %v", key, [2]string{"naga", "standard"}[i], want[i], got)
+					}
+				}
+				if want[0] != "" {
+					continue
+				}
+			} else if err != nil || errStd != nil {
+				t.Errorf("%s: %v / %v", key, err, errStd)
+				continue
+			}
+			if err := d.Validate(naga.Source, stageName(ep.Stage), ep.Name); err != nil {
+				t.Errorf("%s: wgpu-native rejects the output: %v\n%s", key, err, numbered(naga.Source))
+				continue
+			}
+			valid++
+			if base == "Waves" {
+				checkGolden(t, "fixture_"+key+"_naga", naga.Source)
+				checkGolden(t, "fixture_"+key+"_standard", std.Source)
+			}
+		}
+	}
+	t.Logf("%d fixture files, %d entry points, %d validated by wgpu-native, %d expected errors", len(files), entries, valid, len(fixtureErrors))
+}
