@@ -24,8 +24,8 @@ const (
 	tError               // stands for a macro use the preprocessor already reported; the parser bails silently
 )
 
-// Token is one preprocessing token.
-type Token struct {
+// token is one preprocessing token.
+type token struct {
 	Kind tokKind
 	Text string
 	Pos  diag.Pos
@@ -39,11 +39,11 @@ type Token struct {
 	hide *hideSet
 }
 
-func (t Token) is(kind tokKind, text string) bool { return t.Kind == kind && t.Text == text }
-func (t Token) isPunct(text string) bool          { return t.Kind == tPunct && t.Text == text }
+func (t token) is(kind tokKind, text string) bool { return t.Kind == kind && t.Text == text }
+func (t token) isPunct(text string) bool          { return t.Kind == tPunct && t.Text == text }
 
 // describe renders a token for "expected X, found Y" messages.
-func (t Token) describe() string {
+func (t token) describe() string {
 	switch t.Kind {
 	case tEOF:
 		return "end of file"
@@ -77,9 +77,9 @@ type lexer struct {
 // lexAll returns every token of src. The only error reported here is an
 // unterminated block comment (it swallows the rest of the file, so it cannot be
 // deferred); other lexical errors become tBadChar/tBadString tokens.
-func lexAll(src *diag.Source, log *diag.Log) []Token {
+func lexAll(src *diag.Source, log *diag.Log) []token {
 	lx := &lexer{src: src, text: src.Text, log: log}
-	var out []Token
+	var out []token
 	bol, space := true, false
 	for {
 		// Skip whitespace, comments and continuations, remembering line starts.
@@ -159,7 +159,7 @@ func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
 func isIdentChar(c byte) bool  { return isIdentStart(c) || isDigit(c) }
 
 // next lexes one token starting at lx.i (which is not whitespace).
-func (lx *lexer) next() Token {
+func (lx *lexer) next() token {
 	start := lx.i
 	pos := diag.Pos{Src: lx.src, Off: start}
 	c := lx.text[start]
@@ -168,7 +168,7 @@ func (lx *lexer) next() Token {
 		for lx.i < len(lx.text) && isIdentChar(lx.text[lx.i]) {
 			lx.i++
 		}
-		return Token{Kind: tIdent, Text: lx.text[start:lx.i], Pos: pos}
+		return token{Kind: tIdent, Text: lx.text[start:lx.i], Pos: pos}
 	case isDigit(c) || c == '.' && isDigit(lx.peek(1)):
 		lx.i++
 		for lx.i < len(lx.text) {
@@ -182,7 +182,7 @@ func (lx *lexer) next() Token {
 			}
 			lx.i++
 		}
-		return Token{Kind: tNumber, Text: lx.text[start:lx.i], Pos: pos}
+		return token{Kind: tNumber, Text: lx.text[start:lx.i], Pos: pos}
 	case c == '"' || c == '\'':
 		lx.i++
 		for lx.i < len(lx.text) {
@@ -200,15 +200,15 @@ func (lx *lexer) next() Token {
 				if c == '\'' {
 					kind = tChar
 				}
-				return Token{Kind: kind, Text: lx.text[start:lx.i], Pos: pos}
+				return token{Kind: kind, Text: lx.text[start:lx.i], Pos: pos}
 			}
 		}
-		return Token{Kind: tBadString, Text: lx.text[start:lx.i], Pos: pos}
+		return token{Kind: tBadString, Text: lx.text[start:lx.i], Pos: pos}
 	}
 	for _, p := range puncts {
 		if strings.HasPrefix(lx.text[lx.i:], p) {
 			lx.i += len(p)
-			return Token{Kind: tPunct, Text: p, Pos: pos}
+			return token{Kind: tPunct, Text: p, Pos: pos}
 		}
 	}
 	// One byte, or one whole UTF-8 sequence so the message shows the character.
@@ -216,18 +216,18 @@ func (lx *lexer) next() Token {
 	for lx.i < len(lx.text) && lx.text[lx.i]&0xC0 == 0x80 && lx.i-start < 4 {
 		lx.i++
 	}
-	return Token{Kind: tBadChar, Text: lx.text[start:lx.i], Pos: pos}
+	return token{Kind: tBadChar, Text: lx.text[start:lx.i], Pos: pos}
 }
 
 func isHexNumber(s string) bool { return len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') }
 
 // lexOne re-lexes text produced by ## pasting; ok is false unless it is exactly one token.
-func lexOne(text string, pos diag.Pos) (Token, bool) {
+func lexOne(text string, pos diag.Pos) (token, bool) {
 	src := diag.NewSource("<paste>", text)
 	var log diag.Log
 	toks := lexAll(src, &log)
 	if len(toks) != 1 || log.HasErrors() || toks[0].Kind == tBadChar || toks[0].Kind == tBadString || toks[0].Space {
-		return Token{}, false
+		return token{}, false
 	}
 	t := toks[0]
 	t.Pos = pos

@@ -13,10 +13,10 @@ type macro struct {
 	funcLike bool
 	params   []string // "__VA_ARGS__" last for a variadic macro
 	variadic bool
-	body     []Token
+	body     []token
 }
 
-func (m *macro) param(t Token) int {
+func (m *macro) param(t token) int {
 	if !m.funcLike || t.Kind != tIdent {
 		return -1
 	}
@@ -99,14 +99,14 @@ func intersect(a, b *hideSet) *hideSet {
 // (expansion results waiting to be rescanned) over either a plain list or, for
 // the main stream, the current file, where it stops in front of each directive.
 type stream struct {
-	pending []Token // reversed: the next token is last
-	list    []Token
+	pending []token // reversed: the next token is last
+	list    []token
 	li      int
 	pp      *preprocessor
 	file    bool
 }
 
-func (s *stream) peek() (Token, bool) {
+func (s *stream) peek() (token, bool) {
 	if n := len(s.pending); n > 0 {
 		return s.pending[n-1], true
 	}
@@ -115,15 +115,15 @@ func (s *stream) peek() (Token, bool) {
 		if f.i < len(f.toks) && !(f.toks[f.i].BOL && f.toks[f.i].isPunct("#")) {
 			return f.toks[f.i], true
 		}
-		return Token{}, false
+		return token{}, false
 	}
 	if s.li < len(s.list) {
 		return s.list[s.li], true
 	}
-	return Token{}, false
+	return token{}, false
 }
 
-func (s *stream) next() (Token, bool) {
+func (s *stream) next() (token, bool) {
 	t, ok := s.peek()
 	if !ok {
 		return t, false
@@ -139,7 +139,7 @@ func (s *stream) next() (Token, bool) {
 	return t, true
 }
 
-func (s *stream) push(toks []Token) {
+func (s *stream) push(toks []token) {
 	for i := len(toks) - 1; i >= 0; i-- {
 		s.pending = append(s.pending, toks[i])
 	}
@@ -147,9 +147,9 @@ func (s *stream) push(toks []Token) {
 
 // expandList fully macro-expands a token list in isolation (macro arguments,
 // #if lines, #include operands).
-func (pp *preprocessor) expandList(toks []Token) []Token {
+func (pp *preprocessor) expandList(toks []token) []token {
 	s := &stream{list: toks, pp: pp}
-	var out []Token
+	var out []token
 	for !pp.stopped {
 		t, ok := s.next()
 		if !ok {
@@ -165,7 +165,7 @@ func (pp *preprocessor) expandList(toks []Token) []Token {
 // expandToken handles one token read from s: a macro use is replaced by its
 // expansion, pushed back onto s to be rescanned (emit false); anything else is
 // returned for output.
-func (pp *preprocessor) expandToken(s *stream, t Token) (Token, bool) {
+func (pp *preprocessor) expandToken(s *stream, t token) (token, bool) {
 	if t.Kind != tIdent {
 		return t, true
 	}
@@ -191,7 +191,7 @@ func (pp *preprocessor) expandToken(s *stream, t Token) (Token, bool) {
 	}
 	if !m.funcLike {
 		s.push(pp.subst(m, nil, t, t.hide.add(m.name)))
-		return Token{}, false
+		return token{}, false
 	}
 	if nt, ok := s.peek(); !ok || !nt.isPunct("(") {
 		return t, true // a function-like macro name without arguments is an ordinary name
@@ -201,16 +201,16 @@ func (pp *preprocessor) expandToken(s *stream, t Token) (Token, bool) {
 	if !ok {
 		// Already reported; the error token keeps the parser from adding a
 		// second message about the hole the failed expansion leaves.
-		return Token{Kind: tError, Text: t.Text, Pos: t.Pos}, true
+		return token{Kind: tError, Text: t.Text, Pos: t.Pos}, true
 	}
 	s.push(pp.subst(m, args, t, intersect(t.hide, rparen.hide).add(m.name)))
-	return Token{}, false
+	return token{}, false
 }
 
 // collectArgs reads the arguments of a function-like macro after its '('.
-func (pp *preprocessor) collectArgs(s *stream, m *macro, name Token) ([][]Token, Token, bool) {
-	var args [][]Token
-	var cur []Token
+func (pp *preprocessor) collectArgs(s *stream, m *macro, name token) ([][]token, token, bool) {
+	var args [][]token
+	var cur []token
 	depth := 0
 	for {
 		t, ok := s.next()
@@ -247,7 +247,7 @@ func (pp *preprocessor) collectArgs(s *stream, m *macro, name Token) ([][]Token,
 
 // checkArgs normalises the argument list: `F()` for a macro with no parameters
 // has zero arguments, and a variadic macro may omit its variable part.
-func (pp *preprocessor) checkArgs(m *macro, name Token, args [][]Token) [][]Token {
+func (pp *preprocessor) checkArgs(m *macro, name token, args [][]token) [][]token {
 	if len(m.params) == 0 && len(args) == 1 && len(args[0]) == 0 {
 		return nil
 	}
@@ -257,7 +257,7 @@ func (pp *preprocessor) checkArgs(m *macro, name Token, args [][]Token) [][]Toke
 	return args
 }
 
-func (pp *preprocessor) argCountOK(m *macro, name Token, args [][]Token) bool {
+func (pp *preprocessor) argCountOK(m *macro, name token, args [][]token) bool {
 	args = pp.checkArgs(m, name, args)
 	if len(args) != len(m.params) {
 		pp.log.Errorf(name.Pos, diag.ErrPPMacroArgCount, "macro %s expects %d argument(s), got %d", m.name, len(m.params), len(args))
@@ -269,10 +269,10 @@ func (pp *preprocessor) argCountOK(m *macro, name Token, args [][]Token) bool {
 // subst builds the replacement of one macro use. Body tokens take the position
 // of the use (inv), so diagnostics point at what the user wrote; argument tokens
 // keep their own positions, which are in the user's text as well.
-func (pp *preprocessor) subst(m *macro, args [][]Token, inv Token, hs *hideSet) []Token {
-	expanded := make([][]Token, len(args))
+func (pp *preprocessor) subst(m *macro, args [][]token, inv token, hs *hideSet) []token {
+	expanded := make([][]token, len(args))
 	done := make([]bool, len(args))
-	expArg := func(i int) []Token {
+	expArg := func(i int) []token {
 		if !done[i] {
 			done[i] = true
 			if pp.argDepth >= maxArgDepth {
@@ -289,24 +289,24 @@ func (pp *preprocessor) subst(m *macro, args [][]Token, inv Token, hs *hideSet) 
 		}
 		return expanded[i]
 	}
-	fromBody := func(t Token) Token {
+	fromBody := func(t token) token {
 		t.Pos, t.BOL = inv.Pos, false
 		return t
 	}
-	var out []Token
+	var out []token
 	body := m.body
 	for i := 0; i < len(body); i++ {
 		t := body[i]
 		if t.isPunct("#") && m.funcLike && i+1 < len(body) {
 			if p := m.param(body[i+1]); p >= 0 {
-				out = append(out, fromBody(Token{Kind: tString, Text: stringize(args[p]), Space: t.Space}))
+				out = append(out, fromBody(token{Kind: tString, Text: stringize(args[p]), Space: t.Space}))
 				i++
 				continue
 			}
 		}
 		if t.isPunct("##") && i+1 < len(body) && len(out) > 0 {
 			i++
-			rhs := []Token{fromBody(body[i])}
+			rhs := []token{fromBody(body[i])}
 			if p := m.param(body[i]); p >= 0 {
 				rhs = args[p]
 			}
@@ -325,7 +325,7 @@ func (pp *preprocessor) subst(m *macro, args [][]Token, inv Token, hs *hideSet) 
 		if p := m.param(t); p >= 0 {
 			if i+1 < len(body) && body[i+1].isPunct("##") {
 				if len(args[p]) == 0 {
-					out = append(out, Token{Kind: tPlacemarker})
+					out = append(out, token{Kind: tPlacemarker})
 				} else {
 					out = append(out, args[p]...)
 				}
@@ -361,11 +361,11 @@ func (pp *preprocessor) subst(m *macro, args [][]Token, inv Token, hs *hideSet) 
 }
 
 // paste implements a ## b.
-func (pp *preprocessor) paste(a, b Token, inv Token) Token {
+func (pp *preprocessor) paste(a, b token, inv token) token {
 	t, ok := lexOne(a.Text+b.Text, inv.Pos)
 	if !ok {
 		pp.log.Errorf(inv.Pos, diag.ErrPPBadPaste, "pasting %q and %q does not give a valid token", a.Text, b.Text)
-		return Token{Kind: tError, Text: a.Text + b.Text, Pos: inv.Pos}
+		return token{Kind: tError, Text: a.Text + b.Text, Pos: inv.Pos}
 	}
 	t.hide = intersect(a.hide, b.hide)
 	return t
@@ -374,7 +374,7 @@ func (pp *preprocessor) paste(a, b Token, inv Token) Token {
 // stringize implements #param: the argument's spelling with single spaces
 // between tokens that were separated, quotes and backslashes escaped inside
 // string and character literals.
-func stringize(arg []Token) string {
+func stringize(arg []token) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i, t := range arg {
@@ -397,7 +397,7 @@ func stringize(arg []Token) string {
 }
 
 // define handles `#define` (args are the tokens after the directive name).
-func (pp *preprocessor) define(args []Token, dir Token) {
+func (pp *preprocessor) define(args []token, dir token) {
 	if len(args) == 0 || args[0].Kind != tIdent {
 		pp.log.Errorf(dir.Pos, diag.ErrPPBadDefine, "#define needs a macro name")
 		return
@@ -460,7 +460,7 @@ func (pp *preprocessor) define(args []Token, dir Token) {
 		}
 		rest = rest[i:]
 	}
-	m.body = make([]Token, len(rest))
+	m.body = make([]token, len(rest))
 	copy(m.body, rest)
 	for i := range m.body {
 		m.body[i].BOL = false

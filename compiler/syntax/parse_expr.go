@@ -250,7 +250,7 @@ func (p *parser) args() []Expr {
 
 // number turns a pp-number into a Literal, reporting malformed ones (and
 // continuing with the literal as written, since its shape is still known).
-func (p *parser) number(t Token) *Literal {
+func (p *parser) number(t token) *Literal {
 	lit, ok := splitNumber(t.Text)
 	l := &Literal{Pos: t.Pos, Kind: IntLit, Text: lit.digits, Suffix: lit.suffix}
 	if lit.float {

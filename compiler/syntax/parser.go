@@ -35,7 +35,7 @@ func Parse(name string, text []byte, opts Options, log *diag.Log) (f *File, srcs
 			log.Errorf(diag.Pos{}, diag.ErrInternal, "internal error in the HLSL front end: %v", r)
 		}
 	}()
-	var toks []Token
+	var toks []token
 	toks, srcs = preprocess(name, text, opts, log)
 	p := &parser{toks: toks, log: log, types: map[string]bool{}}
 	p.parseFile(f)
@@ -51,7 +51,7 @@ const maxDepth = 1000
 type bailout struct{}
 
 type parser struct {
-	toks   []Token // ends with tEOF
+	toks   []token // ends with tEOF
 	i      int
 	log    *diag.Log
 	types  map[string]bool // struct and typedef names seen so far
@@ -61,16 +61,16 @@ type parser struct {
 	errs   int
 }
 
-func (p *parser) tok() Token { return p.toks[p.i] }
+func (p *parser) tok() token { return p.toks[p.i] }
 
-func (p *parser) peekN(k int) Token {
+func (p *parser) peekN(k int) token {
 	if p.i+k < len(p.toks) {
 		return p.toks[p.i+k]
 	}
 	return p.toks[len(p.toks)-1]
 }
 
-func (p *parser) advance() Token {
+func (p *parser) advance() token {
 	t := p.toks[p.i]
 	if p.i < len(p.toks)-1 {
 		p.i++
@@ -106,7 +106,7 @@ func (p *parser) errorf(pos diag.Pos, code diag.Code, format string, args ...any
 
 // failAt reports a problem at token t and unwinds to the nearest recovery point.
 // A bad token is reported as what it is rather than as "expected X".
-func (p *parser) failAt(t Token, code diag.Code, format string, args ...any) {
+func (p *parser) failAt(t token, code diag.Code, format string, args ...any) {
 	switch t.Kind {
 	case tError:
 		p.errs++ // reported by the preprocessor
@@ -120,14 +120,14 @@ func (p *parser) failAt(t Token, code diag.Code, format string, args ...any) {
 	panic(bailout{})
 }
 
-func (p *parser) expect(text, context string) Token {
+func (p *parser) expect(text, context string) token {
 	if !p.isP(text) {
 		p.failAt(p.tok(), diag.ErrSynExpected, "expected '%s' %s, found %s", text, context, p.tok().describe())
 	}
 	return p.advance()
 }
 
-func (p *parser) expectIdent(context string) Token {
+func (p *parser) expectIdent(context string) token {
 	t := p.tok()
 	if t.Kind != tIdent || keywords[t.Text] {
 		p.failAt(t, diag.ErrSynExpected, "expected a name %s, found %s", context, t.describe())
@@ -244,7 +244,7 @@ type specs struct {
 	storage []string
 	mods    []string
 	dir     string
-	dirTok  Token
+	dirTok  token
 }
 
 func (p *parser) specifiers() specs {
@@ -324,7 +324,7 @@ func (p *parser) declaration(attrs []Attribute, top bool) []Decl {
 
 // declarators parses `name[dims] : semantics = init, name2 … ;` after the first
 // name and returns one VarDecl per name.
-func (p *parser) declarators(pos diag.Pos, attrs []Attribute, storage []string, typ *TypeExpr, name Token, what string) []*VarDecl {
+func (p *parser) declarators(pos diag.Pos, attrs []Attribute, storage []string, typ *TypeExpr, name token, what string) []*VarDecl {
 	var out []*VarDecl
 	for {
 		v := &VarDecl{Pos: pos, Attrs: attrs, Storage: storage, Type: typ, Name: name.Text, NamePos: name.Pos}
@@ -374,7 +374,7 @@ func (p *parser) semantics(v *VarDecl) {
 
 // register parses `(u1)` or `(u1, space2)` after `register`. A leading shader
 // profile (`register(ps_5_0, t0)`) is accepted and ignored.
-func (p *parser) register(kw Token) *Register {
+func (p *parser) register(kw token) *Register {
 	p.expect("(", "after register")
 	r := &Register{Pos: kw.Pos}
 	t := p.expectIdent("in register(…)")
@@ -414,7 +414,7 @@ func splitRegister(s string) (byte, int, bool) {
 }
 
 // packOffset parses `(c0)` or `(c0.x)` after `packoffset` and returns "c0.x".
-func (p *parser) packOffset(kw Token) string {
+func (p *parser) packOffset(kw token) string {
 	p.expect("(", "after packoffset")
 	t := p.expectIdent("in packoffset(…)")
 	text := t.Text
@@ -454,7 +454,7 @@ func (p *parser) initList() Expr {
 }
 
 // function parses the rest of a function after its name.
-func (p *parser) function(pos diag.Pos, attrs []Attribute, storage []string, result *TypeExpr, name Token) *FuncDecl {
+func (p *parser) function(pos diag.Pos, attrs []Attribute, storage []string, result *TypeExpr, name token) *FuncDecl {
 	fn := &FuncDecl{Pos: pos, Attrs: attrs, Storage: storage, Result: result, Name: name.Text, NamePos: name.Pos}
 	p.expect("(", "after function name")
 	if p.isKw("void") && p.peekN(1).isPunct(")") {

@@ -19,17 +19,17 @@ func (a ppValue) truth() bool { return a.v != 0 }
 // ppEval evaluates one #if/#elif expression.
 type ppEval struct {
 	pp    *preprocessor
-	toks  []Token
+	toks  []token
 	i     int
-	dir   Token
+	dir   token
 	err   bool
 	depth int
 }
 
 // evalIf handles `defined`, expands macros, then evaluates the line. Any error
 // makes the condition false (after one coded message).
-func (pp *preprocessor) evalIf(args []Token, dir Token) bool {
-	var toks []Token
+func (pp *preprocessor) evalIf(args []token, dir token) bool {
+	var toks []token
 	for i := 0; i < len(args); i++ {
 		t := args[i]
 		if !t.is(tIdent, "defined") {
@@ -49,7 +49,7 @@ func (pp *preprocessor) evalIf(args []Token, dir Token) bool {
 		if pp.isDefined(args[j].Text) {
 			v = "1"
 		}
-		toks = append(toks, Token{Kind: tNumber, Text: v, Pos: t.Pos})
+		toks = append(toks, token{Kind: tNumber, Text: v, Pos: t.Pos})
 		if paren {
 			j++
 		}
@@ -71,7 +71,7 @@ func (pp *preprocessor) evalIf(args []Token, dir Token) bool {
 	return !e.err && v.truth()
 }
 
-func (e *ppEval) fail(t Token, format string, args ...any) {
+func (e *ppEval) fail(t token, format string, args ...any) {
 	if !e.err {
 		e.err = true
 		pos := t.Pos
@@ -82,11 +82,11 @@ func (e *ppEval) fail(t Token, format string, args ...any) {
 	}
 }
 
-func (e *ppEval) peek() Token {
+func (e *ppEval) peek() token {
 	if e.i < len(e.toks) {
 		return e.toks[e.i]
 	}
-	return Token{Kind: tEOF, Pos: e.dir.Pos}
+	return token{Kind: tEOF, Pos: e.dir.Pos}
 }
 
 // comma: expr (',' expr)*. live is false inside a short-circuited operand, where
@@ -164,7 +164,7 @@ func b2v(b bool) ppValue {
 	return ppValue{}
 }
 
-func (e *ppEval) apply(op Token, x, y ppValue, live bool) ppValue {
+func (e *ppEval) apply(op token, x, y ppValue, live bool) ppValue {
 	u := x.unsigned || y.unsigned
 	ux, uy := uint64(x.v), uint64(y.v)
 	switch op.Text {

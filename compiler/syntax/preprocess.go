@@ -35,14 +35,14 @@ type condState struct {
 // fileFrame is one file on the include stack.
 type fileFrame struct {
 	src   *diag.Source
-	toks  []Token
+	toks  []token
 	i     int
 	conds []condState
 }
 
 type lexedFile struct {
 	src  *diag.Source
-	toks []Token
+	toks []token
 }
 
 // preprocessor turns the token stream of the main file into the fully expanded
@@ -60,7 +60,7 @@ type preprocessor struct {
 	stopped  bool // a limit was hit: stop producing tokens
 	argDepth int
 	main     *stream // the stream over the include stack
-	out      []Token
+	out      []token
 }
 
 func newPreprocessor(opts Options, log *diag.Log) *preprocessor {
@@ -77,7 +77,7 @@ func newPreprocessor(opts Options, log *diag.Log) *preprocessor {
 // token stream (ending in tEOF) and every source read, main first.
 // When a limit stopped preprocessing, the stream is just the tEOF token: the
 // truncated text would only produce follow-on syntax errors.
-func preprocess(name string, text []byte, opts Options, log *diag.Log) ([]Token, []*diag.Source) {
+func preprocess(name string, text []byte, opts Options, log *diag.Log) ([]token, []*diag.Source) {
 	pp := newPreprocessor(opts, log)
 	main := diag.NewSource(name, string(text))
 	lf := &lexedFile{src: main, toks: lexAll(main, log)}
@@ -90,7 +90,7 @@ func preprocess(name string, text []byte, opts Options, log *diag.Log) ([]Token,
 	if pp.stopped {
 		pp.out = pp.out[:0]
 	}
-	pp.out = append(pp.out, Token{Kind: tEOF, Pos: diag.Pos{Src: main, Off: len(main.Text)}, BOL: true})
+	pp.out = append(pp.out, token{Kind: tEOF, Pos: diag.Pos{Src: main, Off: len(main.Text)}, BOL: true})
 	return pp.out, pp.sources
 }
 
@@ -172,7 +172,7 @@ func (pp *preprocessor) popFile() {
 }
 
 // lineRest returns the tokens after f.i up to the end of the directive line and advances past them.
-func lineRest(f *fileFrame) []Token {
+func lineRest(f *fileFrame) []token {
 	start := f.i
 	for f.i < len(f.toks) && !f.toks[f.i].BOL {
 		f.i++
@@ -259,7 +259,7 @@ func (pp *preprocessor) directive() {
 }
 
 // extra warns about tokens after a directive that takes none (more).
-func (pp *preprocessor) extra(args []Token, dir string) {
+func (pp *preprocessor) extra(args []token, dir string) {
 	if len(args) > 0 {
 		pp.log.Warnf(args[0].Pos, diag.WarnPPExtraTokens, "extra tokens at end of %s directive", dir)
 	}
@@ -334,7 +334,7 @@ func (pp *preprocessor) skip() {
 }
 
 // spell renders tokens as source text (for #error and #pragma messages).
-func spell(toks []Token) string {
+func spell(toks []token) string {
 	var b strings.Builder
 	for i, t := range toks {
 		if i > 0 && t.Space {
@@ -346,7 +346,7 @@ func spell(toks []Token) string {
 }
 
 // include handles #include "file" and #include <file>.
-func (pp *preprocessor) include(args []Token, dir Token) {
+func (pp *preprocessor) include(args []token, dir token) {
 	if len(args) > 0 && args[0].Kind != tString && !args[0].isPunct("<") {
 		args = pp.expandList(args) // #include MACRO
 	}
