@@ -43,12 +43,14 @@ func (p *parser) expr() Expr {
 }
 
 // assign parses an assignment (right associative) or a conditional expression.
+// Only the recursive step counts toward the nesting limit, so the limit means
+// roughly "levels of parentheses or operators" to the user.
 func (p *parser) assign() Expr {
-	p.enter()
-	defer p.leave()
 	x := p.cond()
 	if t := p.tok(); t.Kind == tPunct && assignOps[t.Text] {
 		p.advance()
+		p.enter()
+		defer p.leave()
 		return &AssignExpr{Pos: t.Pos, Op: t.Text, X: x, Y: p.assign()}
 	}
 	return x

@@ -298,3 +298,20 @@ func TestStructMissingSemicolon(t *testing.T) {
 	expectError(t, "struct S { float a; }\nRWBuffer<float> b;", "E0104 expected ';' after the struct definition, found 'RWBuffer'")
 	expectError(t, "struct S { float a; }\n[[vk::binding(0)]] RWBuffer<float> b;", "E0104 expected ';' after the struct definition, found '['")
 }
+
+// TestNestingDepthIsGenerous checks that ordinary deep code stays well inside the limit.
+func TestNestingDepthIsGenerous(t *testing.T) {
+	parens := strings.Repeat("(", 900) + "1" + strings.Repeat(")", 900)
+	chain := "a" + strings.Repeat(" = a", 900)
+	ternary := strings.Repeat("a ? b : ", 900) + "c"
+	for _, e := range []string{parens, chain, ternary} {
+		_, log := parseWith("void f() { x = "+e+"; }", Options{})
+		if log.HasErrors() {
+			t.Errorf("%.20s…: %v", e, msgs(log))
+		}
+	}
+	_, log := parseWith("void f() { x = "+strings.Repeat("a ? b : ", 1100)+"c; }", Options{})
+	if got := msgs(log); len(got) != 1 || !strings.HasPrefix(got[0], "E0108") {
+		t.Errorf("deep ternary: %v", got)
+	}
+}

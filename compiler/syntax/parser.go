@@ -38,6 +38,11 @@ func Parse(name string, text []byte, opts Options, log *diag.Log) (f *File, srcs
 	var toks []token
 	toks, srcs = preprocess(name, text, opts, log)
 	p := &parser{toks: toks, log: log, types: map[string]bool{}}
+	if log.HasErrors() {
+		// An unterminated comment or a failed #include usually leaves the text
+		// cut short; complaints about the end of the file would repeat it.
+		p.errs = 1
+	}
 	p.parseFile(f)
 	return f, srcs
 }

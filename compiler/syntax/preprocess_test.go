@@ -279,3 +279,7 @@ func TestDirectiveInsideArguments(t *testing.T) {
 	expectPP(t, "#define F(a, b) a + b\nF(1,\n#ifdef X\n2\n#else\n3\n#endif\n)", "1 + 3")
 	expectError(t, "#define F(a) a\nint x = F(1\n#if 1\n", "E0014 unterminated argument list invoking macro F\nE0005 unterminated conditional")
 }
+
+func TestOneMessageForTruncatedText(t *testing.T) {
+	expectError(t, "void f() { int x = 1; /* open", "E0001 unterminated /* comment")
+}
