@@ -395,3 +395,42 @@ func BenchmarkRunCached(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
+
+// Jobs from several goroutines are serialised by the runner; each must get
+// its own results back.
+func TestConcurrentRuns(t *testing.T) {
+	r := sharedRunner(t)
+	spv := compileGLSL(t, "params.comp")
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for k := 0; k < 25; k++ {
+				data := []uint32{uint32(g), uint32(k), 7, 9}
+				res, err := r.Run(Job{
+					SPIRV: spv, Entry: "main", Groups: [3]uint32{1, 1, 1},
+					Buffers: []Buffer{
+						{Set: 0, Binding: 0, Kind: Storage, Data: bytesOf(data)},
+						{Set: 1, Binding: 3, Kind: Uniform, Data: bytesOf([]uint32{2, uint32(g), 0, 0})},
+					},
+					PushConstants: bytesOf([]uint32{uint32(k), 4}),
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i, v := range u32s(res.Buffers[0]) {
+					if want := data[i]*2 + uint32(g) + uint32(k); v != want {
+						errs <- fmt.Errorf("goroutine %d job %d: d[%d] = %d, want %d", g, k, i, v, want)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
