@@ -74,7 +74,7 @@ func (e *emitter) intrinsic(x *ir.Intrinsic) string {
 		return info.MSL
 	case intrinsics.ClassAtomic:
 		if x.Op == intrinsics.InterlockedCompareExchange || x.Op == intrinsics.InterlockedCompareStore {
-			e.errorf(x.Pos, diag.ErrMSLUnsupported, "%s must be a statement of its own", info.Name)
+			e.errorf(x.Pos, diag.ErrMSLUnsupported, "%s must be a statement of its own or the value of a store", info.Name)
 			return "0"
 		}
 		ptr, ok := e.atomicPointer(x)

@@ -28,8 +28,8 @@ func (e *emitter) stmt(s ir.Stmt) {
 	case *ir.Store:
 		e.store(s)
 	case *ir.ExprStmt:
-		if x, ok := s.X.(*ir.Intrinsic); ok && x.Op == intrinsics.InterlockedCompareExchange || ok && x.Op == intrinsics.InterlockedCompareStore {
-			e.compareExchange(x)
+		if x, ok := isCAS(s.X); ok {
+			e.compareExchange(x, nil)
 			return
 		}
 		e.line("%s;", e.expr(s.X))
@@ -151,8 +151,19 @@ func paddedArrayPlace(p ir.Expr) (*ir.Array, bool) {
 	return a, ok && a.Len > 0 && paddedStride(a) && inBuffer(p)
 }
 
+// isCAS reports whether x is a compare-exchange, which prints as a loop statement.
+func isCAS(x ir.Expr) (*ir.Intrinsic, bool) {
+	in, ok := x.(*ir.Intrinsic)
+	return in, ok && (in.Op == intrinsics.InterlockedCompareExchange || in.Op == intrinsics.InterlockedCompareStore)
+}
+
 func (e *emitter) store(s *ir.Store) {
 	place := s.Place
+	if x, ok := isCAS(s.Value); ok {
+		// sema's form for the original value: store %orig = InterlockedCompareExchange(…).
+		e.compareExchange(x, place)
+		return
+	}
 	switch {
 	case colMajor(place):
 		e.line("%s = transpose(%s);", e.place(place), e.expr(s.Value))
@@ -191,12 +202,16 @@ func (e *emitter) store(s *ir.Store) {
 // compareExchange prints InterlockedCompareExchange/CompareStore. Metal only has a
 // weak compare-exchange, which may fail spuriously; retrying while the observed
 // value still equals the comparand gives HLSL's strong semantics.
-func (e *emitter) compareExchange(x *ir.Intrinsic) {
+//
+// The original value goes to target (sema's `store orig = CAS(…)` form) or to an
+// out argument Args[3], whichever the IR uses.
+func (e *emitter) compareExchange(x *ir.Intrinsic, target ir.Expr) {
 	ptr, ok := e.atomicPointer(x)
 	if !ok {
 		return
 	}
-	t := e.typeName(x.Args[1].Type())
+	ds, _ := ir.ScalarOf(x.Args[0].Type())
+	t := scalarName(ds)
 	e.line("{")
 	e.indent++
 	e.line("%s _wr_cmp = %s;", t, e.expr(x.Args[1]))
@@ -204,7 +219,9 @@ func (e *emitter) compareExchange(x *ir.Intrinsic) {
 	e.line("%s _wr_old = _wr_cmp;", t)
 	e.line("while (!atomic_compare_exchange_weak_explicit(%s, &_wr_old, _wr_val, memory_order_relaxed, memory_order_relaxed) && _wr_old == _wr_cmp) {", ptr)
 	e.line("}")
-	if x.Op == intrinsics.InterlockedCompareExchange && len(x.Args) > 3 {
+	if target != nil {
+		e.line("%s = _wr_old;", e.place(target))
+	} else if x.Op == intrinsics.InterlockedCompareExchange && len(x.Args) > 3 {
 		e.line("%s = _wr_old;", e.place(x.Args[3]))
 	}
 	e.indent--
