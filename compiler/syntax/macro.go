@@ -147,13 +147,32 @@ func (s *stream) push(toks []token) {
 
 // expandList fully macro-expands a token list in isolation (macro arguments,
 // #if lines, #include operands).
-func (pp *preprocessor) expandList(toks []token) []token {
+func (pp *preprocessor) expandList(toks []token) []token { return pp.expandTokens(toks, false) }
+
+// expandTokens is expandList; with inIf set, the operand of `defined` (as
+// written, or produced by a macro such as `#define HAS_X defined(X)`, which
+// GCC and clang accept) is passed through unexpanded.
+func (pp *preprocessor) expandTokens(toks []token, inIf bool) []token {
 	s := &stream{list: toks, pp: pp}
 	var out []token
 	for !pp.stopped {
 		t, ok := s.next()
 		if !ok {
 			break
+		}
+		if inIf && t.is(tIdent, "defined") {
+			out = append(out, t)
+			n, ok := s.peek()
+			if ok && n.isPunct("(") {
+				s.next()
+				out = append(out, n)
+				n, ok = s.peek()
+			}
+			if ok && n.Kind == tIdent {
+				s.next()
+				out = append(out, n)
+			}
+			continue
 		}
 		if t, emit := pp.expandToken(s, t); emit {
 			out = append(out, t)

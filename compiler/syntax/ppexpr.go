@@ -26,9 +26,14 @@ type ppEval struct {
 	depth int
 }
 
-// evalIf handles `defined`, expands macros, then evaluates the line. Any error
+// evalIf expands macros (leaving the operands of `defined` alone), resolves
+// `defined`, then evaluates the line. Any error
 // makes the condition false (after one coded message).
 func (pp *preprocessor) evalIf(args []token, dir token) bool {
+	args = pp.expandTokens(args, true)
+	if pp.stopped {
+		return false
+	}
 	var toks []token
 	for i := 0; i < len(args); i++ {
 		t := args[i]
@@ -54,10 +59,6 @@ func (pp *preprocessor) evalIf(args []token, dir token) bool {
 			j++
 		}
 		i = j
-	}
-	toks = pp.expandList(toks)
-	if pp.stopped {
-		return false
 	}
 	if len(toks) == 0 {
 		pp.log.Errorf(dir.Pos, diag.ErrPPBadIfExpr, "#%s with no expression", dir.Text)

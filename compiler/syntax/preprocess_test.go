@@ -283,3 +283,9 @@ func TestDirectiveInsideArguments(t *testing.T) {
 func TestOneMessageForTruncatedText(t *testing.T) {
 	expectError(t, "void f() { int x = 1; /* open", "E0001 unterminated /* comment")
 }
+
+func TestDefinedFromMacro(t *testing.T) {
+	expectPP(t, "#define X 0\n#define HAS_X defined(X)\n#if HAS_X && defined X\nyes\n#endif", "yes")
+	expectPP(t, "#define HAS_Y defined Y\n#if HAS_Y\nyes\n#else\nno\n#endif", "no")
+	expectPP(t, "#define X\n#if defined(X) && defined X\nyes\n#endif", "yes") // X expands to nothing: operands must stay
+}
