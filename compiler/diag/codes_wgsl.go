@@ -13,6 +13,7 @@ const (
 	ErrWGSLLayout        Code = "E0608"
 	ErrWGSLAtomic        Code = "E0609"
 	ErrWGSLTextureAccess Code = "E0610"
+	ErrWGSLEntryName     Code = "E0611"
 	ErrWGSLInternal      Code = "E0699"
 )
 
@@ -46,5 +47,7 @@ var _ = register(
 	CodeInfo{ErrWGSLTextureAccess, "a multi-channel RWTexture2D is both read and written; WebGPU allows read_write storage textures only with r32float, r32uint or r32sint",
 		"RWTexture2D<float4> img; ... img[p] = img[p] * 2;",
 		"use a single-channel RWTexture2D<float>/<uint>/<int>, or read from a separate Texture2D"},
+	CodeInfo{ErrWGSLEntryName, "the entry point's name is a WGSL keyword or reserved word, so WebGPU cannot name it",
+		"[numthreads(1,1,1)] void loop() {}", "rename the entry point"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
 )

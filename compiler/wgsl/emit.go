@@ -100,6 +100,7 @@ type emitter struct {
 	texAccess   map[*ir.Global]int // bit 1 read, bit 2 write (storage textures)
 
 	structs     map[structKey]string
+	plainStruct map[*ir.Struct]string // names claimed up front for module structs
 	structDecls []string
 	helpers     map[string]string // key -> function name
 	helperDecls []string
@@ -121,7 +122,7 @@ func newEmitter(m *ir.Module, ep *ir.EntryPoint, opts Options) *emitter {
 	return &emitter{m: m, ep: ep, opts: opts, names: newNamer(nil),
 		globalNames: map[*ir.Global]string{}, funcNames: map[*ir.Function]string{},
 		atomic: map[*ir.Global]bool{}, texAccess: map[*ir.Global]int{},
-		structs: map[structKey]string{}, helpers: map[string]string{}, reported: map[string]bool{}}
+		structs: map[structKey]string{}, plainStruct: map[*ir.Struct]string{}, helpers: map[string]string{}, reported: map[string]bool{}}
 }
 
 func (e *emitter) errorf(pos diag.Pos, code diag.Code, format string, args ...any) {
@@ -164,11 +165,19 @@ func (e *emitter) run() string {
 
 	// Names: the entry point keeps its exact name (the pipeline looks it up);
 	// globals and functions are named in declaration order so output is stable.
+	if sanitize(e.ep.Name) != e.ep.Name {
+		e.errorf(e.ep.Pos, diag.ErrWGSLEntryName, "entry point name %q is a WGSL keyword or reserved word (or not a WGSL identifier)", e.ep.Name)
+	}
 	e.names.reserve(e.ep.Name)
 	for _, g := range e.m.Globals {
 		if used[g] {
 			e.globalNames[g] = e.names.fresh(g.Name)
 		}
+	}
+	// Struct names are claimed before any function is printed, so a local
+	// variable can never shadow a struct type that its function uses.
+	for _, st := range e.m.Structs {
+		e.plainStruct[st] = e.names.fresh(st.Name)
 	}
 	for _, f := range e.funcs {
 		name := f.Name

@@ -432,9 +432,16 @@ func TestBadInputIsAnError(t *testing.T) {
 	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLStage) {
 		t.Errorf("pixel barrier: %v", err)
 	}
+	// An entry point WebGPU could not name.
+	k := newCompute("loop", 1)
+	m = k.finish()
+	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLEntryName) {
+		t.Errorf("entry named loop: %v", err)
+	}
 	// Every E06xx code is documented.
 	for _, c := range []diag.Code{diag.ErrWGSLType, diag.ErrWGSLVertexWave, diag.ErrWGSLPushConstant, diag.ErrWGSLNoLowering,
-		diag.ErrWGSLBarrierReturn, diag.ErrWGSLQuadLane, diag.ErrWGSLStage, diag.ErrWGSLLayout, diag.ErrWGSLAtomic, diag.ErrWGSLInternal} {
+		diag.ErrWGSLBarrierReturn, diag.ErrWGSLQuadLane, diag.ErrWGSLStage, diag.ErrWGSLLayout, diag.ErrWGSLAtomic,
+		diag.ErrWGSLTextureAccess, diag.ErrWGSLEntryName, diag.ErrWGSLInternal} {
 		if info, ok := diag.Lookup(c); !ok || info.Title == "" {
 			t.Errorf("%s is not registered", c)
 		}

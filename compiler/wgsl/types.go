@@ -182,7 +182,10 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 	if v.host {
 		base += "_colmajor"
 	}
-	name := e.names.fresh(base)
+	name, claimed := e.plainStruct[s]
+	if !claimed || base != s.Name {
+		name = e.names.fresh(base)
+	}
 	e.structs[key] = name
 	fieldNames := e.fieldNames(s)
 	var b strings.Builder
