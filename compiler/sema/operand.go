@@ -172,7 +172,7 @@ func (c *checker) storeAs(place ir.Expr, v ir.Expr) {
 	}
 	switch p := pt.(type) {
 	case ir.Scalar, ir.Vector:
-		c.emit(&ir.Store{Place: place, Value: &ir.Convert{X: v, T: pt}})
+		c.emit(&ir.Store{Place: place, Value: convScalar(v, scalarOf(pt))})
 		return
 	case ir.Matrix:
 		v = c.stable(v)
