@@ -105,10 +105,9 @@ func lexAll(src *diag.Source, log *diag.Log) []token {
 					log.Errorf(diag.Pos{Src: src, Off: start}, diag.ErrPPUnterminatedComment, "unterminated /* comment")
 					lx.i = len(lx.text)
 				} else {
-					// A newline inside the comment still ends the line for directives.
-					if strings.IndexByte(lx.text[lx.i:lx.i+2+end], '\n') >= 0 {
-						bol = true
-					}
+					// A comment is one space even when it spans lines (C phase 3), so
+					// a directive line continues past a multi-line comment and
+					// bol stays as it was.
 					lx.i += 2 + end + 2
 				}
 				space = true

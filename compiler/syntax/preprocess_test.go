@@ -289,3 +289,8 @@ func TestDefinedFromMacro(t *testing.T) {
 	expectPP(t, "#define HAS_Y defined Y\n#if HAS_Y\nyes\n#else\nno\n#endif", "no")
 	expectPP(t, "#define X\n#if defined(X) && defined X\nyes\n#endif", "yes") // X expands to nothing: operands must stay
 }
+
+func TestCommentsInDirectives(t *testing.T) {
+	expectPP(t, "#define X 1 /* spans\nlines */ 2\nX", "1 2")
+	expectPP(t, "/* leading\ncomment */ #define Y 3\nY", "3")
+}
