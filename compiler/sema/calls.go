@@ -324,6 +324,12 @@ func (c *checker) userCall(name string, cands []*funcInfo, args []syntax.Expr, p
 	if fi.fn == nil {
 		return bad
 	}
+	if fi.decl.Body == nil {
+		c.log.Add(diag.Msg{Severity: diag.Error, Code: diag.ErrUndefinedFunc, Pos: pos,
+			Text:  fmt.Sprintf("function %s is declared but never defined", c.signature(name, fi)),
+			Notes: []diag.Note{{Pos: fi.decl.NamePos, Text: "declared here"}}})
+		return bad
+	}
 	var irArgs []ir.Expr
 	type copyOut struct {
 		target operand

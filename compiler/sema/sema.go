@@ -128,9 +128,8 @@ type checker struct {
 	global  *scope
 	scope   *scope
 	fn      *fnState
-	funcs   []*funcInfo // in declaration order
-	fnNames map[string]int
-	gNames  map[string]int
+	funcs   []*funcInfo    // in declaration order
+	fnNames map[string]int // names taken by IR functions and globals
 	// resources in declaration order, for binding assignment.
 	resources []*resourceDecl
 	// uniformLaidOut / storageLaidOut record which layout rule a struct got.
@@ -149,7 +148,7 @@ type structInfo struct {
 }
 
 func newChecker(opts Options, log *diag.Log) *checker {
-	c := &checker{opts: opts, log: log, mod: &ir.Module{}, fnNames: map[string]int{}, gNames: map[string]int{},
+	c := &checker{opts: opts, log: log, mod: &ir.Module{}, fnNames: map[string]int{},
 		layoutOf: map[*ir.Struct]layoutRule{}, structInfo: map[*ir.Struct]*structInfo{}, localConst: map[*ir.Local]*ir.Const{}}
 	c.global = &scope{names: map[string]*symbol{}}
 	c.scope = c.global
@@ -196,8 +195,10 @@ func (c *checker) uniqueFuncName(name string) string {
 
 // uniqueGlobalName keeps global names distinct (stage IO globals are synthesized).
 func (c *checker) uniqueGlobalName(name string) string {
-	n := c.gNames[name]
-	c.gNames[name] = n + 1
+	// Globals and functions share one namespace in WGSL and MSL, so synthesized
+	// names avoid both.
+	n := c.fnNames[name]
+	c.fnNames[name] = n + 1
 	if n == 0 {
 		return name
 	}
