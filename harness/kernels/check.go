@@ -32,6 +32,27 @@ type CaseResult struct {
 	Note     string
 }
 
+func (f LaneFailure) String() string {
+	return fmt.Sprintf("wave %d lane %d (active %s): %s: expected %s, got %s", f.WaveKey, f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual)
+}
+
+// String is a one-line verdict followed by up to four failing lanes, one per line.
+func (r CaseResult) String() string {
+	verdict := "PASS"
+	if !r.Passed {
+		verdict = "FAIL"
+	}
+	s := fmt.Sprintf("%s %s: %s", verdict, r.Case.ID(), r.Note)
+	for i, f := range r.Failures {
+		if i == 4 {
+			s += fmt.Sprintf("\n    … %d more failing lanes", len(r.Failures)-i)
+			break
+		}
+		s += "\n    " + f.String()
+	}
+	return s
+}
+
 // MaxFailures is how many failing lanes a CaseResult keeps.
 const MaxFailures = 64
 

@@ -32,6 +32,15 @@ func TestGlslangCompilesEveryKernel(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ks := append([]Kernel{Layout()}, fullMatrix...)
+	// The driver-crash repros in testdata must stay valid kernels.
+	repros, _ := filepath.Glob("testdata/*.hlsl")
+	for _, r := range repros {
+		src, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks = append(ks, Kernel{Name: strings.TrimSuffix(filepath.Base(r), ".hlsl"), Entry: "main", HLSL: string(src)})
+	}
 	for _, k := range ks {
 		t.Run(k.Name, func(t *testing.T) {
 			if why := glslangGap(k); why != "" {
