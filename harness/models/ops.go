@@ -443,5 +443,5 @@ func Quad(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
 	default:
 		return nil, fmt.Errorf("models: Quad does not model %s", op)
 	}
-	return readFrom(t, lanes, func(l Lane) (uint32, bool) { return l.Index&^3 | (l.Index & 3) ^ d, true })
+	return readFrom(t, lanes, func(l Lane) (uint32, bool) { return l.Index&^3 | ((l.Index & 3) ^ d), true })
 }
