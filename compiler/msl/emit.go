@@ -279,7 +279,7 @@ func (e *emitter) analyze(funcs []*ir.Function) {
 		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
 			switch x := x.(type) {
 			case *ir.GlobalRef:
-				if !(x.G.Const && !x.G.Spec && x.G.Space == ir.SpacePrivate) && !x.G.Spec {
+				if !programScope(x.G) {
 					set[x.G] = true
 				}
 			case *ir.Call:
@@ -326,6 +326,12 @@ func (e *emitter) analyze(funcs []*ir.Function) {
 	if e.ep.Stage == ir.Vertex && (ein.laneCount || ein.laneIndex) {
 		e.errorf(e.ep.Pos, diag.ErrMSLVertexSimd, "vertex entry %s uses WaveGetLaneCount, WaveGetLaneIndex or a wave ballot: Metal has no [[threads_per_simdgroup]] or [[thread_index_in_simdgroup]] in vertex functions", e.ep.Name)
 	}
+}
+
+// programScope reports whether a global is printed as a program-scope Metal
+// constant (static const, specialization constant) rather than passed around.
+func programScope(g *ir.Global) bool {
+	return g.Spec || (g.Const && g.Space == ir.SpacePrivate)
 }
 
 // isResource reports whether a global is a Metal argument (buffer, texture, sampler).
@@ -489,7 +495,7 @@ func (e *emitter) constants() string {
 	used := map[*ir.Global]bool{}
 	for _, f := range ir.Reachable(e.ep.Func) {
 		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
-			if r, ok := x.(*ir.GlobalRef); ok && (r.G.Const || r.G.Spec) {
+			if r, ok := x.(*ir.GlobalRef); ok && programScope(r.G) {
 				used[r.G] = true
 			}
 		})

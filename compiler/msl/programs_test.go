@@ -1,6 +1,7 @@
 package msl
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,6 +178,35 @@ func cbufferArrays() *builder {
 	return b
 }
 
+// builtinTypes uses compute builtins declared with types Metal does not take for
+// them (int3 thread ids) next to ones it does (uint2 group ids), plus a static
+// global and a helper writing an out parameter.
+func builtinTypes() *builder {
+	b := newCompute("Builtins", 4)
+	tid := b.input("tid", vec(i32, 3), ir.BuiltinGlobalInvocationID)
+	gid := b.input("gid", vec(u32, 2), ir.BuiltinWorkgroupID)
+	lid := b.input("lid", vec(u32, 3), ir.BuiltinLocalInvocationID)
+	out := b.rwBuffer("Out", i32, 0, 0)
+	counter := b.global(&ir.Global{Name: "counter", Type: i32, Space: ir.SpacePrivate, Init: ci(5)})
+
+	// void bump(out int r) { counter += 1; r = counter; }
+	hf := &ir.Function{Name: "bump", Result: ir.Void{}}
+	r := hf.NewLocal("r", i32)
+	hf.Params = []ir.Param{{Local: r, Dir: ir.Out}}
+	hf.Body = ir.Block{
+		store(gref(counter), bin(ir.Add, load(gref(counter)), ci(1))),
+		store(lref(r), load(gref(counter))),
+	}
+	b.m.Functions = []*ir.Function{hf, b.f}
+	tmp := b.local("tmp", i32)
+	b.add(
+		&ir.ExprStmt{X: &ir.Call{Func: hf, Args: []ir.Expr{lref(tmp)}}},
+		store(elem(out, conv(x(load(gref(tid))), u32)), bin(ir.Add, load(lref(tmp)),
+			conv(bin(ir.Add, x(load(gref(gid))), x(load(gref(lid)))), i32))),
+	)
+	return b
+}
+
 var programs = []struct {
 	name  string
 	build func() *builder
@@ -187,6 +217,7 @@ var programs = []struct {
 	{"prog_vertex", vertexMain},
 	{"prog_matrices", matrices},
 	{"prog_cbuffer_arrays", cbufferArrays},
+	{"prog_builtin_types", builtinTypes},
 }
 
 func TestProgramGoldens(t *testing.T) {
@@ -198,6 +229,30 @@ func TestProgramGoldens(t *testing.T) {
 			continue
 		}
 		checkGolden(t, p.name, out.Source)
+		checkArguments(t, p.name, out)
+	}
+}
+
+// checkArguments verifies the argument table against the source: per kind the
+// indices are 0..n-1, each declared exactly once as [[kind(i)]], and nothing
+// else in the source claims an index.
+func checkArguments(t *testing.T, name string, out *Output) {
+	t.Helper()
+	next := map[string]int{}
+	for _, a := range out.Arguments {
+		if a.Index != next[a.Kind] {
+			t.Errorf("%s: %s %s has index %d, want %d", name, a.Kind, a.Name, a.Index, next[a.Kind])
+		}
+		next[a.Kind]++
+		attr := fmt.Sprintf("%s [[%s(%d)]]", a.Name, a.Kind, a.Index)
+		if strings.Count(out.Source, attr) != 1 {
+			t.Errorf("%s: %q appears %d times in the source", name, attr, strings.Count(out.Source, attr))
+		}
+	}
+	for _, kind := range []string{"buffer", "texture", "sampler"} {
+		if n := strings.Count(out.Source, "[["+kind+"("); n != next[kind] {
+			t.Errorf("%s: %d [[%s(…)]] attributes in the source, %d in the table", name, n, kind, next[kind])
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package msl
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -301,6 +300,7 @@ func TestIntrinsicTableGoldens(t *testing.T) {
 			continue
 		}
 		checkGolden(t, c.name, out.Source)
+		checkArguments(t, c.name, out)
 		ir.WalkBlock(c.b.f.Body, nil, func(e ir.Expr) {
 			if x, ok := e.(*ir.Intrinsic); ok {
 				info := intrinsics.Get(x.Op)
@@ -337,5 +337,3 @@ func hasCode(err error, code diag.Code) bool {
 	}
 	return false
 }
-
-var _ = fmt.Sprint
