@@ -11,8 +11,9 @@ import (
 	"waverig/compiler/diag"
 )
 
-// expectComment matches `/* ERROR E0123 "regexp" */` and `/* ERROR-FILE E0123 "regexp" */`.
-var expectComment = regexp.MustCompile(`/\*\s*ERROR(-FILE)?\s+([EW]\d{4})\s+"((?:[^"\\]|\\.)*)"\s*\*/`)
+// expectComment matches `/* ERROR E0123 "regexp" */`, `/* WARNING W0123 "regexp" */`
+// and `/* ERROR-FILE E0123 "regexp" */`.
+var expectComment = regexp.MustCompile(`/\*\s*(ERROR-FILE|ERROR|WARNING)\s+([EW]\d{4})\s+"((?:[^"\\]|\\.)*)"\s*\*/`)
 
 type expectation struct {
 	file     bool // ERROR-FILE: anywhere
@@ -71,13 +72,13 @@ func readExpectations(path string) ([]*expectation, error) {
 	src := diag.NewSource(path, string(b))
 	var out []*expectation
 	for _, m := range expectComment.FindAllStringSubmatchIndex(src.Text, -1) {
-		pattern := strings.ReplaceAll(src.Text[m[6]:m[7]], `\"`, `"`)
+		pattern := src.Text[m[6]:m[7]]
 		re, err := regexp.Compile(pattern)
 		if err != nil {
 			return nil, fmt.Errorf("bad regexp %q: %v", pattern, err)
 		}
 		line, col := src.LineCol(m[0])
-		out = append(out, &expectation{file: m[2] >= 0, code: diag.Code(src.Text[m[4]:m[5]]), re: re,
+		out = append(out, &expectation{file: src.Text[m[2]:m[3]] == "ERROR-FILE", code: diag.Code(src.Text[m[4]:m[5]]), re: re,
 			line: line, col: col, spelling: src.Text[m[0]:m[1]]})
 	}
 	return out, nil
