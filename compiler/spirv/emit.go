@@ -115,7 +115,17 @@ func (b *builder) declareGlobals(m *ir.Module, ep *ir.EntryPoint, fns []*ir.Func
 			}
 		})
 	}
-	// Globals used only by other globals' initializers are not possible (initializers are constants).
+	// Non-constant initializers of private globals run in the entry point's
+	// prologue; the globals they read are used too.
+	for i := 0; i < len(used); i++ {
+		if g := used[i]; g.Init != nil && g.Space == ir.SpacePrivate {
+			ir.WalkExpr(g.Init, func(e ir.Expr) {
+				if r, ok := e.(*ir.GlobalRef); ok && r.G != nil {
+					add(r.G)
+				}
+			})
+		}
+	}
 	b.gvars = make([]gvar, 0, len(used))
 	for _, g := range m.Globals {
 		for _, u := range used {

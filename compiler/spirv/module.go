@@ -8,6 +8,11 @@
 //     constants are created on first use and deduplicated, so the module holds
 //     only what the entry point needs. The sections are concatenated at the end in
 //     the SPIR-V logical order behind the header.
+//   - Values and Function/Private/Workgroup/IO storage use plain types; only
+//     the types inside Uniform, StorageBuffer and PushConstant blocks carry
+//     explicit layout (ArrayStride, Offset, MatrixStride from the IR layout).
+//     Aggregates are converted between the two forms on buffer loads and
+//     stores (OpCopyLogical from SPIR-V 1.4, member-wise before).
 //   - Every capability is recorded by the code that emits the instruction or type
 //     needing it (see needCap); Module.Capabilities and Module.SubgroupBits are
 //     derived from that one record, so the module and the reflection agree.

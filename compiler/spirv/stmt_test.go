@@ -306,3 +306,21 @@ func TestPixelWave(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateInitReadsOtherGlobals: a private global initialized from another
+// (non-constant) global is initialized in the entry point's prologue, and the
+// global it reads is declared even though no function body names it.
+func TestPrivateInitReadsOtherGlobals(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	out := b.rwBuffer("Out", ir.U32, 0)
+	seed := b.global(&ir.Global{Name: "seed", Type: ir.U32, Space: ir.SpacePrivate, Init: u32c(7)})
+	derived := b.global(&ir.Global{Name: "derived", Type: ir.U32, Space: ir.SpacePrivate, Init: bin(ir.MulOp, load(gref(seed)), u32c(3))})
+	b.add(&ir.Store{Place: elem(out, u32c(0)), Value: load(gref(derived))})
+	mods := emitValid(t, b, Options{})
+	dis := disassemble(t, mods["1.2"])
+	for _, want := range []string{"%seed = OpVariable %_ptr_Private_uint Private %uint_7", "OpStore %derived"} {
+		if !strings.Contains(dis, want) {
+			t.Errorf("missing %q in\n%s", want, dis)
+		}
+	}
+}
