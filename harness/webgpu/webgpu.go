@@ -46,15 +46,20 @@ type Device struct {
 func Open() (*Device, error) {
 	inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: backendVulkan})
 	var adapter *wgpu.Adapter
+	var seen []string
 	for _, a := range inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: backendVulkan}) {
 		if a.HasFeature(wgpu.NativeFeatureSubgroup) {
 			adapter = a
 			break
 		}
+		seen = append(seen, a.GetInfo().Device)
 	}
 	if adapter == nil {
 		inst.Release()
-		return nil, ErrNoAdapter
+		if len(seen) > 0 {
+			return nil, fmt.Errorf("%w (adapters without it: %s)", ErrNoAdapter, strings.Join(seen, ", "))
+		}
+		return nil, fmt.Errorf("%w (no Vulkan adapter at all: is a Vulkan loader and driver installed?)", ErrNoAdapter)
 	}
 	features := []wgpu.FeatureName{wgpu.NativeFeatureSubgroup}
 	for _, f := range []wgpu.FeatureName{wgpu.NativeFeatureImmediates, wgpu.FeatureNameShaderF16, wgpu.NativeFeatureSubgroupVertex} {

@@ -28,6 +28,7 @@ fn main(@builtin(subgroup_invocation_id) i: u32, @builtin(subgroup_size) n: u32)
 
 func TestValidateCompute(t *testing.T) {
 	d := device(t)
+	t.Logf("adapter: %s (%s), features %v", d.Info.Device, d.Info.Description, d.Features)
 	if !d.HasFeature(d.Features[0]) {
 		t.Fatal("HasFeature disagrees with Features")
 	}
