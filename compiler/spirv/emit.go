@@ -366,6 +366,18 @@ func (b *builder) constExpr(e ir.Expr) uint32 {
 				}
 				parts = append(parts, c)
 			}
+			if m, ok := e.T.(ir.Matrix); ok && len(parts) == m.Rows*m.Cols {
+				// Built from scalars: group them into the rows (SPIR-V columns).
+				col := b.vectorType(m.Elem, m.Cols)
+				rows := make([]uint32, m.Rows)
+				for r := range rows {
+					rows[r] = b.compositeConst(col, parts[r*m.Cols:(r+1)*m.Cols])
+				}
+				parts = rows
+			}
+			if len(parts) == 1 && b.isConst(parts[0]) && ir.Equal(e.Args[0].Type(), e.T) {
+				return parts[0]
+			}
 		}
 		return b.compositeConst(b.typeID(e.T), parts)
 	}

@@ -563,12 +563,20 @@ func (s *fn) construct(e *ir.Construct) uint32 {
 			args = append(args, args[0])
 		}
 	}
-	if len(args) == 1 {
-		if _, scalar := e.T.(ir.Scalar); scalar {
-			return args[0]
-		}
+	if len(args) == 1 && b.typeID(e.Args[0].Type()) == rt {
+		return args[0] // float4(v) of a float4, or a scalar "constructor"
 	}
 	switch t := e.T.(type) {
+	case ir.Matrix:
+		if len(args) == t.Rows*t.Cols && t.Cols > 1 {
+			// Built from scalars: group them into the rows (SPIR-V columns).
+			col := b.vectorType(t.Elem, t.Cols)
+			rows := make([]uint32, t.Rows)
+			for r := range rows {
+				rows[r] = s.op(opCompositeConstruct, col, args[r*t.Cols:(r+1)*t.Cols]...)
+			}
+			args = rows
+		}
 	case *ir.Array:
 		for i, a := range e.Args {
 			args[i] = s.coerce(args[i], a.Type(), t.Elem)

@@ -324,3 +324,21 @@ func TestPrivateInitReadsOtherGlobals(t *testing.T) {
 		}
 	}
 }
+
+// TestConstructShapes: matrices from scalars (constant and not), identity
+// constructors and scalar splats all produce valid composites.
+func TestConstructShapes(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	m22 := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 2}
+	f := b.local("f", ir.F32)
+	m := b.local("m", m22)
+	v := b.local("v", v4f)
+	b.add(
+		&ir.Store{Place: lref(m), Value: &ir.Construct{T: m22, Args: []ir.Expr{f32c(1), f32c(2), f32c(3), f32c(4)}}},
+		&ir.Store{Place: lref(m), Value: &ir.Construct{T: m22, Args: []ir.Expr{load(lref(f)), f32c(2), f32c(3), load(lref(f))}}},
+		&ir.Store{Place: lref(v), Value: &ir.Construct{T: v4f, Args: []ir.Expr{load(lref(v))}}},
+		&ir.Store{Place: lref(v), Value: &ir.Construct{T: v4f, Args: []ir.Expr{load(lref(f))}}},
+		&ir.Store{Place: lref(f), Value: &ir.Construct{T: ir.F32, Args: []ir.Expr{load(lref(f))}}},
+	)
+	emitValid(t, b, Options{})
+}
