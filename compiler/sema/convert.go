@@ -307,12 +307,3 @@ func buildFromComponents(want ir.Type, comps []ir.Expr) ir.Expr {
 	}
 	return nil
 }
-
-// toBool converts a scalar or vector value to bool of the same shape (v != 0).
-func toBoolShape(v ir.Expr) ir.Expr {
-	s, _ := ir.ScalarOf(v.Type())
-	if s.Kind == ir.Bool {
-		return v
-	}
-	return convScalar(v, ir.BoolT)
-}

@@ -160,9 +160,9 @@ func (c *checker) inScratch(f func()) {
 func (c *checker) arrayDecl(t ir.Type, d *syntax.VarDecl, leaves []operand, unsized int) ir.Type {
 	dims := d.ArrayDims
 	if unsized == 0 || len(dims) == 0 || dims[0] != nil {
-		return c.arrayOf(t, dims, d.NamePos, false, nil)
+		return c.arrayOf(t, dims, d.NamePos)
 	}
-	elem := c.arrayOf(t, dims[1:], d.NamePos, false, nil)
+	elem := c.arrayOf(t, dims[1:], d.NamePos)
 	if elem == nil {
 		return nil
 	}
@@ -368,7 +368,7 @@ func (c *checker) funcDecl(d *syntax.FuncDecl) {
 			okAll = false
 			continue
 		}
-		pt = c.arrayOf(stripLayout(pt), p.ArrayDims, p.NamePos, false, nil)
+		pt = c.arrayOf(stripLayout(pt), p.ArrayDims, p.NamePos)
 		if pt == nil {
 			okAll = false
 			continue

@@ -33,19 +33,6 @@ func (c *checker) initLeaves(il *syntax.InitList) []operand {
 	return out
 }
 
-// initComponents counts the scalar components an initializer element provides
-// (used for unsized arrays declared in contexts that pre-count).
-func (c *checker) initComponents(e syntax.Expr) int {
-	if il, ok := e.(*syntax.InitList); ok {
-		n := 0
-		for _, x := range il.Elems {
-			n += c.initComponents(x)
-		}
-		return n
-	}
-	return 1
-}
-
 // initQueue hands out leaves, splitting aggregates into components on demand.
 type initQueue struct {
 	items []operand

@@ -16,7 +16,6 @@ package sema
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -98,7 +97,6 @@ type funcInfo struct {
 	fn      *ir.Function
 	params  []paramInfo
 	result  ir.Type // logical result type
-	defined bool
 	attrs   []syntax.Attribute
 	checked bool
 }
@@ -112,13 +110,11 @@ type paramInfo struct {
 
 // fnState is the function whose body is being checked.
 type fnState struct {
-	info        *funcInfo
-	fn          *ir.Function
-	result      ir.Type
-	loops       int       // loop depth
-	breaks      int       // loop or switch depth (break targets)
-	switchDepth int       // switches entered since the innermost loop
-	stmts       *ir.Block // where statements are being emitted
+	fn     *ir.Function
+	result ir.Type
+	loops  int       // loop depth
+	breaks int       // loop or switch depth (break targets)
+	stmts  *ir.Block // where statements are being emitted
 }
 
 type checker struct {
@@ -324,14 +320,4 @@ func (c *checker) hlslName(f *ir.Function) string {
 		}
 	}
 	return f.Name
-}
-
-// sortedKeys is a helper for deterministic iteration.
-func sortedKeys[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	return keys
 }

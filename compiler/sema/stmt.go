@@ -11,7 +11,7 @@ import (
 func (c *checker) funcBody(fi *funcInfo) {
 	fn := fi.fn
 	var body ir.Block
-	c.fn = &fnState{info: fi, fn: fn, result: fi.result, stmts: &body}
+	c.fn = &fnState{fn: fn, result: fi.result, stmts: &body}
 	c.push()
 	written := writtenNames(fi.decl.Body, c.isOutArg)
 	for i, p := range fi.params {
@@ -364,12 +364,9 @@ func (c *checker) breakUnless(e syntax.Expr) {
 func (c *checker) loopBody(s syntax.Stmt) {
 	c.fn.loops++
 	c.fn.breaks++
-	saved := c.fn.switchDepth
-	c.fn.switchDepth = 0
 	c.push()
 	c.stmt(s)
 	c.pop()
-	c.fn.switchDepth = saved
 	c.fn.loops--
 	c.fn.breaks--
 }
@@ -551,7 +548,6 @@ func (c *checker) switchStmt(s *syntax.SwitchStmt) {
 	var defaultPos *diag.Pos
 	pending := &ir.Case{}
 	c.fn.breaks++
-	c.fn.switchDepth++
 	for i, cl := range s.Cases {
 		for _, v := range cl.Values {
 			k, ok := c.constExpr(v)
@@ -598,7 +594,6 @@ func (c *checker) switchStmt(s *syntax.SwitchStmt) {
 		pending = &ir.Case{}
 	}
 	c.fn.breaks--
-	c.fn.switchDepth--
 	c.emit(sw)
 }
 

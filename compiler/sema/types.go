@@ -269,15 +269,11 @@ func (c *checker) resolveResource(te *syntax.TypeExpr, kind ir.ResourceKind) (ir
 }
 
 // arrayOf wraps t in the array dimensions written after a name (outermost first).
-func (c *checker) arrayOf(t ir.Type, dims []syntax.Expr, pos diag.Pos, allowUnsized bool, init syntax.Expr) ir.Type {
+// Unsized dimensions are handled by the caller (arrayDecl), which knows the initializer.
+func (c *checker) arrayOf(t ir.Type, dims []syntax.Expr, pos diag.Pos) ir.Type {
 	for i := len(dims) - 1; i >= 0; i-- {
 		d := dims[i]
 		if d == nil {
-			// Unsized: take the size from an initializer list.
-			if il, ok := init.(*syntax.InitList); ok && i == 0 && allowUnsized {
-				t = &ir.Array{Elem: t, Len: countInitElems(il, t, c)}
-				continue
-			}
 			c.errorf(pos, diag.ErrArraySize, "array dimension needs a size")
 			return nil
 		}
@@ -292,23 +288,6 @@ func (c *checker) arrayOf(t ir.Type, dims []syntax.Expr, pos diag.Pos, allowUnsi
 		t = &ir.Array{Elem: t, Len: int(n)}
 	}
 	return t
-}
-
-// countInitElems is the number of elements of type elem an initializer list provides
-// (flattened component count / per-element components, as HLSL flattens lists).
-func countInitElems(il *syntax.InitList, elem ir.Type, c *checker) int {
-	per := flatCount(elem)
-	if per == 0 {
-		return len(il.Elems)
-	}
-	total := 0
-	for _, e := range il.Elems {
-		total += c.initComponents(e)
-	}
-	if total%per != 0 {
-		return len(il.Elems)
-	}
-	return total / per
 }
 
 // flatCount is the number of scalar components in a type (0 for non-data types).
@@ -427,7 +406,7 @@ func (c *checker) structDecl(d *syntax.StructDecl) *ir.Struct {
 			c.errorf(m.Type.Pos, diag.ErrBadDeclaration, "a struct member cannot be void")
 			continue
 		}
-		t = c.arrayOf(t, m.ArrayDims, m.NamePos, false, nil)
+		t = c.arrayOf(t, m.ArrayDims, m.NamePos)
 		if t == nil {
 			continue
 		}
@@ -464,7 +443,7 @@ func (c *checker) typedefDecl(d *syntax.TypedefDecl) {
 		c.declare(d.Name, d.Pos, &symbol{kind: symType, res: r})
 		return
 	}
-	t = c.arrayOf(t, d.ArrayDims, d.Pos, false, nil)
+	t = c.arrayOf(t, d.ArrayDims, d.Pos)
 	if t == nil {
 		return
 	}
