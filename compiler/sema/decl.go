@@ -17,6 +17,25 @@ type resourceDecl struct {
 	pos       diag.Pos
 }
 
+// Attributes sema understands, by where they appear; others get W0202.
+var (
+	funcAttrs   = map[string]bool{"shader": true, "numthreads": true}
+	globalAttrs = map[string]bool{"vk::binding": true, "vk::push_constant": true, "vk::constant_id": true}
+)
+
+// warnUnknownAttrs reports attributes that are ignored.
+func (c *checker) warnUnknownAttrs(attrs []syntax.Attribute, known map[string]bool) {
+	for _, a := range attrs {
+		name := a.Name
+		if a.Namespace != "" {
+			name = a.Namespace + "::" + a.Name
+		}
+		if !known[name] {
+			c.warnf(a.Pos, diag.WarnIgnoredAttribute, "attribute [%s] is not understood here and is ignored", name)
+		}
+	}
+}
+
 func hasStorage(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -55,6 +74,7 @@ func (c *checker) globalVar(d *syntax.VarDecl) {
 	if t == nil && r == nil {
 		return
 	}
+	c.warnUnknownAttrs(d.Attrs, globalAttrs)
 	pushConst := findAttr(d.Attrs, "vk", "push_constant") != nil
 	if r != nil {
 		c.resourceVar(d, r, pushConst)
@@ -318,6 +338,7 @@ func (c *checker) cbufferDecl(d *syntax.CBufferDecl) {
 		c.errorf(d.Pos, diag.ErrUnsupportedType, "tbuffer is not supported; use StructuredBuffer or cbuffer")
 		return
 	}
+	c.warnUnknownAttrs(d.Attrs, globalAttrs)
 	pushConst := findAttr(d.Attrs, "vk", "push_constant") != nil
 	if pushConst {
 		kind, space, rule = ir.ResPushConstant, ir.SpacePushConstant, layoutStorage
@@ -355,6 +376,7 @@ func (c *checker) funcDecl(d *syntax.FuncDecl) {
 		return
 	}
 	rt = stripLayout(rt)
+	c.warnUnknownAttrs(d.Attrs, funcAttrs)
 	fi := &funcInfo{decl: d, result: rt, attrs: d.Attrs}
 	okAll := true
 	for _, p := range d.Params {

@@ -48,6 +48,9 @@ func TestDiagnostics(t *testing.T) {
 		{"fallthrough", kernel("switch (id.x) { case 0: Out[0] = 1; «case» 1: break; }"), diag.ErrFallThrough, diag.Error, Options{}},
 		{"missing return", "RWStructuredBuffer<uint> Out;\nuint «g»(uint x) { if (x > 0) return 1; }\n[shader(\"compute\")] [numthreads(1,1,1)] void main() { Out[0] = g(1); }", diag.ErrMissingReturn, diag.Error, Options{}},
 		{"out arg literal", "RWStructuredBuffer<uint> Out;\nvoid p(out uint x) { x = 1; }\n[shader(\"compute\")] [numthreads(1,1,1)] void main() { p(«3»); }", diag.ErrOutArg, diag.Error, Options{}},
+		{"ignored attribute", "RWStructuredBuffer<uint> Out;\n«[»earlydepthstencil] [shader(\"compute\")] [numthreads(1,1,1)] void main() { Out[0] = 0; }", diag.WarnIgnoredAttribute, diag.Warning, Options{}},
+		{"cross float2", kernel("float2 a = 1; Out[0] = (uint)cross(«a», a).x;"), diag.ErrIntrinsicShape, diag.Error, Options{}},
+		{"undefined", "RWStructuredBuffer<uint> Out;\nuint f(uint x);\n[shader(\"compute\")] [numthreads(1,1,1)] void main() { Out[0] = «f»(1); }", diag.ErrUndefinedFunc, diag.Error, Options{}},
 		{"unknown entry", "RWStructuredBuffer<uint> Out;\n[numthreads(1,1,1)] void main() { Out[0] = 0; }", diag.ErrUnknownEntry, diag.Error, Options{Entry: "other", Stage: "compute"}},
 	}
 	for _, tc := range cases {

@@ -171,9 +171,6 @@ func (c *checker) binaryOp(op ir.BinOp, x, y operand, pos diag.Pos) operand {
 		if shapeOf(x.t) == 0 && shapeOf(y.t) > 0 {
 			t = ir.WithScalar(y.t, scalarOf(x.t))
 		}
-		if x.lit == litInt && y.lit == litNone {
-			t = ir.WithScalar(t, ir.I32)
-		}
 	} else {
 		t = c.commonType(x, y, pos)
 	}

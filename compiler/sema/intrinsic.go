@@ -173,6 +173,11 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 		}
 	case intrinsics.Dot:
 		rt = scalarOf(t0)
+	case intrinsics.Cross:
+		if ir.Components(t0) != 3 {
+			c.errorf(args[0].P(), diag.ErrIntrinsicShape, "cross needs float3 arguments, not %s", typeName(t0))
+			return bad
+		}
 	}
 	return valueOp(&ir.Intrinsic{Op: info.Op, Args: irArgs, T: rt, Pos: pos}, rt, pos)
 }
