@@ -37,11 +37,18 @@ func (fe *funcEmitter) expr(x ir.Expr) string {
 		}
 		return fmt.Sprintf("%s.%s", base, sw)
 	case *ir.Unary:
+		if m, ok := x.X.Type().(ir.Matrix); ok && x.Op == ir.Neg {
+			// WGSL has no unary minus on matrices; scaling by -1 is exact.
+			return fmt.Sprintf("(%s * %s)", fe.expr(x.X), fe.constText(ir.ConstFloat(m.Elem, -1)))
+		}
 		op := map[ir.UnOp]string{ir.Neg: "-", ir.Not: "!", ir.BitNot: "~"}[x.Op]
 		return fmt.Sprintf("(%s%s)", op, fe.expr(x.X))
 	case *ir.Binary:
 		return fe.binary(x)
 	case *ir.Select:
+		if m, ok := x.Type().(ir.Matrix); ok {
+			return fe.matrixSelect(x, m)
+		}
 		// WGSL select(f, t, cond): false value first.
 		return fmt.Sprintf("select(%s, %s, %s)", fe.expr(x.False), fe.expr(x.True), fe.expr(x.Cond))
 	case *ir.Convert:
@@ -89,6 +96,14 @@ func (fe *funcEmitter) call(x *ir.Call) string {
 func (fe *funcEmitter) binary(x *ir.Binary) string {
 	l, r := fe.expr(x.X), fe.expr(x.Y)
 	op := x.Op.String()
+	if m, ok := x.X.Type().(ir.Matrix); ok {
+		switch x.Op {
+		case ir.MulOp, ir.Div, ir.Rem:
+			// IR * / % are component-wise; on WGSL matrices * is the matrix
+			// product and / % do not exist: apply them column by column.
+			return fe.matrixColumnwise(x.Op, m, l, r)
+		}
+	}
 	switch x.Op {
 	case ir.LogicalAnd, ir.LogicalOr:
 		// && and || take scalar bools only; the IR evaluates both sides anyway,
@@ -174,4 +189,37 @@ func (fe *funcEmitter) constText(c *ir.Const) string {
 		return "(" + s + ")"
 	}
 	return s
+}
+
+// matrixColumnwise applies a component-wise operator to two matrices through a
+// helper (one per operator and type) so each operand is evaluated once.
+func (fe *funcEmitter) matrixColumnwise(op ir.BinOp, m ir.Matrix, l, r string) string {
+	tn := fe.tname(m)
+	opName := map[ir.BinOp]string{ir.MulOp: "mul", ir.Div: "div", ir.Rem: "rem"}[op]
+	name := fe.e.helper("mat_"+opName+"_"+sanitizeTypeText(tn), func(name string) string {
+		var cols []string
+		for c := 0; c < m.Rows; c++ { // WGSL columns are HLSL rows
+			cols = append(cols, fmt.Sprintf("a[%d] %s b[%d]", c, op, c))
+		}
+		return fmt.Sprintf("// Component-wise %s on %s (WGSL's matrix * is the matrix product).\nfn %s(a: %s, b: %s) -> %s {\n  return %s(%s);\n}\n",
+			op, tn, name, tn, tn, tn, tn, strings.Join(cols, ", "))
+	})
+	return fmt.Sprintf("%s(%s, %s)", name, l, r)
+}
+
+// matrixSelect: WGSL select takes scalars and vectors only; pick per column.
+func (fe *funcEmitter) matrixSelect(x *ir.Select, m ir.Matrix) string {
+	if _, scalar := x.Cond.Type().(ir.Scalar); !scalar {
+		fe.e.errorf(fe.pos(), diag.ErrWGSLType, "a component-wise select on matrices (bool matrix condition) has no WGSL equivalent")
+		return fe.expr(x.False)
+	}
+	tn := fe.tname(m)
+	name := fe.e.helper("mat_select_"+sanitizeTypeText(tn), func(name string) string {
+		var cols []string
+		for c := 0; c < m.Rows; c++ {
+			cols = append(cols, fmt.Sprintf("select(f[%d], t[%d], c)", c, c))
+		}
+		return fmt.Sprintf("fn %s(f: %s, t: %s, c: bool) -> %s {\n  return %s(%s);\n}\n", name, tn, tn, tn, tn, strings.Join(cols, ", "))
+	})
+	return fmt.Sprintf("%s(%s, %s, %s)", name, fe.expr(x.False), fe.expr(x.True), fe.expr(x.Cond))
 }

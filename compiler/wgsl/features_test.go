@@ -253,6 +253,12 @@ func TestMatrices(t *testing.T) {
 		store(row(field(0), 0), b.value(vec3f)),
 		store(&ir.Index{Base: row(field(0), 1), Idx: u32c(2), T: ir.F32}, ir.ConstFloat(ir.F32, 7)),
 		store(field(1), load(&ir.LocalRef{L: local})),
+		// Component-wise operators and select on matrix values.
+		store(&ir.LocalRef{L: local}, &ir.Binary{Op: ir.MulOp, X: load(&ir.LocalRef{L: local}), Y: load(field(1)), T: local.Type}),
+		store(&ir.LocalRef{L: local}, &ir.Unary{Op: ir.Neg, X: load(&ir.LocalRef{L: local})}),
+		store(&ir.LocalRef{L: local}, &ir.Select{Cond: &ir.Binary{Op: ir.Gt, X: b.laneX(), Y: u32c(2), T: ir.BoolT},
+			True: load(&ir.LocalRef{L: local}), False: load(field(0))}),
+		store(field(1), &ir.Binary{Op: ir.Div, X: load(&ir.LocalRef{L: local}), Y: load(field(1)), T: local.Type}),
 	)
 	out0 := emitValid(t, "matrices", b.finish(), Naga)
 	for _, want := range []string{
@@ -263,6 +269,11 @@ func TestMatrices(t *testing.T) {
 		"vec3<f32>(M.cm[0][1u], M.cm[1][1u], M.cm[2][1u])", // row 1 of a column-major matrix
 		"M.cm[2u][1u] = 7f;",                               // element [1][2] swaps indices
 		"M.rm = m;",
+		"m = wr_mat_mul_mat2x3_f32(m, M.rm);", // IR * is component-wise
+		"fn wr_mat_mul_mat2x3_f32(a: mat2x3<f32>, b: mat2x3<f32>) -> mat2x3<f32> {\n  return mat2x3<f32>(a[0] * b[0], a[1] * b[1]);",
+		"m = (m * (-1f));", // no unary minus on matrices
+		"m = wr_mat_select_mat2x3_f32(transpose(M.cm), m, (tid.x > 2u));",
+		"M.rm = wr_mat_div_mat2x3_f32(m, M.rm);",
 	} {
 		if !strings.Contains(out0.Source, want) {
 			t.Errorf("output lacks %q", want)

@@ -9,6 +9,20 @@ var<private> tid: vec3<u32>;
 @group(0) @binding(0) var<storage, read_write> M: Mats_colmajor;
 @group(0) @binding(1) var<storage, read_write> Out: array<vec3<f32>>;
 
+// Component-wise * on mat2x3<f32> (WGSL's matrix * is the matrix product).
+fn wr_mat_mul_mat2x3_f32(a: mat2x3<f32>, b: mat2x3<f32>) -> mat2x3<f32> {
+  return mat2x3<f32>(a[0] * b[0], a[1] * b[1]);
+}
+
+fn wr_mat_select_mat2x3_f32(f: mat2x3<f32>, t: mat2x3<f32>, c: bool) -> mat2x3<f32> {
+  return mat2x3<f32>(select(f[0], t[0], c), select(f[1], t[1], c));
+}
+
+// Component-wise / on mat2x3<f32> (WGSL's matrix * is the matrix product).
+fn wr_mat_div_mat2x3_f32(a: mat2x3<f32>, b: mat2x3<f32>) -> mat2x3<f32> {
+  return mat2x3<f32>(a[0] / b[0], a[1] / b[1]);
+}
+
 fn main_body() {
   var m: mat2x3<f32>;
   m = transpose(M.cm);
@@ -22,6 +36,10 @@ fn main_body() {
   M.cm[2][0u] = wr_row1[2];
   M.cm[2u][1u] = 7f;
   M.rm = m;
+  m = wr_mat_mul_mat2x3_f32(m, M.rm);
+  m = (m * (-1f));
+  m = wr_mat_select_mat2x3_f32(transpose(M.cm), m, (tid.x > 2u));
+  M.rm = wr_mat_div_mat2x3_f32(m, M.rm);
 }
 
 @compute @workgroup_size(4, 1, 1)
