@@ -8,7 +8,8 @@
 // about the unknown diagnostic rule (so the line is left out), has no
 // subgroupElect (lowered to lane == subgroupBroadcastFirst(lane)) and spells
 // push constants `var<immediate>`. Those are the only differences; a test
-// checks that nothing else differs.
+// checks that nothing else differs. Both dialects switch derivative_uniformity
+// off when the module takes derivatives (HLSL allows them in divergent flow).
 //
 // Matrices. IR Matrix is HLSL floatRxC (R rows of C columns). In WGSL an HLSL
 // row is a WGSL column: the value type is matRxC<T> (R columns of vecC), so
@@ -105,6 +106,7 @@ type emitter struct {
 	helpers     map[string]string // key -> function name
 	helperDecls []string
 	reported    map[string]bool // deduplicates errors
+	usedOps     map[intrinsics.Op]bool
 
 	barrierMemo map[*ir.Function]bool
 
@@ -122,7 +124,7 @@ func newEmitter(m *ir.Module, ep *ir.EntryPoint, opts Options) *emitter {
 	return &emitter{m: m, ep: ep, opts: opts, names: newNamer(nil),
 		globalNames: map[*ir.Global]string{}, funcNames: map[*ir.Function]string{},
 		atomic: map[*ir.Global]bool{}, texAccess: map[*ir.Global]int{},
-		structs: map[structKey]string{}, plainStruct: map[*ir.Struct]string{}, helpers: map[string]string{}, reported: map[string]bool{}}
+		structs: map[structKey]string{}, plainStruct: map[*ir.Struct]string{}, helpers: map[string]string{}, reported: map[string]bool{}, usedOps: map[intrinsics.Op]bool{}}
 }
 
 func (e *emitter) errorf(pos diag.Pos, code diag.Code, format string, args ...any) {
@@ -226,6 +228,12 @@ func (e *emitter) run() string {
 		}
 		b.WriteString("diagnostic(off, subgroup_uniformity);\n")
 	}
+	if e.uses(intrinsics.Ddx) || e.uses(intrinsics.Ddy) || e.uses(intrinsics.TextureSample) {
+		// HLSL samples and takes derivatives in divergent flow (the result is
+		// undefined there, not an error); WGSL's uniformity analysis would
+		// reject the module. Both dialects know this rule.
+		b.WriteString("diagnostic(off, derivative_uniformity);\n")
+	}
 	fmt.Fprintf(&b, "// waverig WGSL: entry point %s (%s)\n", e.ep.Name, e.ep.Stage)
 	for _, s := range e.structDecls {
 		b.WriteString("\n")
@@ -259,6 +267,7 @@ func (e *emitter) scan() map[*ir.Global]bool {
 			case *ir.GlobalRef:
 				used[x.G] = true
 			case *ir.Intrinsic:
+				e.usedOps[x.Op] = true
 				in := intrinsics.Get(x.Op)
 				if in.Class == intrinsics.ClassAtomic && len(x.Args) > 0 {
 					if g := ir.RootGlobal(x.Args[0]); g != nil {
@@ -294,17 +303,7 @@ func (e *emitter) scan() map[*ir.Global]bool {
 }
 
 // uses reports whether an intrinsic occurs in the reachable code.
-func (e *emitter) uses(op intrinsics.Op) bool {
-	found := false
-	for _, f := range e.funcs {
-		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
-			if in, ok := x.(*ir.Intrinsic); ok && in.Op == op {
-				found = true
-			}
-		})
-	}
-	return found
-}
+func (e *emitter) uses(op intrinsics.Op) bool { return e.usedOps[op] }
 
 // global declares one module-scope variable.
 func (e *emitter) global(b *strings.Builder, g *ir.Global) {

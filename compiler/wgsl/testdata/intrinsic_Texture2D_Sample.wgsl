@@ -1,3 +1,4 @@
+diagnostic(off, derivative_uniformity);
 // waverig WGSL: entry point Texture2D_Sample (Pixel)
 
 // Stage outputs of Texture2D_Sample.

@@ -1,3 +1,4 @@
+diagnostic(off, derivative_uniformity);
 // waverig WGSL: entry point ddx_f32 (Pixel)
 
 // Stage outputs of ddx_f32.

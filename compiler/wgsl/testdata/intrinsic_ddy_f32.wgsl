@@ -1,3 +1,4 @@
+diagnostic(off, derivative_uniformity);
 // waverig WGSL: entry point ddy_f32 (Pixel)
 
 // Stage outputs of ddy_f32.
