@@ -172,6 +172,23 @@ func (c *checker) convert(o operand, want ir.Type, pos diag.Pos, explicit bool) 
 		if mf.Rows == mt.Rows && mf.Cols == mt.Cols {
 			return &ir.Convert{X: v, T: ir.Matrix{Elem: ts, Rows: mt.Rows, Cols: mt.Cols}}
 		}
+		if mt.Rows <= mf.Rows && mt.Cols <= mf.Cols {
+			// Truncation keeps the upper-left block, row by row.
+			if !explicit {
+				c.warnf(pos, diag.WarnTruncation, "implicit truncation of %s to %s", typeName(o.t), typeName(want))
+			}
+			v = c.stable(v)
+			rows := make([]ir.Expr, mt.Rows)
+			for r := range rows {
+				row := &ir.Index{Base: v, Idx: ir.ConstInt(ir.I32, int64(r)), T: ir.Vector{Elem: mf.Elem, N: mf.Cols}}
+				var x ir.Expr = row
+				if mt.Cols < mf.Cols {
+					x = &ir.Swizzle{Base: row, Comps: []int{0, 1, 2, 3}[:mt.Cols]}
+				}
+				rows[r] = convScalar(x, ts)
+			}
+			return &ir.Construct{T: ir.Matrix{Elem: ts, Rows: mt.Rows, Cols: mt.Cols}, Args: rows}
+		}
 	case from == 1 && to == 2, from == 2 && to == 1:
 		if explicit && ir.Components(o.t) == ir.Components(want) {
 			return c.reshape(v, want)

@@ -28,6 +28,7 @@ func TestDiagnostics(t *testing.T) {
 		opts Options
 	}{
 		{"truncation", kernel("float4 v = 1; float2 w = «v»; Out[0] = (uint)w.x;"), diag.WarnTruncation, diag.Warning, Options{}},
+		{"matrix truncation", kernel("float4x4 m = 1; float3x3 n = «m»; Out[0] = (uint)n[0].x;"), diag.WarnTruncation, diag.Warning, Options{}},
 		{"float to int", kernel("float f = 1.5; uint u = «f»; Out[0] = u;"), diag.WarnFloatToInt, diag.Warning, Options{}},
 		{"double to float", kernel("double d = 1.0l; float f = «d»; Out[0] = (uint)f;"), diag.WarnDoubleToFloat, diag.Warning, Options{}},
 		{"unknown ident", kernel("Out[0] = «nope»;"), diag.ErrUnknownIdent, diag.Error, Options{}},
