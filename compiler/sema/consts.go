@@ -362,3 +362,117 @@ func (c *checker) constInt(e syntax.Expr) (int64, bool) {
 	}
 	return signExtend(k), true
 }
+
+// foldComposite evaluates a constant expression of scalar, vector, matrix, array
+// or struct type to a tree of Construct and Const (what global initializers need:
+// every target can declare such a constant directly).
+func (c *checker) foldComposite(e ir.Expr) (ir.Expr, bool) {
+	if k, ok := c.fold(e); ok {
+		return k, true
+	}
+	comps := func(x ir.Expr) ([]*ir.Const, bool) {
+		f, ok := c.foldComposite(x)
+		if !ok {
+			return nil, false
+		}
+		switch y := f.(type) {
+		case *ir.Const:
+			return []*ir.Const{y}, true
+		case *ir.Construct:
+			if _, vec := y.T.(ir.Vector); vec {
+				var out []*ir.Const
+				for _, a := range y.Args {
+					out = append(out, a.(*ir.Const))
+				}
+				return out, true
+			}
+		}
+		return nil, false
+	}
+	vector := func(t ir.Type, ks []*ir.Const) ir.Expr {
+		args := make([]ir.Expr, len(ks))
+		for i, k := range ks {
+			args[i] = k
+		}
+		if len(args) == 1 {
+			return args[0]
+		}
+		return &ir.Construct{T: t, Args: args}
+	}
+	switch x := e.(type) {
+	case *ir.Construct:
+		if _, vec := x.T.(ir.Vector); vec {
+			var all []*ir.Const
+			for _, a := range x.Args {
+				ks, ok := comps(a)
+				if !ok {
+					return nil, false
+				}
+				all = append(all, ks...)
+			}
+			return vector(x.T, all), true
+		}
+		args := make([]ir.Expr, len(x.Args))
+		for i, a := range x.Args {
+			f, ok := c.foldComposite(a)
+			if !ok {
+				return nil, false
+			}
+			args[i] = f
+		}
+		return &ir.Construct{T: x.T, Args: args}, true
+	case *ir.Swizzle:
+		ks, ok := comps(x.Base)
+		if !ok {
+			return nil, false
+		}
+		var out []*ir.Const
+		for _, i := range x.Comps {
+			out = append(out, ks[i])
+		}
+		return vector(x.Type(), out), true
+	case *ir.Convert:
+		ks, ok := comps(x.X)
+		if !ok {
+			return nil, false
+		}
+		s := scalarOf(x.T)
+		for i := range ks {
+			ks[i] = convertConst(ks[i], s)
+		}
+		return vector(x.T, ks), true
+	case *ir.Unary:
+		ks, ok := comps(x.X)
+		if !ok {
+			return nil, false
+		}
+		for i := range ks {
+			k, ok := c.fold(&ir.Unary{Op: x.Op, X: ks[i]})
+			if !ok {
+				return nil, false
+			}
+			ks[i] = k
+		}
+		return vector(x.Type(), ks), true
+	case *ir.Binary:
+		xs, ok1 := comps(x.X)
+		ys, ok2 := comps(x.Y)
+		if !ok1 || !ok2 || len(xs) != len(ys) {
+			return nil, false
+		}
+		out := make([]*ir.Const, len(xs))
+		for i := range xs {
+			k, ok := c.foldBinary(x.Op, xs[i], ys[i])
+			if !ok {
+				return nil, false
+			}
+			out[i] = k
+		}
+		return vector(x.T, out), true
+	case *ir.Load:
+		if g, ok := x.Place.(*ir.GlobalRef); ok && g.G.Const && !g.G.Spec && g.G.Init != nil {
+			return c.foldComposite(g.G.Init)
+		}
+	}
+	return nil, false
+}

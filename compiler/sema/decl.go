@@ -216,31 +216,11 @@ func (c *checker) constInit(init syntax.Expr, t ir.Type, leaves []operand) ir.Ex
 	if v == nil {
 		return nil
 	}
-	if k, ok := c.fold(v); ok {
+	if k, ok := c.foldComposite(v); ok && len(scratch) == 0 {
 		return k
 	}
-	if len(scratch) > 0 || !c.isConstant(v) {
-		c.errorf(init.P(), diag.ErrStaticInit, "a global initializer must be a constant expression")
-		return nil
-	}
-	return v
-}
-
-// isConstant reports whether e is built only from constants (Construct trees of
-// foldable scalars).
-func (c *checker) isConstant(e ir.Expr) bool {
-	if _, ok := c.fold(e); ok {
-		return true
-	}
-	if k, ok := e.(*ir.Construct); ok {
-		for _, a := range k.Args {
-			if !c.isConstant(a) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	c.errorf(init.P(), diag.ErrStaticInit, "a global initializer must be a constant expression")
+	return nil
 }
 
 // resourceVar declares a resource global.
