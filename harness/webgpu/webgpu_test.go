@@ -1,6 +1,7 @@
 package webgpu
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"strings"
@@ -102,5 +103,39 @@ func TestEntryParams(t *testing.T) {
 	}
 	if _, _, ok := vertexFormat("mat2x2<f32>"); ok {
 		t.Error("a matrix is not a vertex format")
+	}
+}
+
+func TestRunCompute(t *testing.T) {
+	d := device(t)
+	src := `@group(0) @binding(0) var<storage, read> in: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_size) n: u32) {
+  out[id.x] = in[id.x] * 2u + subgroupAdd(1u) - n;
+}
+`
+	in := make([]byte, 4*32)
+	for i := 0; i < 32; i++ {
+		binary.LittleEndian.PutUint32(in[4*i:], uint32(i+100))
+	}
+	res, err := d.RunCompute(src, "main", [3]uint32{2, 1, 1}, []Binding{
+		{Binding: 0, Data: in},
+		{Binding: 1, Data: make([]byte, 4*32), ReadBack: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0] != nil || len(res[1]) != 4*32 {
+		t.Fatalf("read back %d and %d bytes", len(res[0]), len(res[1]))
+	}
+	for i := 0; i < 32; i++ {
+		// All lanes are active, so subgroupAdd(1) is the subgroup size.
+		if got := binary.LittleEndian.Uint32(res[1][4*i:]); got != uint32(2*(i+100)) {
+			t.Errorf("out[%d] = %d, want %d", i, got, 2*(i+100))
+		}
+	}
+	if _, err := d.RunCompute("fn main( {", "main", [3]uint32{1, 1, 1}, nil); err == nil {
+		t.Error("a broken shader ran")
 	}
 }
