@@ -217,6 +217,14 @@ func convScalar(v ir.Expr, to ir.Scalar) ir.Expr {
 	if k, ok := v.(*ir.Const); ok {
 		return convertConst(k, to)
 	}
+	if sel, ok := v.(*ir.Select); ok {
+		// c ? 1 : 0 used as a uint: convert the constant branches, not the result.
+		kt, ok1 := sel.True.(*ir.Const)
+		kf, ok2 := sel.False.(*ir.Const)
+		if ok1 && ok2 {
+			return &ir.Select{Cond: sel.Cond, True: convertConst(kt, to), False: convertConst(kf, to)}
+		}
+	}
 	if cons, ok := v.(*ir.Construct); ok {
 		if vt, isVec := cons.T.(ir.Vector); isVec {
 			allConst := true
