@@ -135,3 +135,10 @@ func TestMalformedIRNeverPanics(t *testing.T) {
 		t.Error("nil module accepted")
 	}
 }
+
+func TestHandleLocalRejected(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	b.local("t", ir.Texture2D{Elem: ir.F32, Components: 4})
+	_, err := EmitEntry(b.m, b.ep, Options{})
+	wantCode(t, err, diag.ErrSpvType, diag.Pos{})
+}

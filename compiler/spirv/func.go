@@ -113,6 +113,11 @@ func (b *builder) constExprKnown(e ir.Expr) bool {
 // newVar declares a Function-storage variable (in the first block).
 func (s *fn) newVar(t ir.Type, name string) uint32 {
 	b := s.b
+	switch t.(type) {
+	case ir.Texture2D, ir.Sampler:
+		// Vulkan keeps image and sampler handles in UniformConstant variables only.
+		b.errorf(s.f.Pos, diag.ErrSpvType, "%s: a %v cannot be a local variable or parameter in SPIR-V; use the global resource directly", name, t)
+	}
 	id := b.id()
 	inst(&s.vars, opVariable, b.pointerType(scFunction, b.typeID(t)), id, scFunction)
 	if name != "" {
