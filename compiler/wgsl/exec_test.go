@@ -1,0 +1,173 @@
+package wgsl
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"waverig/compiler/intrinsics"
+	"waverig/compiler/ir"
+	"waverig/harness/webgpu"
+)
+
+// The tests here run the emitted WGSL on wgpu-native (lavapipe locally) and
+// check the values the lowerings produce, not just that they validate.
+
+func u32s(b []byte) []uint32 {
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+func fill(n int, v uint32) []byte {
+	b := make([]byte, 4*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+func run(t *testing.T, m *ir.Module, groups uint32, bindings []webgpu.Binding) [][]byte {
+	t.Helper()
+	d := device(t)
+	ep := m.EntryPoints[0]
+	out, err := EmitEntry(m, ep, Options{Dialect: Naga})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.RunCompute(out.Source, ep.Name, [3]uint32{groups, 1, 1}, bindings)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, numbered(out.Source))
+	}
+	return res
+}
+
+// TestLoweringsExecute checks the emulated wave operations against their
+// HLSL definitions, lane by lane. Every lane of a 64-wide group is active,
+// so the expected values follow from the lane index and the lane count.
+func TestLoweringsExecute(t *testing.T) {
+	const threads, slots = 64, 16
+	b := newCompute("Lowerings", threads)
+	out := b.rwBuffer("Out", ir.U32, 0)
+	lane := intr(intrinsics.WaveGetLaneIndex, ir.U32)
+	count := intr(intrinsics.WaveGetLaneCount, ir.U32)
+	bin := func(op ir.BinOp, x, y ir.Expr, t ir.Type) ir.Expr { return &ir.Binary{Op: op, X: x, Y: y, T: t} }
+	u := func(x ir.Expr) ir.Expr { return &ir.Convert{X: x, T: ir.U32} }
+	odd := bin(ir.Ne, bin(ir.BitAnd, lane, u32c(1), ir.U32), u32c(0), ir.BoolT)
+	v2 := ir.Vector{Elem: ir.U32, N: 2}
+	b2 := ir.Vector{Elem: ir.BoolT, N: 2}
+	allEq2 := intr(intrinsics.WaveActiveAllEqual, b2, &ir.Construct{T: v2, Args: []ir.Expr{u32c(7), lane}})
+	values := []ir.Expr{
+		lane,
+		count,
+		intr(intrinsics.WaveActiveCountBits, ir.U32, ir.ConstBool(true)),
+		intr(intrinsics.WavePrefixCountBits, ir.U32, ir.ConstBool(true)),
+		u(intr(intrinsics.WaveIsFirstLane, ir.BoolT)),
+		u(intr(intrinsics.WaveActiveAllEqual, ir.BoolT, u32c(5))),
+		u(intr(intrinsics.WaveActiveAllEqual, ir.BoolT, lane)),
+		bin(ir.BitOr, u(&ir.Swizzle{Base: allEq2, Comps: []int{0}}), bin(ir.Shl, u(&ir.Swizzle{Base: allEq2, Comps: []int{1}}), u32c(1), ir.U32), ir.U32),
+		intr(intrinsics.QuadReadLaneAt, ir.U32, lane, bin(ir.BitAnd, bin(ir.Add, lane, u32c(1), ir.U32), u32c(3), ir.U32)),
+		intr(intrinsics.QuadReadLaneAt, ir.U32, lane, u32c(2)),
+		u(intr(intrinsics.WaveReadLaneAt, ir.BoolT, odd, bin(ir.Rem, bin(ir.Add, lane, u32c(1), ir.U32), count, ir.U32))),
+		intr(intrinsics.WavePrefixCountBits, ir.U32, odd),
+		intr(intrinsics.WaveActiveCountBits, ir.U32, bin(ir.Lt, lane, u32c(3), ir.BoolT)),
+		u(intr(intrinsics.WaveReadLaneFirst, ir.BoolT, bin(ir.Eq, lane, u32c(0), ir.BoolT))),
+		&ir.Swizzle{Base: intr(intrinsics.WaveActiveBallot, vec4u, ir.ConstBool(true)), Comps: []int{0}},
+		intr(intrinsics.QuadReadAcrossDiagonal, ir.U32, lane),
+	}
+	for i, v := range values {
+		idx := bin(ir.Add, bin(ir.MulOp, b.laneX(), u32c(slots), ir.U32), u32c(uint64(i)), ir.U32)
+		b.add(store(at(out, idx), v))
+	}
+	res := run(t, b.finish(), 1, []webgpu.Binding{{Binding: 0, Data: fill(threads*slots, 0xdeadbeef), ReadBack: true}})
+	got := u32s(res[0])
+	n := got[1]
+	if n < 4 || n > 128 || n&(n-1) != 0 {
+		t.Fatalf("lane count %d", n)
+	}
+	t.Logf("subgroup size %d", n)
+	b2u := func(b bool) uint32 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	for tid := 0; tid < threads; tid++ {
+		s := got[tid*slots : (tid+1)*slots]
+		l := s[0]
+		ballot := uint32(0xffffffff)
+		if n < 32 {
+			ballot = 1<<n - 1
+		}
+		want := []uint32{
+			l, n, n, l, b2u(l == 0), 1, b2u(n == 1), 1 | b2u(n == 1)<<1,
+			l&^3 | (l+1)&3, l&^3 | 2, ((l + 1) % n) & 1, l / 2, min(3, n), 1, ballot, l ^ 3,
+		}
+		names := []string{"lane", "count", "CountBits(true)", "PrefixCountBits(true)", "IsFirstLane", "AllEqual(5)",
+			"AllEqual(lane)", "AllEqual(uint2(7,lane))", "QuadReadLaneAt(dyn)", "QuadReadLaneAt(2)", "ReadLaneAt(bool)",
+			"PrefixCountBits(odd)", "CountBits(lane<3)", "ReadLaneFirst(bool)", "Ballot.x", "QuadReadAcrossDiagonal"}
+		for i := range want {
+			if s[i] != want[i] {
+				t.Errorf("thread %d (lane %d): %s = %d, want %d", tid, l, names[i], s[i], want[i])
+			}
+		}
+	}
+}
+
+// TestEarlyReturnExecutes runs the restructured early-return kernel: lanes
+// that return skip the rest, the others meet at every barrier.
+func TestEarlyReturnExecutes(t *testing.T) {
+	res := run(t, earlyReturn(), 1, []webgpu.Binding{{Binding: 0, Data: fill(64, 0xdead), ReadBack: true}})
+	got := u32s(res[0])
+	for l := uint32(0); l < 64; l++ {
+		var want uint32
+		switch {
+		case l >= 48:
+			want = 0xdead // returned before writing
+		case l < 4:
+			want = l ^ 1 // Out[l] == i for i = l^1 < 4: returned inside the loop
+		default:
+			want = l + 0 + 1 + 2 + 3
+		}
+		if got[l] != want {
+			t.Errorf("Out[%d] = %d, want %d", l, got[l], want)
+		}
+	}
+}
+
+// TestAtomicsExecute: InterlockedAdd from every lane, and the strong compare-
+// exchange loop (the first lane always sees 0 and must swap it).
+func TestAtomicsExecute(t *testing.T) {
+	b := newCompute("Atomics", 64)
+	ctr := b.rwBuffer("Counters", ir.U32, 0)
+	out := b.rwBuffer("Out", ir.U32, 1)
+	orig := b.f.NewLocal("orig", ir.U32)
+	b.add(
+		&ir.ExprStmt{X: intr(intrinsics.InterlockedAdd, ir.U32, at(ctr, u32c(0)), u32c(1))},
+		store(&ir.LocalRef{L: orig}, intr(intrinsics.InterlockedCompareExchange, ir.U32, at(ctr, u32c(1)), b.laneX(),
+			&ir.Binary{Op: ir.Add, X: b.laneX(), Y: u32c(1), T: ir.U32})),
+		store(at(out, b.laneX()), load(&ir.LocalRef{L: orig})),
+	)
+	res := run(t, b.finish(), 1, []webgpu.Binding{
+		{Binding: 0, Data: fill(2, 0), ReadBack: true},
+		{Binding: 1, Data: fill(64, 0xffff), ReadBack: true},
+	})
+	c, o := u32s(res[0]), u32s(res[1])
+	if c[0] != 64 {
+		t.Errorf("InterlockedAdd total %d, want 64", c[0])
+	}
+	if c[1] < 1 || c[1] > 64 {
+		t.Errorf("compare-exchange chain reached %d", c[1])
+	}
+	if o[0] != 0 {
+		t.Errorf("lane 0 saw original %d, want 0", o[0])
+	}
+	// Every lane that swapped saw exactly its own index; the chain is the
+	// lanes 0..c[1]-1.
+	for l := uint32(0); l < c[1]; l++ {
+		if o[l] != l {
+			t.Errorf("lane %d in the chain saw %d", l, o[l])
+		}
+	}
+}
