@@ -37,9 +37,6 @@ func (s *fn) intrinsic(e *ir.Intrinsic) uint32 {
 }
 
 func (s *fn) noLowering(e *ir.Intrinsic, in *intrinsics.Info, t ir.Type) uint32 {
-	if testHookNoLowering != nil {
-		testHookNoLowering(in.Name, t)
-	}
 	s.b.errorf(e.Pos, diag.ErrSpvNoLowering, "%s has no SPIR-V lowering for %v", in.Name, t)
 	return s.undef(e.T)
 }
@@ -53,9 +50,6 @@ func argKind(e *ir.Intrinsic) (ir.Scalar, ir.Type) {
 	sc, _ := ir.ScalarOf(e.T)
 	return sc, e.T
 }
-
-// testHookNoLowering lets tests list the rejected rows.
-var testHookNoLowering func(name string, t ir.Type)
 
 // wave lowers subgroup and quad operations: operands are [Scope] [GroupOperation]
 // value [extra operands] [QuadDirection], all as the table row says.
