@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"waverig/compiler/intrinsics"
@@ -168,6 +169,102 @@ func TestAtomicsExecute(t *testing.T) {
 	for l := uint32(0); l < c[1]; l++ {
 		if o[l] != l {
 			t.Errorf("lane %d in the chain saw %d", l, o[l])
+		}
+	}
+}
+
+func f32s(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func putF32(b []byte, off int, v float32) {
+	binary.LittleEndian.PutUint32(b[off:], math.Float32bits(v))
+}
+
+// TestMatricesExecute: the HLSL bytes of a column-major and a row-major
+// float2x3 go in, HLSL's mul and row/element accesses come out, and stores
+// land where HLSL puts them.
+func TestMatricesExecute(t *testing.T) {
+	b := newCompute("main", 1)
+	cm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 8}
+	rm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 16, RowMajor: true}
+	st := &ir.Struct{Name: "Mats", Fields: []ir.Field{{Name: "cm", Type: cm}, {Name: "rm", Type: rm, Offset: 32}}, Size: 64, Align: 16}
+	b.m.Structs = append(b.m.Structs, st)
+	buf := b.global(&ir.Global{Name: "M", Type: st, Space: ir.SpaceStorage, Resource: ir.ResRWStructuredBuffer, Binding: &ir.Binding{Binding: 0}})
+	out := b.rwBuffer("Out", vec3f, 1)
+	field := func(i int) ir.Expr { return &ir.Member{Base: &ir.GlobalRef{G: buf}, Field: i} }
+	row := func(m ir.Expr, r uint64) *ir.Index { return &ir.Index{Base: m, Idx: u32c(r), T: vec3f} }
+	f := func(v float64) ir.Expr { return ir.ConstFloat(ir.F32, v) }
+	v := &ir.Construct{T: ir.Vector{Elem: ir.F32, N: 2}, Args: []ir.Expr{f(2), f(3)}}
+	w := &ir.Construct{T: vec3f, Args: []ir.Expr{f(1), f(10), f(100)}}
+	b.add(
+		store(at(out, u32c(0)), intr(intrinsics.Mul, vec3f, v, load(field(0)))),
+		store(at(out, u32c(1)), intr(intrinsics.Mul, vec3f, v, load(field(1)))),
+		store(at(out, u32c(2)), load(row(field(0), 1))),
+		store(at(out, u32c(3)), load(row(field(1), 1))),
+		store(at(out, u32c(4)), &ir.Construct{T: vec3f, Args: []ir.Expr{
+			intr(intrinsics.Mul, ir.Vector{Elem: ir.F32, N: 2}, load(field(0)), w), f(0)}}),
+		store(row(field(0), 0), &ir.Construct{T: vec3f, Args: []ir.Expr{f(-1), f(-2), f(-3)}}),
+		store(&ir.Index{Base: row(field(1), 0), Idx: u32c(2), T: ir.F32}, f(99)),
+	)
+	// m[r][c] = 10*r + c + 1 in both matrices, in HLSL's byte layouts.
+	in := make([]byte, 64)
+	for r := 0; r < 2; r++ {
+		for c := 0; c < 3; c++ {
+			val := float32(10*r + c + 1)
+			putF32(in, c*8+r*4, val)     // column-major: 3 columns of 2
+			putF32(in, 32+r*16+c*4, val) // row-major: 2 rows of 3 (stride 16)
+		}
+	}
+	res := run(t, b.finish(), 1, []webgpu.Binding{{Binding: 0, Data: in, ReadBack: true}, {Binding: 1, Data: make([]byte, 5*16), ReadBack: true}})
+	got := f32s(res[1])
+	m := func(r, c int) float32 { return float32(10*r + c + 1) }
+	vecMul := []float32{2*m(0, 0) + 3*m(1, 0), 2*m(0, 1) + 3*m(1, 1), 2*m(0, 2) + 3*m(1, 2)}
+	want := [][]float32{
+		vecMul, vecMul,
+		{m(1, 0), m(1, 1), m(1, 2)}, {m(1, 0), m(1, 1), m(1, 2)},
+		{m(0, 0) + 10*m(0, 1) + 100*m(0, 2), m(1, 0) + 10*m(1, 1) + 100*m(1, 2), 0},
+	}
+	for i, wv := range want {
+		for c := range wv {
+			if g := got[4*i+c]; g != wv[c] {
+				t.Errorf("Out[%d].%c = %v, want %v", i, "xyz"[c], g, wv[c])
+			}
+		}
+	}
+	mem := f32s(res[0])
+	// Row 0 of the column-major matrix is element 0 of each column.
+	for c, want := range []float32{-1, -2, -3} {
+		if g := mem[c*2]; g != want {
+			t.Errorf("cm[0][%d] in memory = %v, want %v", c, g, want)
+		}
+	}
+	if g := mem[2*1+1]; g != m(1, 1) {
+		t.Errorf("cm[1][1] was disturbed: %v", g)
+	}
+	if g := mem[8+2]; g != 99 {
+		t.Errorf("rm[0][2] in memory = %v, want 99", g)
+	}
+}
+
+// TestUniformPaddingExecutes: the padded cbuffer arrays read back HLSL's values.
+func TestUniformPaddingExecutes(t *testing.T) {
+	cb := make([]byte, 112)
+	for i := 0; i < 4; i++ {
+		putF32(cb, 16*i, float32(i+1)*1.5) // a[i]
+	}
+	putF32(cb, 64+16+4, 1000) // b[1].y
+	binary.LittleEndian.PutUint32(cb[96:], 3)
+	res := run(t, uniformPaddingModule(), 1, []webgpu.Binding{{Binding: 1, Data: cb, Uniform: true}, {Binding: 0, Data: make([]byte, 16), ReadBack: true}})
+	got := f32s(res[1])
+	for tid := 0; tid < 4; tid++ {
+		want := float32(tid%3+1)*1.5 + 1000
+		if got[tid] != want {
+			t.Errorf("Out[%d] = %v, want %v", tid, got[tid], want)
 		}
 	}
 }

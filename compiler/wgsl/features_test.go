@@ -230,8 +230,11 @@ func TestEarlyReturnBeforeBarrier(t *testing.T) {
 
 // TestMatrices: column-major and row-major buffer matrices keep their bytes,
 // mul swaps operands, element and row accesses land on the right component.
-func TestMatrices(t *testing.T) {
-	b := newCompute("main", 4)
+// matricesModule: a buffer with a column-major and a row-major float2x3;
+// Out[0..3] get mul(v, cm), mul(v, rm), cm[1], rm[1]; then stores through
+// rows, elements and whole matrices (v = (tid.x, tid.x)).
+func matricesModule() *ir.Module {
+	b := newCompute("main", 1)
 	cm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 8}                  // float2x3, column-major: 3 columns of 2
 	rm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 16, RowMajor: true} // row_major float2x3: 2 rows of 3
 	st := &ir.Struct{Name: "Mats", Fields: []ir.Field{{Name: "cm", Type: cm}, {Name: "rm", Type: rm, Offset: 32}}, Size: 64, Align: 16}
@@ -260,7 +263,11 @@ func TestMatrices(t *testing.T) {
 			True: load(&ir.LocalRef{L: local}), False: load(field(0))}),
 		store(field(1), &ir.Binary{Op: ir.Div, X: load(&ir.LocalRef{L: local}), Y: load(field(1)), T: local.Type}),
 	)
-	out0 := emitValid(t, "matrices", b.finish(), Naga)
+	return b.finish()
+}
+
+func TestMatrices(t *testing.T) {
+	out0 := emitValid(t, "matrices", matricesModule(), Naga)
 	for _, want := range []string{
 		"cm: mat3x2<f32>,",                                 // column-major bytes: 3 columns of vec2
 		"rm: mat2x3<f32>,",                                 // row-major: HLSL rows are WGSL columns
@@ -283,7 +290,9 @@ func TestMatrices(t *testing.T) {
 
 // TestUniformArrayPadding: cbuffer { float a[4]; uint n; } has stride 16 in
 // HLSL; WGSL reads it as array<vec4<f32>, 4> and .x.
-func TestUniformArrayPadding(t *testing.T) {
+// uniformPaddingModule: Out[tid] = C.a[tid % C.n] + C.b[1].y for the cbuffer
+// { float a[4]; float2 b[2]; uint n; } (HLSL packing: every element 16 bytes).
+func uniformPaddingModule() *ir.Module {
 	b := newCompute("main", 4)
 	arr := &ir.Array{Elem: ir.F32, Len: 4, Stride: 16}
 	arr2 := &ir.Array{Elem: ir.Vector{Elem: ir.F32, N: 2}, Len: 2, Stride: 16}
@@ -297,7 +306,11 @@ func TestUniformArrayPadding(t *testing.T) {
 	b.add(store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.F32,
 		X: load(&ir.Index{Base: a, Idx: &ir.Binary{Op: ir.Rem, X: b.laneX(), Y: n, T: ir.U32}, T: ir.F32}),
 		Y: &ir.Swizzle{Base: load(&ir.Index{Base: bb, Idx: u32c(1), T: arr2.Elem}), Comps: []int{1}}}))
-	o := emitValid(t, "uniform_padding", b.finish(), Naga)
+	return b.finish()
+}
+
+func TestUniformArrayPadding(t *testing.T) {
+	o := emitValid(t, "uniform_padding", uniformPaddingModule(), Naga)
 	for _, want := range []string{"a: array<vec4<f32>, 4>,", "b: array<vec4<f32>, 2>,", "C.a[(tid.x % C.n)].x", "C.b[1u].xy.y", "var<uniform> C: Consts_uniform;"} {
 		if !strings.Contains(o.Source, want) {
 			t.Errorf("output lacks %q", want)

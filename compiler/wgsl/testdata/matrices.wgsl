@@ -42,7 +42,7 @@ fn main_body() {
   M.rm = wr_mat_div_mat2x3_f32(m, M.rm);
 }
 
-@compute @workgroup_size(4, 1, 1)
+@compute @workgroup_size(1, 1, 1)
 fn main(
   @builtin(global_invocation_id) tid_in: vec3<u32>,
 ) {
