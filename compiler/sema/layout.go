@@ -28,16 +28,21 @@ import (
 // Uniform buffers (cbuffer, ConstantBuffer<T>) additionally round array element
 // strides and struct alignments up to 16 (WGSL's uniform address space rules).
 //
-// This equals DXC's default (-fvk-use-dx-layout off) wherever WGSL can express it.
-// Where it differs:
-//   - DXC's "vector-relaxed" rule puts a float3 right after a float at offset 4;
-//     here it goes to offset 16 (vec3 is 16-byte aligned).
-//   - StructuredBuffer<float3>: DXC gives ArrayStride 16 too, so no difference, but
-//     float3 members followed by a float pack into the vec3's last 4 bytes here
-//     (offset 12) exactly as DXC does.
-//   - cbuffer scalar and vector arrays: DXC (std140) also uses stride 16, as here;
-//     matrices in cbuffers: DXC rounds the matrix stride to 16 (float2x2 stride 16),
-//     WGSL keeps stride 8; waverig follows WGSL.
+// This equals DXC's default Vulkan layout (vector-relaxed std430 for storage,
+// vector-relaxed std140 for uniform buffers) wherever WGSL can express it. Where
+// they differ:
+//   - a float3 (any 3-vector) is 16-byte aligned here; DXC's vector-relaxed rule
+//     puts `float a; float3 b;` at offsets 0 and 4, waverig at 0 and 16. A scalar
+//     after a float3 still packs into its last 4 bytes (offset 12) in both.
+//   - StructuredBuffer<float3>: ArrayStride 16 in both (12 only with DXC's
+//     -fvk-use-dx-layout or -fvk-use-scalar-layout, which waverig does not offer).
+//   - cbuffer scalar and vector arrays: element stride 16 in both (WGSL's uniform
+//     rule and std140 agree); D3D's own packing (-fvk-use-dx-layout) would put a
+//     scalar that follows the array into the last element's unused bytes, here it
+//     starts after the whole array.
+//   - cbuffer matrices: std140 rounds the matrix stride up to 16 (float2x2 has
+//     MatrixStride 16 in DXC), WGSL keeps the column vector's own stride (8).
+//   - structs nested in a cbuffer are 16-byte aligned and sized in both.
 type layoutRule uint8
 
 const (

@@ -74,3 +74,19 @@ func checkNoPanic(t *testing.T, path string, line int, src string) {
 		}
 	}
 }
+
+// FuzzCheck runs parse+check on arbitrary text seeded with the fixtures; sema must
+// never panic, and any program it accepts must satisfy the IR invariants.
+func FuzzCheck(f *testing.F) {
+	for _, g := range []string{"../../fixtures/lang/*.hlsl", "../../fixtures/negative/sema/*.hlsl", "testdata/*.hlsl"} {
+		m, _ := filepath.Glob(g)
+		for _, p := range m {
+			if src, err := os.ReadFile(p); err == nil {
+				f.Add(string(src))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		checkNoPanic(t, "fuzz", 0, src)
+	})
+}
