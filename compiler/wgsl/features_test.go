@@ -482,3 +482,38 @@ func BenchmarkEmitWGSL(b *testing.B) {
 		}
 	}
 }
+
+// TestMalformedIRIsAnError: IR that breaks the ir package's invariants gives a
+// coded error, never a panic.
+func TestMalformedIRIsAnError(t *testing.T) {
+	cases := map[string]func(b *builder, out *ir.Global){
+		"nil value":        func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), nil)) },
+		"member of vector": func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), &ir.Member{Base: b.laneX(), Field: 3})) },
+		"unknown op":       func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), intr(intrinsics.Op(9999), ir.U32))) },
+		"call of nil":      func(b *builder, out *ir.Global) { b.add(&ir.ExprStmt{X: &ir.Call{}}) },
+		"foreign local": func(b *builder, out *ir.Global) {
+			b.add(store(at(out, u32c(0)), load(&ir.LocalRef{L: &ir.Local{Name: "ghost", Type: ir.U32}})))
+		},
+		"atomic on a local": func(b *builder, out *ir.Global) {
+			l := b.f.NewLocal("x", ir.U32)
+			b.add(&ir.ExprStmt{X: intr(intrinsics.InterlockedAdd, ir.U32, &ir.LocalRef{L: l}, u32c(1))})
+		},
+	}
+	for name, mk := range cases {
+		b := newCompute("main", 1)
+		out := b.rwBuffer("Out", ir.U32, 0)
+		mk(b, out)
+		m := b.finish()
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic %v", name, r)
+				}
+			}()
+			_, err := EmitEntry(m, m.EntryPoints[0], Options{})
+			if len(codes(err)) == 0 {
+				t.Errorf("%s: want a coded error, got %v", name, err)
+			}
+		}()
+	}
+}
