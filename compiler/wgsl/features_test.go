@@ -487,10 +487,12 @@ func BenchmarkEmitWGSL(b *testing.B) {
 // coded error, never a panic.
 func TestMalformedIRIsAnError(t *testing.T) {
 	cases := map[string]func(b *builder, out *ir.Global){
-		"nil value":        func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), nil)) },
-		"member of vector": func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), &ir.Member{Base: b.laneX(), Field: 3})) },
-		"unknown op":       func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), intr(intrinsics.Op(9999), ir.U32))) },
-		"call of nil":      func(b *builder, out *ir.Global) { b.add(&ir.ExprStmt{X: &ir.Call{}}) },
+		"nil value": func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), nil)) },
+		"member of vector": func(b *builder, out *ir.Global) {
+			b.add(store(at(out, u32c(0)), &ir.Member{Base: b.laneX(), Field: 3}))
+		},
+		"unknown op":  func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), intr(intrinsics.Op(9999), ir.U32))) },
+		"call of nil": func(b *builder, out *ir.Global) { b.add(&ir.ExprStmt{X: &ir.Call{}}) },
 		"foreign local": func(b *builder, out *ir.Global) {
 			b.add(store(at(out, u32c(0)), load(&ir.LocalRef{L: &ir.Local{Name: "ghost", Type: ir.U32}})))
 		},
