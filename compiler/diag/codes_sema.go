@@ -97,7 +97,7 @@ var _ = register(
 	CodeInfo{ErrOutArg, "an out or inout argument is not a writable location", "void f(out int x); f(1 + 2);", "pass a variable"},
 	CodeInfo{ErrConstructorArgs, "the constructor arguments do not have the right number of components", "float4 v = float4(1, 2);", ""},
 	CodeInfo{ErrBadCast, "invalid cast", "(Texture2D)x", ""},
-	CodeInfo{ErrConstDivZero, "division by zero in a constant expression", "static const int k = 1 / 0;", ""},
+	CodeInfo{ErrConstDivZero, "integer division or remainder by a constant zero", "int k = x / 0;", ""},
 	CodeInfo{ErrNotCallable, "the name is not a function, intrinsic or type", "int x; x(1);", ""},
 	CodeInfo{ErrMissingReturn, "a non-void function can reach its end without returning a value", "int f(int x) { if (x > 0) return 1; }", ""},
 	CodeInfo{ErrRecursion, "recursion (direct or mutual) is not allowed in shaders", "int f(int x) { return f(x - 1); }", "rewrite it as a loop"},
