@@ -55,10 +55,10 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (mod *Module, err 
 		return nil, &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrSpvShape, Text: "no entry point to emit"}}}
 	}
 	b := &builder{version: version, opts: opts, stage: ep.Stage}
-	b.names = make([]uint32, 0, 256)
-	b.decos = make([]uint32, 0, 128)
-	b.globals = make([]uint32, 0, 512)
-	b.funcs = make([]uint32, 0, 1024)
+	// One allocation for the sections of a typical kernel; a section that
+	// outgrows its share is reallocated on its own by append.
+	slab := make([]uint32, 1024)
+	b.names, b.decos, b.globals, b.funcs = slab[0:0:128], slab[128:128:256], slab[256:256:512], slab[512:512:1024]
 	b.needCap(capShader)
 
 	fns := ir.Reachable(ep.Func)

@@ -22,7 +22,7 @@ type fn struct {
 
 func (b *builder) emitFunction(f *ir.Function, isEntry bool) {
 	b.pos = f.Pos
-	s := &fn{b: b, f: f, body: make([]uint32, 0, 256)}
+	s := &fn{b: b, f: f, body: make([]uint32, 0, 128)}
 	maxID := -1
 	for _, l := range f.Locals {
 		maxID = max(maxID, l.ID)
