@@ -33,9 +33,10 @@ type Options struct {
 	PartitionedNV bool // -fspv-extension=SPV_NV_shader_subgroup_partitioned: allow WaveMatch/WaveMultiPrefix*
 }
 
-// Check analyses a parsed file and returns its IR module. Errors go to log; the
-// result is nil only when errors make the IR meaningless (it is still returned
-// with errors when the structure is sound, so later errors can be reported).
+// Check analyses a parsed file and returns its IR module. Every problem found is
+// reported to log (checking continues past errors so one run reports them all);
+// the module is returned only when no error was reported, so back ends never see
+// IR built around a mistake.
 func Check(f *syntax.File, opts Options, log *diag.Log) *ir.Module {
 	if f == nil {
 		return nil
@@ -73,8 +74,7 @@ type symbol struct {
 	constVal *ir.Const
 	res      *resType // resources
 	funcs    []*funcInfo
-	// param: for in-parameters, the function parameter the symbol reads.
-	name string
+	name     string // as declared
 }
 
 type scope struct {
@@ -128,7 +128,7 @@ type checker struct {
 	fnNames map[string]int // names taken by IR functions and globals
 	// resources in declaration order, for binding assignment.
 	resources []*resourceDecl
-	// uniformLaidOut / storageLaidOut record which layout rule a struct got.
+	// layoutOf records which layout rule a struct was laid out with.
 	layoutOf map[*ir.Struct]layoutRule
 	// structInfo keeps the logical (HLSL) field types of IR structs.
 	structInfo map[*ir.Struct]*structInfo
