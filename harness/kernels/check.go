@@ -293,7 +293,7 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 		return s
 	}
 	for j, h := range wv {
-		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin)
+		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type))
 		if h.branch != want {
 			st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 				Input: describe(j) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})

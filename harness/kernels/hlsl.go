@@ -258,8 +258,8 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
     uint mode = (ctl >> 4) & 15u;
     uint variant = (ctl >> 8) & 255u;
     uint coin = rec[b + 7u];
-    // Pattern: the op runs where outer && inner (arm 1) and, for "nested", where
-    // outer && !inner (arm 2).
+    // Pattern: the op runs where outer && inner (arm 1) and, for "nested" on scalar
+    // types, also where outer && !inner (arm 2).
     bool outer = true;
     bool inner = true;
     if (pat == 1u) {
@@ -305,8 +305,10 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 		fmt.Fprintf(&sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
 		emitCall(&sb, "                ", op, 1)
-		sb.WriteString("            } else {\n")
-		emitCall(&sb, "                ", op, 2)
+		if elseArm(t) {
+			sb.WriteString("            } else {\n")
+			emitCall(&sb, "                ", op, 2)
+		}
 		sb.WriteString("            }\n        }\n")
 		storeResult(&sb, "        ", rt)
 	}

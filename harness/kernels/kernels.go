@@ -48,9 +48,10 @@ func (t Type) Model() (models.Type, error) {
 // Pattern names the set of lanes that execute the operation.
 type Pattern string
 
-// The active-lane patterns. "nested" runs the operation in both arms of a lane-index
-// dependent if/else nested in another lane-dependent if, so two disjoint lane sets call
-// it; "random" uses a seeded per-invocation coin.
+// The active-lane patterns. "nested" runs the operation inside a lane-index dependent
+// if nested in another; for scalar types it also runs it in the inner if's else-arm, so
+// two disjoint lane sets call it from two call sites (one must not see the other);
+// "random" uses a seeded per-invocation coin.
 const (
 	All       Pattern = "all"
 	Even      Pattern = "even"

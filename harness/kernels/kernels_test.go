@@ -391,3 +391,32 @@ func TestLayoutKernel(t *testing.T) {
 		t.Error("an unwritten buffer passed the layout check")
 	}
 }
+
+// TestNestedArms: the nested pattern runs scalar types in two arms (two call sites,
+// two disjoint lane sets) and vectors in one; the checker models each arm on its own.
+func TestNestedArms(t *testing.T) {
+	ks := Matrix(Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`), Types: []string{"int", "int2"}, Patterns: []Pattern{Nested}, Shapes: []string{"whole"}})
+	if n := strings.Count(ks[0].HLSL, "WaveActiveSum(x)"); n != 3 {
+		t.Errorf("%d WaveActiveSum call sites, want 2 for int and 1 for int2", n)
+	}
+	out, _ := Simulate(ks[0], SimLayout{WaveSize: 8, Seed: 6})
+	res := Check(ks[0], out, 8)
+	// Each 8-lane wave: lanes 0,1,4 in arm 1, lanes 3,6,7 in arm 2 (lane%3 != 2, bit 1).
+	if !res[0].Passed || res[0].Lanes != 48 || !strings.Contains(res[0].Note, "8 waves, 16 arms") {
+		t.Errorf("int: %s", res[0])
+	}
+	if !res[1].Passed || res[1].Lanes != 24 || !strings.Contains(res[1].Note, "8 waves, 8 arms") {
+		t.Errorf("int2: %s", res[1])
+	}
+	// Merging the arms (arm-2 lanes reporting the sum over both arms) is caught.
+	w, _ := words(out["u0"])
+	for i := 0; i < len(w)/recWords; i++ {
+		if r := w[i*recWords:][:recWords]; r[wBranch] == 2 {
+			r[wBranch] = 1
+		}
+	}
+	out["u0"] = bytesOf(w)
+	if res := Check(ks[0], out, 8); res[0].Passed {
+		t.Error("arms merged into one passed")
+	}
+}

@@ -44,10 +44,16 @@ func patternID(p Pattern) int {
 	return -1
 }
 
+// elseArm says whether a type's variant also calls the operation in the else-arm of
+// the nested pattern. Scalars do; vectors do not, because every call site costs
+// pipeline-creation time on lavapipe and the two-arm property does not depend on the
+// vector width.
+func elseArm(t Type) bool { return t.N == 1 }
+
 // branchOf is the Go twin of the pattern block in the generated HLSL: which arm (1 or
 // 2; 0 = none) the invocation runs the operation in, from its recorded lane index,
-// lane count, SV_GroupIndex and coin.
-func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32) uint32 {
+// lane count, SV_GroupIndex and coin. twoArms is elseArm of the case's type.
+func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32, twoArms bool) uint32 {
 	outer, inner := true, true
 	switch p {
 	case Even:
@@ -71,8 +77,10 @@ func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32) uint32
 		return 0
 	case inner:
 		return 1
+	case twoArms:
+		return 2
 	}
-	return 2
+	return 0
 }
 
 // laneArgOf is the Go twin of the lane argument the kernel passes for a mode.

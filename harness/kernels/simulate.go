@@ -59,7 +59,7 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 					return nil, fmt.Errorf("kernels: record %d names case %d", i, ci)
 				}
 				lane := uint32(m[1])
-				br := branchOf(Patterns[p], lane, size, m[0], threads, w[wRnd])
+				br := branchOf(Patterns[p], lane, size, m[0], threads, w[wRnd], elseArm(k.Cases[ci].Type))
 				w[wFlat], w[wKey], w[wLane], w[wCount], w[wBranch] = uint32(i), key, lane, size, br
 				w[wLaneArg] = 0
 				if br != 0 {
