@@ -1,7 +1,6 @@
 package wgsl
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -233,7 +232,7 @@ func atomicCases(in *intrinsics.Info, base string) []tcase {
 		}
 		out := b.rwBuffer("Out", elem, 0)
 		args := []ir.Expr{dst}
-		for i, p := range in.Params[1:] {
+		for _, p := range in.Params[1:] {
 			if p.Out {
 				if variant != "buffer_u32_orig" && in.Op != intrinsics.InterlockedCompareExchange {
 					continue
@@ -242,7 +241,6 @@ func atomicCases(in *intrinsics.Info, base string) []tcase {
 				args = append(args, &ir.LocalRef{L: orig})
 				continue
 			}
-			_ = i
 			args = append(args, b.value(elem))
 		}
 		b.add(&ir.ExprStmt{X: intr(in.Op, ir.Void{}, args...)})
@@ -394,5 +392,4 @@ func TestIntrinsicTable(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases over %d intrinsic rows", len(cases), len(intrinsics.Table))
-	_ = fmt.Sprint
 }

@@ -111,7 +111,7 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 			s, _ := ir.ScalarOf(t.Elem)
 			elem = fmt.Sprintf("vec4<%s>", scalarName(s))
 		case padStruct:
-			elem = e.padStruct(t, elem, v, pos)
+			elem = e.padStruct(t, elem, v)
 		}
 		if t.Len == 0 {
 			return "array<" + elem + ">"
@@ -143,7 +143,7 @@ func (e *emitter) checkScalar(s ir.Scalar, pos diag.Pos) {
 }
 
 // padStruct declares the wrapper struct that gives an array element its stride.
-func (e *emitter) padStruct(a *ir.Array, elem string, v view, pos diag.Pos) string {
+func (e *emitter) padStruct(a *ir.Array, elem string, v view) string {
 	key := fmt.Sprintf("pad:%s:%d", elem, a.Stride)
 	if name, ok := e.helpers[key]; ok {
 		return name
@@ -155,7 +155,6 @@ func (e *emitter) padStruct(a *ir.Array, elem string, v view, pos diag.Pos) stri
 		align = "@align(16) "
 	}
 	e.structDecls = append(e.structDecls, fmt.Sprintf("// %s padded to the array stride %d.\nstruct %s {\n  %s@size(%d) v: %s,\n}\n", elem, a.Stride, name, align, a.Stride, elem))
-	_ = pos
 	return name
 }
 
