@@ -658,8 +658,7 @@ func (c *checker) selector(e *syntax.SelectorExpr) operand {
 		r.lit = x.lit
 		return r
 	case ir.Matrix:
-		c.errorf(e.NamePos, diag.ErrBadSwizzle, "matrix swizzles (.%s) are not supported; index rows with m[row][col]", e.Name)
-		return bad
+		return c.matrixSwizzle(x, t, e)
 	}
 	if x.kind == opResource {
 		c.errorf(e.NamePos, diag.ErrNoMember, "resource %s has no member %q", x.g.Name, e.Name)
@@ -746,4 +745,63 @@ func elemType(t ir.Type) ir.Type {
 		return ir.Vector{Elem: x.Elem, N: x.Cols}
 	}
 	return nil
+}
+
+// matrixComps parses a matrix swizzle: _m<row><col> (0-based) or _<row><col>
+// (1-based) repeated, e.g. _m00_m11 or _11_22.
+func matrixComps(name string, m ir.Matrix) ([][2]int, bool) {
+	var out [][2]int
+	for len(name) > 0 {
+		if name[0] != '_' {
+			return nil, false
+		}
+		base := 1
+		name = name[1:]
+		if strings.HasPrefix(name, "m") {
+			base = 0
+			name = name[1:]
+		}
+		if len(name) < 2 || name[0] < '0' || name[0] > '9' || name[1] < '0' || name[1] > '9' {
+			return nil, false
+		}
+		r, k := int(name[0]-'0')-base, int(name[1]-'0')-base
+		if r < 0 || k < 0 || r >= m.Rows || k >= m.Cols {
+			return nil, false
+		}
+		out = append(out, [2]int{r, k})
+		name = name[2:]
+	}
+	return out, len(out) > 0 && len(out) <= 4
+}
+
+// matrixSwizzle reads matrix elements (m._m01, m._11_22). A single element of a
+// matrix place is itself a place (writable); several elements form a vector value.
+func (c *checker) matrixSwizzle(x operand, t ir.Matrix, e *syntax.SelectorExpr) operand {
+	comps, ok := matrixComps(e.Name, t)
+	if !ok {
+		c.errorf(e.NamePos, diag.ErrBadSwizzle, "invalid matrix swizzle .%s on %s (use _m<row><col> from 0 or _<row><col> from 1)", e.Name, typeName(t))
+		return bad
+	}
+	row := func(base ir.Expr, r int) ir.Expr {
+		return &ir.Index{Base: base, Idx: ir.ConstInt(ir.I32, int64(r)), T: elemType(base.Type())}
+	}
+	if len(comps) == 1 && x.kind == opPlace {
+		rc := comps[0]
+		place := &ir.Index{Base: row(x.e, rc[0]), Idx: ir.ConstInt(ir.I32, int64(rc[1])), T: t.Elem}
+		return operand{kind: opPlace, e: place, t: t.Elem, readOnly: x.readOnly, pos: e.Pos}
+	}
+	v := c.value(x)
+	if v == nil {
+		return bad
+	}
+	v = c.stable(v)
+	args := make([]ir.Expr, len(comps))
+	for i, rc := range comps {
+		args[i] = &ir.Swizzle{Base: row(v, rc[0]), Comps: []int{rc[1]}}
+	}
+	if len(args) == 1 {
+		return valueOp(args[0], t.Elem, e.Pos)
+	}
+	vt := ir.Vector{Elem: t.Elem, N: len(args)}
+	return valueOp(&ir.Construct{T: vt, Args: args}, vt, e.Pos)
 }
