@@ -105,7 +105,11 @@ func (c *checker) globalVar(d *syntax.VarDecl) {
 	var leaves []operand
 	if len(d.ArrayDims) > 0 && d.ArrayDims[0] == nil {
 		if il, ok := d.Init.(*syntax.InitList); ok {
+			before := c.log.ErrorCount()
 			c.inScratch(func() { leaves = c.initLeaves(il) })
+			if c.log.ErrorCount() > before {
+				return // the initializer's errors are reported; no size to infer
+			}
 			unsized = 1
 		}
 	}

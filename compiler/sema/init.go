@@ -89,9 +89,6 @@ func (q *initQueue) next(want ir.Type) (operand, bool) {
 
 // buildInit builds a value of type t from initializer leaves.
 func (c *checker) buildInit(leaves []operand, t ir.Type, pos diag.Pos) ir.Expr {
-	if leaves == nil {
-		return nil
-	}
 	q := &initQueue{items: leaves, c: c}
 	v := c.buildFrom(q, t, pos)
 	if v == nil {

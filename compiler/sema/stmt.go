@@ -472,9 +472,13 @@ func (c *checker) localVar(d *syntax.VarDecl) {
 	var leaves []operand
 	unsized := 0
 	if il, ok := d.Init.(*syntax.InitList); ok {
+		before := c.log.ErrorCount()
 		leaves = c.initLeaves(il)
-		if leaves == nil {
+		if c.log.ErrorCount() > before {
 			return
+		}
+		if leaves == nil {
+			leaves = []operand{} // `= {}`: buildInit reports the missing values
 		}
 		if len(d.ArrayDims) > 0 && d.ArrayDims[0] == nil {
 			unsized = 1
