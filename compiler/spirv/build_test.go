@@ -161,6 +161,9 @@ func emitValid(t *testing.T, b *mb, opts Options) map[string]*Module {
 		for _, leak := range explicitLayoutLeaks(mod.Words) {
 			t.Errorf("vulkan %s: %s", e.vk, leak)
 		}
+		if nested := nestedBlocks(mod.Words); len(nested) != 0 {
+			t.Errorf("vulkan %s: Block structs nested in other types: %v", e.vk, nested)
+		}
 		mods[e.vk] = mod
 	}
 	return mods

@@ -14,6 +14,7 @@ type gvar struct {
 	id      uint32 // OpVariable id (0 for spec constants)
 	sc      uint32 // storage class
 	wrapped bool   // the variable is a wrapper struct { T data; }: access chains start with member 0
+	pointee uint32 // the variable's pointee type id
 	value   uint32 // constant value of Const globals / spec constant id (0 = none)
 }
 
@@ -210,6 +211,7 @@ func (b *builder) declareGlobal(g *ir.Global) {
 		}
 	}
 	v.id = b.id()
+	v.pointee = pointee
 	ptr := b.pointerType(v.sc, pointee)
 	var init uint32
 	if g.Init != nil && v.sc == scPrivate {

@@ -149,11 +149,25 @@ func (s *fn) load(p ir.Expr) uint32 {
 	if !ok {
 		return s.undef(p.Type())
 	}
-	v := s.op(opLoad, s.memType(p, sc), ptr)
+	rt := s.memType(p, sc)
+	if v := s.wholeBlock(p); v != nil {
+		rt = v.pointee // a whole cbuffer/push-constant block has its own Block struct type
+	}
+	v := s.op(opLoad, rt, ptr)
 	if explicitLayout(sc) && hasLayout(p.Type()) {
-		v = s.relayout(v, p.Type(), false)
+		v = s.relayout(v, p.Type(), false, 0)
 	}
 	return v
+}
+
+// wholeBlock returns the global when a place is an entire (unwrapped) buffer block.
+func (s *fn) wholeBlock(p ir.Expr) *gvar {
+	if r, ok := p.(*ir.GlobalRef); ok {
+		if v := s.b.global(r.G); v != nil && v.pointee != 0 && !v.wrapped && explicitLayout(v.sc) {
+			return v
+		}
+	}
+	return nil
 }
 
 func (s *fn) store(place, value ir.Expr) {
@@ -162,22 +176,35 @@ func (s *fn) store(place, value ir.Expr) {
 	if !ok {
 		return
 	}
-	s.storeTo(ptr, sc, place.Type(), v, value.Type())
+	var target uint32
+	if g := s.wholeBlock(place); g != nil {
+		target = g.pointee
+	}
+	s.storeToType(ptr, sc, place.Type(), v, value.Type(), target)
 }
 
 func (s *fn) storeTo(ptr, sc uint32, placeT ir.Type, v uint32, valueT ir.Type) {
+	s.storeToType(ptr, sc, placeT, v, valueT, 0)
+}
+
+// storeToType stores a value; target, when non-zero, is the exact SPIR-V type of
+// the storage (a whole Block struct).
+func (s *fn) storeToType(ptr, sc uint32, placeT ir.Type, v uint32, valueT ir.Type, target uint32) {
 	v = s.coerce(v, valueT, placeT)
 	if explicitLayout(sc) && hasLayout(placeT) {
-		v = s.relayout(v, placeT, true)
+		v = s.relayout(v, placeT, true, target)
 	}
 	s.do(opStore, ptr, v)
 }
 
 // relayout converts an aggregate between its plain and explicit-layout forms:
 // OpCopyLogical from SPIR-V 1.4, member by member before.
-func (s *fn) relayout(v uint32, t ir.Type, toExplicit bool) uint32 {
+func (s *fn) relayout(v uint32, t ir.Type, toExplicit bool, target uint32) uint32 {
 	b := s.b
 	from, to := b.typeOf(t, !toExplicit), b.typeOf(t, toExplicit)
+	if target != 0 {
+		to = target
+	}
 	if from == to {
 		return v
 	}
@@ -189,12 +216,12 @@ func (s *fn) relayout(v uint32, t ir.Type, toExplicit bool) uint32 {
 	case *ir.Struct:
 		parts = make([]uint32, len(t.Fields))
 		for i, f := range t.Fields {
-			parts[i] = s.relayout(s.op(opCompositeExtract, b.typeOf(f.Type, !toExplicit), v, uint32(i)), f.Type, toExplicit)
+			parts[i] = s.relayout(s.op(opCompositeExtract, b.typeOf(f.Type, !toExplicit), v, uint32(i)), f.Type, toExplicit, 0)
 		}
 	case *ir.Array:
 		parts = make([]uint32, t.Len)
 		for i := range parts {
-			parts[i] = s.relayout(s.op(opCompositeExtract, b.typeOf(t.Elem, !toExplicit), v, uint32(i)), t.Elem, toExplicit)
+			parts[i] = s.relayout(s.op(opCompositeExtract, b.typeOf(t.Elem, !toExplicit), v, uint32(i)), t.Elem, toExplicit, 0)
 		}
 	default:
 		return v

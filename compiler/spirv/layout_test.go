@@ -101,28 +101,10 @@ func TestNoExplicitLayoutOutsideBlocks(t *testing.T) {
 	emitValid(t, b, Options{})
 }
 
-// TestLayoutLeakCheckerFindsLeaks makes sure the checker above is not vacuous:
-// an ArrayStride-decorated array in Function storage is reported.
-func TestLayoutLeakCheckerFindsLeaks(t *testing.T) {
+// assemble runs spirv-as on a module source and returns its words.
+func assemble(t *testing.T, src string) []uint32 {
+	t.Helper()
 	as := needTool(t, "spirv-as")
-	src := `OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main "main"
-OpExecutionMode %main LocalSize 1 1 1
-OpDecorate %arr ArrayStride 16
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%float = OpTypeFloat 32
-%uint = OpTypeInt 32 0
-%uint_4 = OpConstant %uint 4
-%arr = OpTypeArray %float %uint_4
-%ptr = OpTypePointer Function %arr
-%main = OpFunction %void None %fn
-%l = OpLabel
-%v = OpVariable %ptr Function
-OpReturn
-OpFunctionEnd
-`
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "m.spvasm"), filepath.Join(dir, "m.spv")
 	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
@@ -139,7 +121,98 @@ OpFunctionEnd
 	for i := range words {
 		words[i] = binary.LittleEndian.Uint32(data[4*i:])
 	}
+	return words
+}
+
+// TestLayoutCheckersFindProblems makes sure the two checkers are not vacuous:
+// an ArrayStride-decorated array in Function storage and a Block struct nested
+// in another block are reported.
+func TestLayoutCheckersFindProblems(t *testing.T) {
+	words := assemble(t, `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %arr ArrayStride 16
+OpDecorate %inner Block
+OpMemberDecorate %inner 0 Offset 0
+OpDecorate %outer Block
+OpMemberDecorate %outer 0 Offset 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%uint_4 = OpConstant %uint 4
+%arr = OpTypeArray %float %uint_4
+%inner = OpTypeStruct %float
+%outer = OpTypeStruct %inner
+%ptr = OpTypePointer Function %arr
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpVariable %ptr Function
+OpReturn
+OpFunctionEnd
+`)
 	if leaks := explicitLayoutLeaks(words); len(leaks) != 1 {
-		t.Fatalf("checker found %v, want one leak", leaks)
+		t.Errorf("layout checker found %v, want one leak", leaks)
 	}
+	if nested := nestedBlocks(words); len(nested) != 1 {
+		t.Errorf("block checker found %v, want one nested block", nested)
+	}
+}
+
+// nestedBlocks reports Block-decorated structs that are members (at any depth,
+// through arrays) of another struct: SPIR-V forbids nesting blocks.
+func nestedBlocks(w []uint32) []uint32 {
+	blocks := map[uint32]bool{}
+	members := map[uint32][]uint32{}
+	for i := 5; i < len(w); {
+		n, op := int(w[i]>>16), uint16(w[i])
+		if n == 0 || i+n > len(w) {
+			break
+		}
+		ops := w[i+1 : i+n]
+		switch op {
+		case opDecorate:
+			if ops[1] == decBlock {
+				blocks[ops[0]] = true
+			}
+		case opTypeStruct:
+			members[ops[0]] = ops[1:]
+		case opTypeArray, opTypeRuntimeArray:
+			members[ops[0]] = ops[1:2]
+		}
+		i += n
+	}
+	var bad []uint32
+	var walk func(id uint32, top bool)
+	walk = func(id uint32, top bool) {
+		if !top && blocks[id] {
+			bad = append(bad, id)
+		}
+		for _, m := range members[id] {
+			walk(m, false)
+		}
+	}
+	for id := range blocks {
+		walk(id, true)
+	}
+	return bad
+}
+
+// TestBlockStructNotShared: the same struct as a cbuffer (ConstantBuffer<S>) and
+// as a structured-buffer element gets a separate Block type, and whole-block
+// loads and stores convert between the forms.
+func TestBlockStructNotShared(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	st := &ir.Struct{Name: "S", Size: 80, Align: 16, Fields: []ir.Field{{Name: "v", Type: v4f}, {Name: "a", Type: &ir.Array{Elem: ir.F32, Len: 4, Stride: 16}, Offset: 16}}}
+	cb := b.global(&ir.Global{Name: "cb", Type: st, Space: ir.SpaceUniform, Binding: &ir.Binding{Binding: 0}})
+	pc := b.global(&ir.Global{Name: "pc", Type: st, Space: ir.SpacePushConstant})
+	sb := b.global(&ir.Global{Name: "sb", Type: &ir.Array{Elem: st, Stride: 80}, Space: ir.SpaceStorage, Binding: &ir.Binding{Binding: 1}})
+	l := b.local("l", st)
+	b.add(
+		&ir.Store{Place: elem(sb, u32c(0)), Value: load(gref(cb))},
+		&ir.Store{Place: lref(l), Value: load(gref(pc))},
+		&ir.Store{Place: elem(sb, u32c(1)), Value: load(lref(l))},
+	)
+	emitValid(t, b, Options{}) // checks nestedBlocks on every target
 }

@@ -125,9 +125,17 @@ func (b *builder) lookupAggregate(op uint16, a, bb, c uint32, operands ...uint32
 }
 
 func (b *builder) structType(s *ir.Struct, explicit bool) uint32 {
+	return b.structOf(s, explicit, false)
+}
+
+// structOf declares one form of an IR struct: plain, explicit-layout, or the
+// explicit-layout Block a cbuffer/push-constant variable points to. The Block
+// form is its own type so that a Block struct is never nested in another
+// block (StructuredBuffer<S> next to ConstantBuffer<S>).
+func (b *builder) structOf(s *ir.Struct, explicit, block bool) uint32 {
 	for i := range b.structs {
-		if b.structs[i].s == s && b.structs[i].explicit == explicit {
-			return b.structs[i].id
+		if e := &b.structs[i]; e.s == s && e.explicit == explicit && e.block == block {
+			return e.id
 		}
 	}
 	members := make([]uint32, 1, len(s.Fields)+1)
@@ -137,8 +145,11 @@ func (b *builder) structType(s *ir.Struct, explicit bool) uint32 {
 	id := b.id()
 	members[0] = id
 	inst(&b.globals, opTypeStruct, members...)
-	b.structs = append(b.structs, structEntry{s: s, explicit: explicit, id: id})
+	b.structs = append(b.structs, structEntry{s: s, explicit: explicit, block: block, id: id})
 	instStr(&b.names, opName, []uint32{id}, s.Name)
+	if block {
+		inst(&b.decos, opDecorate, id, decBlock)
+	}
 	var offsets []int
 	if explicit {
 		offsets = fieldOffsets(s)
@@ -207,14 +218,7 @@ func (b *builder) decorateMatrixMember(st, i uint32, t ir.Type) {
 // the leading member index 0.
 func (b *builder) blockStruct(t ir.Type, name string) (id uint32, wrapped bool) {
 	if s, ok := t.(*ir.Struct); ok {
-		id = b.structType(s, true)
-		for i := range b.structs {
-			if b.structs[i].id == id && !b.structs[i].block {
-				b.structs[i].block = true
-				inst(&b.decos, opDecorate, id, decBlock)
-			}
-		}
-		return id, false
+		return b.structOf(s, true, true), false
 	}
 	elem := b.layoutType(t)
 	for i := range b.structs {
