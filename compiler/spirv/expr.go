@@ -493,11 +493,29 @@ func (s *fn) selectExpr(e *ir.Select) uint32 {
 			c = s.splat(ir.Vector{Elem: ir.BoolT, N: v.N}, c)
 		} else if !ok {
 			if _, sc := e.Type().(ir.Scalar); !sc && b.version < 0x00010400 {
-				b.errorf(b.pos, diag.ErrSpvShape, "selecting %v values needs SPIR-V 1.4 (Vulkan 1.2)", e.Type())
+				// OpSelect takes composites only from SPIR-V 1.4: branch and
+				// store into a temporary (both sides are already evaluated).
+				return s.selectByBranch(e.Type(), c, x, y)
 			}
 		}
 	}
 	return s.op(opSelect, rt, c, x, y)
+}
+
+func (s *fn) selectByBranch(t ir.Type, c, x, y uint32) uint32 {
+	b := s.b
+	tmp := s.newVar(t, "")
+	then, els, merge := b.id(), b.id(), b.id()
+	s.do(opSelectionMerge, merge, 0)
+	s.term(opBranchConditional, c, then, els)
+	s.label(then)
+	s.do(opStore, tmp, x)
+	s.term(opBranch, merge)
+	s.label(els)
+	s.do(opStore, tmp, y)
+	s.term(opBranch, merge)
+	s.label(merge)
+	return s.op(opLoad, b.typeID(t), tmp)
 }
 
 // toBool compares a numeric value with zero (HLSL's bool conversion).

@@ -342,3 +342,18 @@ func TestConstructShapes(t *testing.T) {
 	)
 	emitValid(t, b, Options{})
 }
+
+// TestSelectComposites: ?: on matrices, arrays and structs with a scalar
+// condition (OpSelect before SPIR-V 1.4 cannot take them).
+func TestSelectComposites(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	m22 := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 2}
+	arr := &ir.Array{Elem: ir.U32, Len: 3}
+	st := &ir.Struct{Name: "P", Fields: []ir.Field{{Name: "x", Type: ir.F32}}}
+	c := b.local("c", ir.BoolT)
+	for _, ty := range []ir.Type{m22, arr, st} {
+		l := b.local("l", ty)
+		b.add(&ir.Store{Place: lref(l), Value: &ir.Select{Cond: load(lref(c)), True: load(lref(l)), False: load(lref(l))}})
+	}
+	emitValid(t, b, Options{})
+}
