@@ -144,3 +144,29 @@ func TestPixelSample(t *testing.T) {
 		}
 	}
 }
+
+// TestSixteenBitStorage: half values in a storage buffer, a uniform block, push
+// constants and stage IO declare the matching 16-bit storage capabilities.
+func TestSixteenBitStorage(t *testing.T) {
+	b := newModule(ir.Pixel, "main")
+	h4 := ir.Vector{Elem: ir.F16, N: 4}
+	buf := b.rwBuffer("Halves", h4, 0)
+	cbT := &ir.Struct{Name: "CB", Size: 8, Align: 8, Fields: []ir.Field{{Name: "h", Type: h4}}}
+	cb := b.global(&ir.Global{Name: "cb", Type: cbT, Space: ir.SpaceUniform, Binding: &ir.Binding{Binding: 1}})
+	pcT := &ir.Struct{Name: "PC", Size: 8, Align: 8, Fields: []ir.Field{{Name: "h", Type: h4}}}
+	pc := b.global(&ir.Global{Name: "pc", Type: pcT, Space: ir.SpacePushConstant})
+	in := b.input("hin", h4, ir.BuiltinNone, 0)
+	o := b.output("hout", h4, ir.BuiltinNone, 0)
+	sum := bin(ir.Add, load(&ir.Member{Base: gref(cb), Field: 0}), load(&ir.Member{Base: gref(pc), Field: 0}))
+	b.add(
+		&ir.Store{Place: elem(buf, u32c(0)), Value: bin(ir.Add, sum, load(gref(in)))},
+		&ir.Store{Place: gref(o), Value: load(elem(buf, u32c(1)))},
+	)
+	for vk, mod := range emitValid(t, b, Options{}) {
+		for _, c := range []uint16{capFloat16, capStorageBuffer16, capUniformStorage16, capPushConstant16, capInputOutput16} {
+			if !hasCap(mod, c) {
+				t.Errorf("vulkan %s: capability %d missing from %v", vk, c, mod.Capabilities)
+			}
+		}
+	}
+}
