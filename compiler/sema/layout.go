@@ -140,7 +140,7 @@ func (c *checker) layoutStruct(st *ir.Struct, rule layoutRule, pos diag.Pos) int
 			for i := range fields {
 				if fields[i].Offset != st.Fields[i].Offset || !ir.Equal(fields[i].Type, st.Fields[i].Type) {
 					c.errorf(pos, diag.ErrLayoutConflict, "struct %s is used in both %s and %s buffers and member %q would have different layouts (%s at offset %d vs %s at offset %d); declare a separate struct for each",
-						st.Name, prev, rule, fields[i].Name, st.Fields[i].Type, st.Fields[i].Offset, fields[i].Type, fields[i].Offset)
+						st.Name, prev, rule, fields[i].Name, layoutTypeName(st.Fields[i].Type), st.Fields[i].Offset, layoutTypeName(fields[i].Type), fields[i].Offset)
 					break
 				}
 			}
@@ -194,4 +194,12 @@ func describeLayout(t ir.Type) string {
 		return s + "}"
 	}
 	return t.String()
+}
+
+// layoutTypeName renders a laid-out type with its stride for messages.
+func layoutTypeName(t ir.Type) string {
+	if a, ok := t.(*ir.Array); ok && a.Stride != 0 {
+		return fmt.Sprintf("%s (stride %d)", typeName(a), a.Stride)
+	}
+	return typeName(t)
 }

@@ -133,11 +133,11 @@ func (c *checker) applyMajor(te *syntax.TypeExpr, t ir.Type) ir.Type {
 func (c *checker) checkMatrix(pos diag.Pos, t ir.Type) ir.Type {
 	if m, ok := t.(ir.Matrix); ok {
 		if m.Rows < 2 || m.Cols < 2 {
-			c.errorf(pos, diag.ErrUnsupportedType, "matrix %s with a single row or column is not supported; use a vector", t)
+			c.errorf(pos, diag.ErrUnsupportedType, "matrix %s with a single row or column is not supported; use a vector", typeName(t))
 			return nil
 		}
 		if m.Elem.Kind != ir.Float {
-			c.errorf(pos, diag.ErrUnsupportedType, "only floating-point matrices are supported, not %s", t)
+			c.errorf(pos, diag.ErrUnsupportedType, "only floating-point matrices are supported, not %s", typeName(t))
 			return nil
 		}
 	}
@@ -153,7 +153,7 @@ func (c *checker) templScalar(te *syntax.TypeExpr, i int) (ir.Scalar, bool) {
 	s, ok := t.(ir.Scalar)
 	if !ok {
 		if t != nil {
-			c.errorf(te.Args[i].Type.Pos, diag.ErrBadTemplate, "%s needs a scalar element type, not %s", te.Name, t)
+			c.errorf(te.Args[i].Type.Pos, diag.ErrBadTemplate, "%s needs a scalar element type, not %s", te.Name, typeName(t))
 		}
 		return ir.Scalar{}, false
 	}
@@ -238,7 +238,7 @@ func (c *checker) resolveResource(te *syntax.TypeExpr, kind ir.ResourceKind) (ir
 		}
 		s, ok := ir.ScalarOf(elem)
 		if _, isMat := elem.(ir.Matrix); !ok || isMat || s.Bits != 32 || s.Kind == ir.Bool {
-			c.errorf(te.Pos, diag.ErrBadResourceElem, "%s element must be a 32-bit int, uint or float scalar or vector, not %s", te.Name, elem)
+			c.errorf(te.Pos, diag.ErrBadResourceElem, "%s element must be a 32-bit int, uint or float scalar or vector, not %s", te.Name, typeName(elem))
 			return nil, nil
 		}
 		rt.tex = ir.Texture2D{Elem: s, Components: ir.Components(elem), Storage: kind == ir.ResRWTexture2D}
@@ -258,7 +258,7 @@ func (c *checker) resolveResource(te *syntax.TypeExpr, kind ir.ResourceKind) (ir
 	}
 	if kind == ir.ResConstantBuffer {
 		if _, ok := t.(*ir.Struct); !ok {
-			c.errorf(te.Args[0].Type.Pos, diag.ErrBadResourceElem, "ConstantBuffer<T> needs a struct type, not %s", t)
+			c.errorf(te.Args[0].Type.Pos, diag.ErrBadResourceElem, "ConstantBuffer<T> needs a struct type, not %s", typeName(t))
 			return nil, nil
 		}
 	}
