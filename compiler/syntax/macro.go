@@ -52,6 +52,7 @@ func (m *macro) sameAs(o *macro) bool {
 type hideSet struct {
 	name string
 	next *hideSet
+	n    int // number of names, bounded by maxHideDepth
 }
 
 func (h *hideSet) has(name string) bool {
@@ -67,7 +68,14 @@ func (h *hideSet) add(name string) *hideSet {
 	if h.has(name) {
 		return h
 	}
-	return &hideSet{name: name, next: h}
+	return &hideSet{name: name, next: h, n: h.len() + 1}
+}
+
+func (h *hideSet) len() int {
+	if h == nil {
+		return 0
+	}
+	return h.n
 }
 
 // union returns a ∪ b, sharing b's nodes.
@@ -89,7 +97,7 @@ func intersect(a, b *hideSet) *hideSet {
 	var out *hideSet
 	for ; a != nil; a = a.next {
 		if b.has(a.name) {
-			out = &hideSet{name: a.name, next: out}
+			out = &hideSet{name: a.name, next: out, n: out.len() + 1}
 		}
 	}
 	return out
@@ -360,13 +368,31 @@ func (pp *preprocessor) subst(m *macro, args [][]token, inv token, hs *hideSet) 
 		}
 		out = append(out, fromBody(t))
 	}
+	if hs.len() > maxHideDepth {
+		if !pp.stopped {
+			pp.stopped = true
+			pp.log.Errorf(inv.Pos, diag.ErrPPExpansionLimit, "macro expansion nested more than %d levels deep (at %s)", maxHideDepth, m.name)
+		}
+		return nil
+	}
+	// Tokens from one argument share a hide set, so unions are computed once per
+	// distinct set rather than once per token.
+	memo := map[*hideSet]*hideSet{}
 	res := out[:0]
 	for _, t := range out {
 		if t.Kind == tPlacemarker {
 			continue
 		}
 		t.BOL = false
-		t.hide = union(t.hide, hs)
+		if t.hide == nil {
+			t.hide = hs
+		} else if u, ok := memo[t.hide]; ok {
+			t.hide = u
+		} else {
+			u = union(t.hide, hs)
+			memo[t.hide] = u
+			t.hide = u
+		}
 		res = append(res, t)
 	}
 	if len(res) > 0 {

@@ -23,6 +23,7 @@ const (
 	maxWork         = 1_000_000 // tokens produced by expansion plus tokens read from included files
 	includeCost     = 100       // work charged per #include, so empty self-including files still stop
 	maxArgDepth     = 200       // nesting of macro arguments that are themselves expanded
+	maxHideDepth    = 256       // macros a token was produced through (A expands to B expands to C …)
 )
 
 // condState is one open #if group.

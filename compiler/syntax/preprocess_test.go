@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,34 @@ func TestExpansionLimit(t *testing.T) {
 	_, log = ppText(src, Options{})
 	if !hasCode(log, diag.ErrPPExpansionLimit) {
 		t.Errorf("deep arguments: %v", msgs(log))
+	}
+}
+
+// TestLongMacroChains checks that chains of macros expanding to each other stop
+// at the nesting limit quickly (hide sets grow with the chain) and that chains of
+// ordinary length work.
+func TestLongMacroChains(t *testing.T) {
+	chain := func(n int, def string, use string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, def, i, i+1)
+		}
+		return b.String() + use
+	}
+	expectPP(t, chain(200, "#define M%d M%d\n", "M0"), "M200")
+	expectPP(t, chain(200, "#define F%d(x) F%d(x)\n", "F0(1)"), "F200 ( 1 )")
+	for _, src := range []string{
+		chain(5000, "#define M%d M%d\n", "M0 M0"),
+		chain(5000, "#define F%d(x) F%d(x)\n", "F0(1) F0(F0(2))"),
+	} {
+		start := time.Now()
+		_, log := ppText(src, Options{})
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("chain took %v", d)
+		}
+		if got := msgs(log); len(got) != 1 || !strings.HasPrefix(got[0], "E0010 macro expansion nested more than 256 levels") {
+			t.Errorf("long chain: %v", got)
+		}
 	}
 }
 
