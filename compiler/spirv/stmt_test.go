@@ -357,3 +357,25 @@ func TestSelectComposites(t *testing.T) {
 	}
 	emitValid(t, b, Options{})
 }
+
+// TestContinueFromSwitch: continue and return inside a switch inside a loop,
+// and a switch whose default sits between cases.
+func TestContinueFromSwitch(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	i := b.local("i", ir.I32)
+	acc := b.local("acc", ir.I32)
+	b.add(&ir.Loop{
+		Body: ir.Block{
+			&ir.If{Cond: bin(ir.Ge, load(lref(i)), i32c(10)), Then: ir.Block{&ir.Break{}}},
+			&ir.Switch{Selector: load(lref(i)), Cases: []*ir.Case{
+				{Values: []int64{1}, Body: ir.Block{&ir.Continue{}}},
+				{Default: true, Body: ir.Block{&ir.Store{Place: lref(acc), Value: bin(ir.Add, load(lref(acc)), i32c(1))}, &ir.Break{}}},
+				{Values: []int64{7}, Body: ir.Block{&ir.Return{}}},
+				{Values: []int64{3, 4}, Body: ir.Block{&ir.If{Cond: bin(ir.Eq, load(lref(acc)), i32c(2)), Then: ir.Block{&ir.Continue{}}}, &ir.Break{}}},
+			}},
+			&ir.Store{Place: lref(acc), Value: bin(ir.MulOp, load(lref(acc)), i32c(2))},
+		},
+		Continuing: ir.Block{&ir.Store{Place: lref(i), Value: bin(ir.Add, load(lref(i)), i32c(1))}},
+	})
+	emitValid(t, b, Options{})
+}
