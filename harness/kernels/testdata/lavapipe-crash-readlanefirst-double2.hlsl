@@ -1,4 +1,5 @@
-// Repro (found by the rig on 2026-11-30): WaveReadLaneFirst on double2, compiled with
+// Repro (found by the rig on 2026-11-30): WaveReadLaneFirst on double2 (also double3,
+// double4; double and 64-bit integer vectors are fine), compiled with waverig's compiler or
 //   glslangValidator -V -D --target-env vulkan1.1 -S comp -e main
 // aborts the whole process in pipeline creation on lavapipe (Mesa 22.3.6) at
 // LP_NATIVE_VECTOR_WIDTH=128 (wave size 4): "LLVM ERROR: Cannot select: v2i64 = scalar_to_vector".

@@ -2,7 +2,9 @@
 //   glslangValidator -V -D --target-env vulkan1.1 -S comp -e main
 // aborts the whole process in pipeline creation on lavapipe (Mesa 22.3.6) at
 // LP_NATIVE_VECTOR_WIDTH=256 (wave size 8): "LLVM ERROR: Cannot select: v4i32 = scalar_to_vector".
-// The same op on float2/int2 and at other widths runs and passes. A driver crash kills the
+// (glslang without 16-bit types makes half a float; waverig's compiler emits real float16
+// for the same source, which runs and passes.) The same op on float2/int2, and at other
+// widths, runs and passes. A driver crash kills the
 // caller, so an engine that meets it must isolate pipeline creation (subprocess) or skip.
 // waverig generated kernel WaveReadLaneFirst_half_whole: WaveReadLaneFirst, numthreads(64, 1, 1).
 // Record of 24 uints per invocation: flat, key, lane, count, branch, lane arg, ctl, coin, in[8], out[8].
