@@ -379,3 +379,20 @@ func TestContinueFromSwitch(t *testing.T) {
 	})
 	emitValid(t, b, Options{})
 }
+
+// TestControlFlowInContinuing: a selection inside the continue construct
+// (sema's lowering of `i++, a && f()` steps) followed by a break-if.
+func TestControlFlowInContinuing(t *testing.T) {
+	b := newModule(ir.Compute, "main")
+	i := b.local("i", ir.U32)
+	b.add(&ir.Loop{
+		Body: ir.Block{&ir.If{Cond: bin(ir.Eq, load(lref(i)), u32c(5)), Then: ir.Block{&ir.Continue{}}}},
+		Continuing: ir.Block{
+			&ir.If{Cond: bin(ir.Lt, load(lref(i)), u32c(3)),
+				Then: ir.Block{&ir.Store{Place: lref(i), Value: bin(ir.Add, load(lref(i)), u32c(2))}},
+				Else: ir.Block{&ir.Store{Place: lref(i), Value: bin(ir.Add, load(lref(i)), u32c(1))}}},
+		},
+		BreakIf: bin(ir.Gt, load(lref(i)), u32c(9)),
+	})
+	emitValid(t, b, Options{})
+}
