@@ -22,7 +22,11 @@
 //     per-intrinsic opcode list.
 //   - IR statement trees map onto SPIR-V structured control flow: If ->
 //     OpSelectionMerge, Loop -> OpLoopMerge with a real continue block, Switch ->
-//     OpSwitch with fall-through in case order.
+//     OpSwitch with fall-through in case order. Statements after a terminator
+//     (return, break, continue, discard) are unreachable and not emitted; merge
+//     blocks no path reaches end in OpUnreachable.
+//   - A cbuffer or push-constant struct gets its own Block-decorated struct type,
+//     so the same IR struct can also be a buffer element without nesting blocks.
 //
 // IR conventions this back end defines for RSpecial intrinsics (sema builds them):
 //   - Texture2D.Sample:        [tex, sampler, uv]            -> Elem vector (T may have fewer components)
