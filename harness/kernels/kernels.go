@@ -293,3 +293,16 @@ func needsOf(types []Type) Features {
 	}
 	return f
 }
+
+// SubgroupBits are the VkSubgroupFeatureFlagBits the kernel needs: every kernel takes
+// its layout with WaveGetLaneIndex/WaveGetLaneCount (Basic) and WaveReadLaneFirst
+// (Ballot), plus the bit of each operation it tests. A device lacking one cannot run it.
+func (k Kernel) SubgroupBits() uint32 {
+	bits := intrinsics.VkBasic | intrinsics.VkBallot
+	for _, c := range k.Cases {
+		if in, ok := intrinsics.Lookup(c.Op.String()); ok {
+			bits |= in.VkBit
+		}
+	}
+	return bits
+}

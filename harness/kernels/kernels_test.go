@@ -420,3 +420,35 @@ func TestNestedArms(t *testing.T) {
 		t.Error("arms merged into one passed")
 	}
 }
+
+// TestEveryKernelBuilds: Matrix skips a kernel whose build fails (it must not panic);
+// this proves none does, by counting the (op, family, shape) cells with types.
+func TestEveryKernelBuilds(t *testing.T) {
+	want := 0
+	for _, op := range intrinsics.Wave24 {
+		for _, fam := range families {
+			if len(opTypes(op, fam)) > 0 {
+				want += len(Shapes)
+			}
+		}
+	}
+	if len(fullMatrix) != want {
+		t.Fatalf("%d kernels built, %d cells", len(fullMatrix), want)
+	}
+	bits := map[string]uint32{}
+	for _, k := range fullMatrix {
+		bits[k.Cases[0].Op.String()] = k.SubgroupBits()
+	}
+	if bits["QuadReadAcrossX"] != intrinsics.VkBasic|intrinsics.VkBallot|intrinsics.VkQuad ||
+		bits["WaveActiveSum"] != intrinsics.VkBasic|intrinsics.VkBallot|intrinsics.VkArithmetic ||
+		bits["WaveReadLaneAt"] != intrinsics.VkBasic|intrinsics.VkBallot|intrinsics.VkShuffle {
+		t.Errorf("subgroup bits: %v", bits)
+	}
+	if _, err := build("empty", nil); err == nil {
+		t.Error("build accepted no cases")
+	}
+	bad := []Case{{Op: intrinsics.WaveActiveBitAnd, Type: Type{"float", 1}, Pattern: All, Shape: Shapes[0]}}
+	if _, err := build("bad", bad); err == nil {
+		t.Error("build accepted WaveActiveBitAnd on float")
+	}
+}
