@@ -370,7 +370,7 @@ func (c *checker) writable(o operand, pos diag.Pos, code diag.Code, what string)
 			c.errorf(pos, code, "%s is read-only", what)
 			return false
 		}
-		if o.kind == opSwizzlePlace {
+		if o.kind == opSwizzlePlace || o.kind == opTexel {
 			seen := 0
 			for _, k := range o.comps {
 				if seen&(1<<k) != 0 {
@@ -406,8 +406,34 @@ func (c *checker) store(o operand, v ir.Expr) {
 			c.storeAs(&ir.Index{Base: o.e, Idx: ir.ConstInt(ir.I32, int64(k)), T: scalarOf(o.e.Type())}, &ir.Swizzle{Base: v, Comps: []int{i}})
 		}
 	case opTexel:
+		if o.comps != nil {
+			v = c.mergeTexel(o, v)
+		}
 		c.texelStore(o, v)
 	}
+}
+
+// mergeTexel builds the whole texel for a partial write (tex[p].xz = v): the
+// components not written are read back first.
+func (c *checker) mergeTexel(o operand, v ir.Expr) ir.Expr {
+	n := o.res.tex.Components
+	if n == 1 {
+		return v
+	}
+	full := c.stable(c.texelLoad(o))
+	v = c.stable(v)
+	args := make([]ir.Expr, n)
+	for j := range args {
+		args[j] = &ir.Swizzle{Base: full, Comps: []int{j}}
+	}
+	for i, k := range o.comps {
+		if len(o.comps) == 1 {
+			args[k] = v
+		} else {
+			args[k] = &ir.Swizzle{Base: v, Comps: []int{i}}
+		}
+	}
+	return &ir.Construct{T: o.res.elem, Args: args}
 }
 
 // stabilize makes an operand safe to load and store (compound assignment, ++).
@@ -462,7 +488,7 @@ func (c *checker) assign(e *syntax.AssignExpr) operand {
 // reread is the value of an assignment expression: the target's new value.
 func (c *checker) reread(target operand) operand {
 	if target.kind == opTexel {
-		return operand{kind: opValue, e: c.texelLoad(target), t: target.t, pos: target.pos}
+		return operand{kind: opValue, e: c.value(target), t: target.t, pos: target.pos}
 	}
 	return operand{kind: opValue, e: c.value(target), t: target.t, pos: target.pos}
 }
@@ -649,6 +675,18 @@ func (c *checker) selector(e *syntax.SelectorExpr) operand {
 				nc[i] = x.comps[k]
 			}
 			return operand{kind: opSwizzlePlace, e: x.e, comps: nc, t: rt, readOnly: x.readOnly, pos: e.Pos}
+		case opTexel:
+			// A swizzle of a texel stays writable (read-modify-write of the texel).
+			nc := comps
+			if x.comps != nil {
+				nc = make([]int, len(comps))
+				for i, k := range comps {
+					nc[i] = x.comps[k]
+				}
+			}
+			y := x
+			y.comps, y.t, y.pos = nc, rt, e.Pos
+			return y
 		}
 		v := c.value(x)
 		if v == nil {

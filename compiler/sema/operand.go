@@ -13,7 +13,7 @@ const (
 	opValue               // e is a value of logical type t
 	opPlace               // e is a place; t is its logical type (bool where storage is u32)
 	opSwizzlePlace        // a swizzle of the vector place e (components comps)
-	opTexel               // an RWTexture2D/Texture2D element: g[coords]
+	opTexel               // an RWTexture2D/Texture2D element g[coords], or comps of it
 	opResource            // a resource global used by name (methods, indexing)
 )
 
@@ -82,6 +82,9 @@ func (c *checker) value(o operand) ir.Expr {
 	case opSwizzlePlace:
 		return swizzle(c.loadAs(o.e, c.vecLogical(o)), o.comps)
 	case opTexel:
+		if o.comps != nil {
+			return swizzle(c.texelLoad(o), o.comps)
+		}
 		return c.texelLoad(o)
 	case opResource:
 		c.errorf(o.pos, diag.ErrTypeMismatch, "a resource cannot be used as a value; index it or call a method")
