@@ -249,7 +249,11 @@ func (s *fn) loop(st *ir.Loop) {
 	header, body, cont, merge := b.id(), b.id(), b.id(), b.id()
 	s.term(opBranch, header)
 	s.label(header)
-	s.do(opLoopMerge, merge, cont, 0)
+	control := uint32(0)
+	if st.Unroll {
+		control = 1 // LoopControl Unroll: [unroll] is a hint, passed on as one
+	}
+	s.do(opLoopMerge, merge, cont, control)
 	s.term(opBranch, body)
 	s.label(body)
 	s.breaks = append(s.breaks, merge)

@@ -72,9 +72,9 @@ func controlFlow() *mb {
 			},
 			Continuing: ir.Block{&ir.Store{Place: lref(i), Value: bin(ir.Add, load(lref(i)), u32c(1))}},
 		},
-		// do { acc--; } while (acc > 50);
+		// [unroll] do { acc--; } while (acc > 50);
 		&ir.Loop{Body: ir.Block{&ir.Store{Place: lref(acc), Value: bin(ir.Sub, load(lref(acc)), u32c(1))}},
-			BreakIf: &ir.Unary{Op: ir.Not, X: bin(ir.Gt, load(lref(acc)), u32c(50))}},
+			BreakIf: &ir.Unary{Op: ir.Not, X: bin(ir.Gt, load(lref(acc)), u32c(50))}, Unroll: true},
 		// switch (tid.x & 7) { case 0: case 1: acc += 1; (falls through) case 2: acc += 2; break; case 5: return; default: acc = 0; }
 		&ir.Switch{Selector: bin(ir.BitAnd, idx, u32c(7)), Cases: []*ir.Case{
 			{Values: []int64{0, 1}, Body: ir.Block{&ir.Store{Place: lref(acc), Value: bin(ir.Add, load(lref(acc)), u32c(1))}}, FallThrough: true},
