@@ -119,3 +119,26 @@ func TestFixturesParse(t *testing.T) {
 	}
 	t.Logf("%d fixtures parsed", n)
 }
+
+// BenchmarkParseFixtures measures front-end throughput over the positive
+// fixtures (the negative ones include deliberate limit-hitting inputs).
+func BenchmarkParseFixtures(b *testing.B) {
+	var srcs [][]byte
+	size := 0
+	for _, path := range fixtureFiles(b) {
+		if strings.Contains(filepath.ToSlash(path), "/negative/") {
+			continue
+		}
+		if data, err := os.ReadFile(path); err == nil {
+			srcs = append(srcs, data)
+			size += len(data)
+		}
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, s := range srcs {
+			var log diag.Log
+			Parse("bench.hlsl", s, Options{ReadFile: mapFS(nil)}, &log)
+		}
+	}
+}

@@ -64,6 +64,15 @@ var puncts = []string{
 	";", ",", ".", "(", ")", "[", "]", "{", "}", "#",
 }
 
+// punctsByFirst groups puncts by their first byte, longest first.
+var punctsByFirst = func() map[byte][]string {
+	m := map[byte][]string{}
+	for _, p := range puncts {
+		m[p[0]] = append(m[p[0]], p)
+	}
+	return m
+}()
+
 // lexer splits one source into preprocessing tokens. Line continuations (`\`
 // followed by a newline) are treated as whitespace between tokens and inside
 // comments; that covers multi-line #define bodies, which is where HLSL uses them.
@@ -79,7 +88,7 @@ type lexer struct {
 // deferred); other lexical errors become tBadChar/tBadString tokens.
 func lexAll(src *diag.Source, log *diag.Log) []token {
 	lx := &lexer{src: src, text: src.Text, log: log}
-	var out []token
+	out := make([]token, 0, len(src.Text)/6) // typical HLSL has a token every 5-8 bytes
 	bol, space := true, false
 	for {
 		// Skip whitespace, comments and continuations, remembering line starts.
@@ -204,7 +213,7 @@ func (lx *lexer) next() token {
 		}
 		return token{Kind: tBadString, Text: lx.text[start:lx.i], Pos: pos}
 	}
-	for _, p := range puncts {
+	for _, p := range punctsByFirst[c] {
 		if strings.HasPrefix(lx.text[lx.i:], p) {
 			lx.i += len(p)
 			return token{Kind: tPunct, Text: p, Pos: pos}

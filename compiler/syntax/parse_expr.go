@@ -132,10 +132,12 @@ func (p *parser) skipAngles(k int) int {
 		return k
 	}
 	depth := 0
-	for ; ; k++ {
+	for start := k; ; k++ {
 		t := p.peekN(k)
 		switch {
-		case t.Kind == tEOF || t.isPunct(";") || t.isPunct("{") || t.isPunct("}"):
+		// A real template argument list is short; giving up on long ones keeps
+		// hostile input from making every '(' rescan the rest of the file.
+		case t.Kind == tEOF || t.isPunct(";") || t.isPunct("{") || t.isPunct("}") || k-start > 256:
 			return k
 		case t.isPunct("<"):
 			depth++
