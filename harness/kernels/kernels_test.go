@@ -444,6 +444,12 @@ func TestEveryKernelBuilds(t *testing.T) {
 		bits["WaveReadLaneAt"] != intrinsics.VkBasic|intrinsics.VkBallot|intrinsics.VkShuffle {
 		t.Errorf("subgroup bits: %v", bits)
 	}
+	if _, err := Simulate(Kernel{Name: "nobuf", Cases: fullMatrix[0].Cases}, SimLayout{WaveSize: 8}); err == nil {
+		t.Error("Simulate accepted a kernel without buffers")
+	}
+	if _, err := Simulate(fullMatrix[0], SimLayout{WaveSize: 6}); err == nil {
+		t.Error("Simulate accepted wave size 6")
+	}
 	if _, err := build("empty", nil); err == nil {
 		t.Error("build accepted no cases")
 	}

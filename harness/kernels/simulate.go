@@ -29,7 +29,13 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 	if len(k.Cases) == 0 {
 		return simulateLayout(l), nil
 	}
-	init, _, err := kernelWords(k, map[string][]byte{"u0": k.Buffers[0].Data})
+	var data []byte
+	for _, b := range k.Buffers {
+		if b.Register == "u0" {
+			data = b.Data
+		}
+	}
+	init, _, err := kernelWords(k, map[string][]byte{"u0": data})
 	if err != nil {
 		return nil, err
 	}
