@@ -377,7 +377,7 @@ func (pp *preprocessor) subst(m *macro, args [][]token, inv token, hs *hideSet) 
 	}
 	// Tokens from one argument share a hide set, so unions are computed once per
 	// distinct set rather than once per token.
-	memo := map[*hideSet]*hideSet{}
+	var memo map[*hideSet]*hideSet
 	res := out[:0]
 	for _, t := range out {
 		if t.Kind == tPlacemarker {
@@ -389,6 +389,9 @@ func (pp *preprocessor) subst(m *macro, args [][]token, inv token, hs *hideSet) 
 		} else if u, ok := memo[t.hide]; ok {
 			t.hide = u
 		} else {
+			if memo == nil {
+				memo = map[*hideSet]*hideSet{}
+			}
 			u = union(t.hide, hs)
 			memo[t.hide] = u
 			t.hide = u

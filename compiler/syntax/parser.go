@@ -311,7 +311,12 @@ func (p *parser) declaration(attrs []Attribute, top bool) []Decl {
 			}
 		}
 	} else {
+		first := p.tok()
 		typ = p.parseType()
+		// `x = 1;` or `f();` at file scope: an expression, not a declaration.
+		if n := p.tok(); top && len(s.storage)+len(s.mods) == 0 && len(typ.Args) == 0 && !p.isTypeName(typ.Name) && n.Kind == tPunct {
+			p.failAt(first, diag.ErrSynExpectedDecl, "expected a declaration, found an expression starting with '%s' (statements belong inside a function)", first.Text)
+		}
 	}
 	typ.Modifiers = append(s.mods, typ.Modifiers...)
 	name := p.expectIdent("in declaration")
