@@ -458,3 +458,26 @@ func TestEveryKernelBuilds(t *testing.T) {
 		t.Error("build accepted WaveActiveBitAnd on float")
 	}
 }
+
+// TestCheckSurvivesGarbage: random buffers (a crashed or wild kernel) fail every case
+// with notes and never panic.
+func TestCheckSurvivesGarbage(t *testing.T) {
+	r := &rng{s: 99}
+	for _, k := range []Kernel{fullMatrix[0], fullMatrix[len(fullMatrix)/2], fullMatrix[len(fullMatrix)-1]} {
+		w, _ := words(k.Buffers[0].Data)
+		for i := range w {
+			if r.chance(1, 3) {
+				w[i] = uint32(r.next())
+			}
+		}
+		for _, res := range Check(k, map[string][]byte{"u0": bytesOf(w)}, 8) {
+			if res.Passed {
+				t.Fatalf("%s passed on garbage", res.Case.ID())
+			}
+		}
+	}
+	rep := CheckLayout(Layout(), map[string][]byte{"u0": bytesOf([]uint32{1, 2, 3})})
+	if rep.OK {
+		t.Error("short layout buffer passed")
+	}
+}
