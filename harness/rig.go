@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"waverig/compiler"
 	"waverig/compiler/reflect"
 	"waverig/devices"
+	"waverig/harness/expect"
 	"waverig/harness/kernels"
 	"waverig/harness/vulkan"
 )
@@ -51,6 +53,9 @@ type Record struct {
 	Lanes    int                   `json:"lanes,omitempty"`
 	Failures []kernels.LaneFailure `json:"failures,omitempty"`
 	Kernel   string                `json:"kernel"`
+	// Known names the expectation entry (file:line and reason) of a known driver
+	// problem this case hits; "UNEXPECTED PASS …" when a known failure passed.
+	Known string `json:"known,omitempty"`
 	// Blame is set on a second-opinion compiler's failure when the same case passed
 	// on the same device with waverig's compiler: the driver is exonerated and the
 	// failure is that compiler's ("compiler:glslang").
@@ -61,7 +66,7 @@ type Record struct {
 // device (or waverig's own compiler): failures blamed on another compiler are
 // findings about that compiler, reported but not held against the run.
 func (r Record) CountsAgainstDriver() bool {
-	return (r.Status == Fail || r.Status == Error) && r.Blame == ""
+	return (r.Status == Fail || r.Status == Error) && r.Blame == "" && r.Known == ""
 }
 
 // LayoutCase is the case name of the lane-layout check record.
@@ -83,6 +88,10 @@ type Config struct {
 	RequireTools bool
 	// KeepSPIRV writes every module to this directory; "" = don't.
 	KeepSPIRV string
+	// Expectations are the known-problem files to apply (nil: the built-in ones);
+	// NoExpectations runs every case as if nothing were known.
+	Expectations   []*expect.Set
+	NoExpectations bool
 	// ReproDir receives a repro bundle per kernel with a failing case: the HLSL,
 	// the SPIR-V that ran, the failing records and the command that re-runs it.
 	ReproDir string
@@ -118,6 +127,14 @@ type Rig struct {
 	cfg    Config
 	cache  map[string]*compiled // key: compiler + kernel hash
 	mu     sync.Mutex
+
+	// resumeAfter (child processes only) skips kernel/compiler pairs up to and
+	// including this "kernel/compiler" key: a predecessor crashed in it.
+	resumeAfter string
+	// onBegin is told each "kernel/compiler" key before it runs.
+	onBegin func(key string)
+	// known are the expectation entries that apply to this device.
+	known []expect.Entry
 }
 
 // compiled is one kernel compiled by one compiler.
@@ -141,8 +158,27 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 			cfg.Compilers = append(cfg.Compilers, Glslang)
 		}
 	}
-	return &Rig{runner: r, dev: r.Device(), cfg: cfg, cache: map[string]*compiled{}}, nil
+	rig := &Rig{runner: r, dev: r.Device(), cfg: cfg, cache: map[string]*compiled{}}
+	if !cfg.NoExpectations {
+		sets := cfg.Expectations
+		if sets == nil {
+			if sets, err = expect.Builtin(); err != nil {
+				r.Close()
+				return nil, err
+			}
+		}
+		rig.known = expect.For(sets, DeviceString(rig.dev))
+	}
+	return rig, nil
 }
+
+// DeviceString is what expectation files' `driver:` patterns are matched against.
+func DeviceString(d devices.Device) string {
+	return d.Name + " | " + d.DriverName + " | " + d.DriverInfo
+}
+
+// Known returns the expectation entries that apply to the rig's device.
+func (r *Rig) Known() []expect.Entry { return r.known }
 
 // Device is the device the rig runs on.
 func (r *Rig) Device() devices.Device { return r.dev }
@@ -179,11 +215,11 @@ func (r *Rig) Run(size uint32, emit func(Record)) (Stats, error) {
 	}
 	pipes0 := r.Pipelines()
 	layout, err := r.CheckLayout(size)
-	layoutOK := err == nil && layout.OK()
+	layoutOK := err == nil && layout.OK
 	layoutWhy := ""
 	if err != nil {
 		layoutWhy = "layout kernel did not run: " + err.Error()
-	} else if !layout.OK() {
+	} else if !layout.OK {
 		layoutWhy = "lane layout check failed: " + layout.String()
 	}
 	lrec := Record{Case: LayoutCase, Op: LayoutCase, WaveSize: size, Compiler: Ours, Device: r.dev.Name,
@@ -192,10 +228,21 @@ func (r *Rig) Run(size uint32, emit func(Record)) (Stats, error) {
 		lrec.Status, lrec.Reason = Error, layoutWhy
 	}
 	emit(lrec)
-	for _, k := range kernels.Matrix(r.cfg.Filter) {
+	skipping := r.resumeAfter != ""
+	matrix := kernels.Matrix(r.cfg.Filter)
+	r.precompile(remaining(matrix, r.resumeAfter))
+	for _, k := range matrix {
 		st.Kernels++
 		passedOurs := map[string]bool{}
 		for _, comp := range r.cfg.Compilers {
+			key := k.Name + "/" + comp
+			if skipping {
+				skipping = key != r.resumeAfter
+				continue
+			}
+			if r.onBegin != nil {
+				r.onBegin(key)
+			}
 			recs := r.runCases(k, comp, size, layoutOK, layoutWhy)
 			for _, rec := range recs {
 				if comp == Ours && rec.Status == Pass {
@@ -230,6 +277,11 @@ func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layoutOK bool
 	if why := r.missingFeature(k.Needs); why != "" {
 		return all(Skip, why)
 	}
+	for _, c := range k.Cases {
+		if e := expect.Find(r.known, expect.Crash, c.Op.String(), c.Type.HLSL(), comp, size); e != nil {
+			return all(Skip, fmt.Sprintf("not run: known driver crash (%s): %s", e.Where, e.Reason))
+		}
+	}
 	if !layoutOK {
 		return all(Error, layoutWhy)
 	}
@@ -245,10 +297,16 @@ func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layoutOK bool
 	for _, cr := range kernels.Check(k, out, size) {
 		rec := mk(cr.Case, Pass, cr.Note)
 		rec.Lanes = cr.Lanes
+		e := expect.Find(r.known, expect.Fail, rec.Op, rec.Type, comp, size)
 		if !cr.Passed {
 			rec.Status = Fail
 			rec.Failures = cr.Failures
 			failed = append(failed, rec)
+			if e != nil {
+				rec.Known = e.Where + ": " + e.Reason
+			}
+		} else if e != nil {
+			rec.Known = "UNEXPECTED PASS of known failure " + e.Where + ": remove the entry"
 		}
 		recs = append(recs, rec)
 	}
@@ -392,10 +450,13 @@ func (r *Rig) compile(k kernels.Kernel, comp string) *compiled {
 	h := sha256.Sum256([]byte(k.HLSL))
 	key := fmt.Sprintf("%s/%x", comp, h[:8])
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if c, ok := r.cache[key]; ok {
+		r.mu.Unlock()
 		return c
 	}
+	r.mu.Unlock()
+	// Compile outside the lock so precompile can use every core; two racing
+	// compiles of one kernel give the same module, and the first stored wins.
 	var c *compiled
 	switch comp {
 	case Ours:
@@ -416,8 +477,58 @@ func (r *Rig) compile(k kernels.Kernel, comp string) *compiled {
 		os.MkdirAll(r.cfg.KeepSPIRV, 0o755)
 		os.WriteFile(filepath.Join(r.cfg.KeepSPIRV, fmt.Sprintf("%s.%s.spv", k.Name, comp)), wordsToBytes(c.spirv), 0o644)
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, ok := r.cache[key]; ok {
+		return prev
+	}
 	r.cache[key] = c
 	return c
+}
+
+// remaining drops the kernels a crashed predecessor already ran (those up to the
+// one named by resumeAfter, "kernel/compiler").
+func remaining(ks []kernels.Kernel, resumeAfter string) []kernels.Kernel {
+	name, _, _ := strings.Cut(resumeAfter, "/")
+	if name == "" {
+		return ks
+	}
+	for i, k := range ks {
+		if k.Name == name {
+			return ks[i:]
+		}
+	}
+	return ks
+}
+
+// precompile compiles every kernel with every compiler on all cores before the
+// (serial) dispatches start: glslangValidator is a process per kernel, ~90 ms each.
+func (r *Rig) precompile(ks []kernels.Kernel) {
+	type job struct {
+		k    kernels.Kernel
+		comp string
+	}
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r.compile(j.k, j.comp)
+			}
+		}()
+	}
+	for _, k := range ks {
+		if r.missingFeature(k.Needs) != "" {
+			continue
+		}
+		for _, comp := range r.cfg.Compilers {
+			jobs <- job{k, comp}
+		}
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 // compileOurs compiles with waverig's compiler in automatic binding mode and maps
@@ -462,26 +573,12 @@ func compileGlslangText(text, entry string, registers []string) *compiled {
 	if err != nil {
 		return &compiled{skip: "glslangValidator not installed (apt-get install glslang-tools)"}
 	}
-	dir, err := os.MkdirTemp("", "waverig-glslang")
+	data, why, err := glslangSPIRV(bin, text, entry)
 	if err != nil {
 		return &compiled{err: err}
 	}
-	defer os.RemoveAll(dir)
-	src := filepath.Join(dir, "kernel.hlsl")
-	out := filepath.Join(dir, "kernel.spv")
-	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
-		return &compiled{err: err}
-	}
-	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
-	cmd := exec.Command(bin, "-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", entry, "-o", out, src)
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := cmd.Run(); err != nil {
-		return &compiled{err: fmt.Errorf("glslangValidator failed: %v\n%s", err, buf.String())}
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		return &compiled{err: err}
+	if why != "" {
+		return &compiled{skip: why}
 	}
 	c := &compiled{entry: entry, spirv: bytesToWords(data), bindings: map[string]reflect.Binding{}}
 	for _, r := range registers {
@@ -501,6 +598,79 @@ func compileGlslangText(text, entry string, registers []string) *compiled {
 		c.bindings[reflect.NormalizeRegister(r)] = reflect.Binding{Register: r, Set: s, Binding: n, Descriptor: desc}
 	}
 	return c
+}
+
+var glslangVersion = sync.OnceValue(func() string {
+	out, _ := exec.Command("glslangValidator", "--version").Output()
+	return string(out)
+})
+
+// glslangSPIRV runs glslangValidator, with an on-disk cache keyed by the source,
+// the entry point and glslang's version: every wave size runs in its own child
+// process, and without the cache each would pay ~90 ms per kernel again.
+func glslangSPIRV(bin, text, entry string) (spv []byte, skip string, err error) {
+	sum := sha256.Sum256([]byte(glslangVersion() + "\x00" + entry + "\x00" + text))
+	cacheDir := ""
+	if d, err := os.UserCacheDir(); err == nil {
+		cacheDir = filepath.Join(d, "waverig", "glslang")
+	}
+	cached := filepath.Join(cacheDir, fmt.Sprintf("%x.spv", sum[:12]))
+	rejected := filepath.Join(cacheDir, fmt.Sprintf("%x.rejected", sum[:12]))
+	if cacheDir != "" {
+		if data, err := os.ReadFile(cached); err == nil && len(data) >= 20 {
+			return data, "", nil
+		}
+		if why, err := os.ReadFile(rejected); err == nil {
+			return nil, string(why), nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "waverig-glslang")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "kernel.hlsl")
+	out := filepath.Join(dir, "kernel.spv")
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		return nil, "", err
+	}
+	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
+	cmd := exec.Command(bin, "-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", entry, "-o", out, src)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		// The second opinion is unavailable for this kernel (glslang's HLSL front end
+		// lacks e.g. int64_t): that says nothing about the driver, so skip, with why.
+		why := "glslangValidator rejects this kernel: " + glslangError(buf.String())
+		if cacheDir != "" && os.MkdirAll(cacheDir, 0o755) == nil {
+			os.WriteFile(rejected, []byte(why), 0o644)
+		}
+		return nil, why, nil
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, "", err
+	}
+	if cacheDir != "" && os.MkdirAll(cacheDir, 0o755) == nil {
+		tmp := cached + ".tmp"
+		if os.WriteFile(tmp, data, 0o644) == nil {
+			os.Rename(tmp, cached) // atomic: concurrent children never read half a file
+		}
+	}
+	return data, "", nil
+}
+
+// glslangError picks the first ERROR line of glslang's output.
+func glslangError(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "ERROR: ") {
+			if i := strings.Index(l, ".hlsl:"); i >= 0 {
+				return "line " + strings.TrimSpace(l[i+len(".hlsl:"):])
+			}
+			return strings.TrimPrefix(l, "ERROR: ")
+		}
+	}
+	return strings.TrimSpace(out)
 }
 
 // validateSPIRV runs spirv-val on a module before it reaches the driver. A missing

@@ -23,8 +23,13 @@ import (
 	"waverig/harness"
 )
 
-// opsEnv carries the operation filter to a child process.
-const opsEnv = "WAVERIG_SUITE_OPS"
+// opsEnv carries the operation filter to a child process; typesEnv a type glob;
+// noExpectEnv turns the known-problem files off (to re-check a known crash).
+const (
+	opsEnv      = "WAVERIG_SUITE_OPS"
+	typesEnv    = "WAVERIG_SUITE_TYPES"
+	noExpectEnv = "WAVERIG_SUITE_NO_EXPECTATIONS"
+)
 
 // TestMain lets the suite binary double as the rig's child process: re-executed
 // with harness.ChildEnv set, it runs one wave size and streams records to stdout.
@@ -98,9 +103,18 @@ func sizePlan(size uint32) (harness.SizePlan, string) {
 }
 
 func childConfig(ops string) harness.Config {
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != ""}
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", NoExpectations: os.Getenv(noExpectEnv) != ""}
 	if ops != "" {
 		cfg.Filter = filterFor(strings.Split(ops, ","))
 	}
+	if t := os.Getenv(typesEnv); t != "" {
+		cfg.Filter.Types = []string{t}
+	}
+	if c := os.Getenv(compilersEnv); c != "" {
+		cfg.Compilers = strings.Split(c, ",")
+	}
 	return cfg
 }
+
+// compilersEnv limits a child to some compilers.
+const compilersEnv = "WAVERIG_SUITE_COMPILERS"

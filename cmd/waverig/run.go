@@ -15,6 +15,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/expect"
 	"waverig/harness/report"
 )
 
@@ -28,10 +29,29 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", "results", "directory for results.jsonl and summary.json")
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
 	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
+	noExpect := fs.Bool("no-expectations", false, "ignore the known-problem files (run known crashes too)")
+	expectFile := fs.String("expectations", "", "an extra expectation file (known crashes and failures of a driver)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, "repro")}
+	cfg.NoExpectations = *noExpect
+	if *expectFile != "" {
+		sets, err := expect.Builtin()
+		if err == nil {
+			var data []byte
+			if data, err = os.ReadFile(*expectFile); err == nil {
+				var s *expect.Set
+				if s, err = expect.Parse(filepath.Base(*expectFile), string(data)); err == nil {
+					cfg.Expectations = append(sets, s)
+				}
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "waverig run: -expectations: %v\n", err)
+			return 2
+		}
+	}
 	if *ops != "" {
 		re, err := regexp.Compile(*ops)
 		if err != nil {
@@ -97,7 +117,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	start := time.Now()
-	failures := 0
+	failures, knownFails := 0, 0
 	blamed := map[string]map[string]int{} // compiler -> op -> failed cases
 	skipReasons := map[string]int{}
 	var all []harness.Record
@@ -107,6 +127,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		enc.Encode(r)
 		all = append(all, r)
 		switch {
+		case strings.HasPrefix(r.Known, "UNEXPECTED PASS"):
+			fmt.Fprintf(stdout, "NOTE %s [%s, wave %d]: %s\n", r.Case, r.Compiler, r.WaveSize, r.Known)
+		case r.Known != "" && r.Status != harness.Pass:
+			knownFails++
 		case r.Blame != "":
 			if blamed[r.Blame] == nil {
 				blamed[r.Blame] = map[string]int{}
@@ -159,6 +183,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		for _, r := range rs {
 			fmt.Fprintf(stdout, "  %5d  %s\n", skipReasons[r], r)
 		}
+	}
+	if knownFails > 0 {
+		fmt.Fprintf(stdout, "%d known failures of this driver (expectation files), not counted\n", knownFails)
 	}
 	for _, comp := range sortedKeys(blamed) {
 		fmt.Fprintf(stdout, "%s: failures where waverig's compiler passed the same case on this device (the compiler, not the driver, is at fault):\n", comp)

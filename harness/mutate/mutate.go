@@ -56,7 +56,7 @@ var All = []Mutation{
 	},
 	{
 		Name:    "wrong identity for an empty prefix",
-		Applies: func(t string) bool { return exclusiveRE.MatchString(t) },
+		Applies: func(t string) bool { m, _ := scalarIntScan(t); return m != nil },
 		Apply:   wrongIdentity,
 	},
 }
@@ -67,6 +67,7 @@ var (
 	quadSwapRE  = regexp.MustCompile(`(?m)^(\s*%\w+ = OpGroupNonUniformQuadSwap %\w+ %\w+ %\w+ )(%\w+)$`)
 	exclusiveRE = regexp.MustCompile(`(?m)^(\s*)(%\w+) = (OpGroupNonUniform(?:IAdd|IMul)) (%\w+) (%\w+) ExclusiveScan (%\w+)$`)
 	uintTypeRE  = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeInt 32 0$`)
+	intTypeRE   = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeInt 32 [01]$`)
 	boolTypeRE  = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeBool$`)
 )
 
@@ -179,42 +180,46 @@ func invertGuard(t string) (string, error) {
 }
 
 // wrongIdentity adds 1 to the exclusive scan's result in the first active lane,
-// i.e. the empty prefix yields 1 instead of the identity (0 for sums).
+// i.e. the empty prefix yields 1 instead of the identity (0 for sums, 1 for
+// products becomes 2). It applies to scans of 32-bit integer scalars.
 func wrongIdentity(t string) (string, error) {
-	t, one, err := ensureUintConst(t, 1)
-	if err != nil {
-		return "", err
+	m, typ := scalarIntScan(t)
+	if m == nil {
+		return "", fmt.Errorf("no exclusive scan of a 32-bit integer scalar")
 	}
-	t, zero, err := ensureUintConst(t, 0)
-	if err != nil {
-		return "", err
-	}
+	one, zero := "%mut_one", "%mut_zero"
+	decl := typ.line + fmt.Sprintf("\n%s = OpConstant %s 1\n%s = OpConstant %s 0", one, typ.name, zero, typ.name)
 	if boolTypeRE.FindStringSubmatch(t) == nil {
-		u := uintTypeRE.FindStringSubmatch(t)
-		i := strings.Index(t, u[0]) + len(u[0])
-		t = t[:i] + "\n%mut_bool = OpTypeBool" + t[i:]
+		decl += "\n%mut_bool = OpTypeBool"
 	}
+	t = strings.Replace(t, typ.line, decl, 1)
 	if !strings.Contains(t, "OpCapability GroupNonUniform\n") {
 		// Elect needs the basic subgroup capability.
 		i := strings.Index(t, "OpCapability")
 		t = t[:i] + "OpCapability GroupNonUniform\n" + t[i:]
 	}
 	b := boolTypeRE.FindStringSubmatch(t)
-	m := exclusiveRE.FindStringSubmatch(t)
-	if m == nil {
-		return "", fmt.Errorf("no integer exclusive scan")
+	return strings.Replace(t, m[0], fmt.Sprintf("%[1]s%%mut_scan = %[3]s %[4]s %[5]s ExclusiveScan %[6]s\n"+
+		"%[1]s%%mut_first = OpGroupNonUniformElect %[7]s %[5]s\n"+
+		"%[1]s%%mut_bump = OpSelect %[4]s %%mut_first %[8]s %[9]s\n"+
+		"%[1]s%[2]s = OpIAdd %[4]s %%mut_scan %%mut_bump", m[1], m[2], m[3], m[4], m[5], m[6], b[1], one, zero), 1), nil
+}
+
+type intType struct{ name, line string }
+
+// scalarIntScan finds an exclusive integer scan whose result type is a 32-bit
+// integer scalar, and that type's declaration line.
+func scalarIntScan(t string) ([]string, *intType) {
+	types := map[string]string{}
+	for _, m := range intTypeRE.FindAllStringSubmatch(t, -1) {
+		types[m[1]] = m[0]
 	}
-	u := uintTypeRE.FindStringSubmatch(t)[1]
-	if m[4] != u {
-		return "", fmt.Errorf("exclusive scan is not on uint")
+	for _, m := range exclusiveRE.FindAllStringSubmatch(t, -1) {
+		if line, ok := types[m[4]]; ok {
+			return m, &intType{name: m[4], line: line}
+		}
 	}
-	return replaceFirst(t, exclusiveRE, func(m []string) string {
-		indent, res, op, typ, scope, val := m[1], m[2], m[3], m[4], m[5], m[6]
-		return fmt.Sprintf("%[1]s%%mut_scan = %[3]s %[4]s %[5]s ExclusiveScan %[6]s\n"+
-			"%[1]s%%mut_first = OpGroupNonUniformElect %[7]s %[5]s\n"+
-			"%[1]s%%mut_bump = OpSelect %[4]s %%mut_first %[8]s %[9]s\n"+
-			"%[1]s%[2]s = OpIAdd %[4]s %%mut_scan %%mut_bump", indent, res, op, typ, scope, val, b[1], one, zero)
-	})
+	return nil, nil
 }
 
 // Disassemble returns spirv-dis text of a module.

@@ -1,0 +1,176 @@
+// Package expect reads expectation files: the known problems of one driver
+// version (cases that crash it, cases it gets wrong), so a nightly run reports
+// what changed instead of the same known bugs every night. Files are embedded from
+// data/ and more can be given on the command line.
+package expect
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+//go:embed data/*.txt
+var builtin embed.FS
+
+// Kind of a known problem.
+type Kind string
+
+const (
+	Crash Kind = "crash" // the driver kills the process
+	Fail  Kind = "fail"  // the driver computes a wrong result
+)
+
+// Entry is one known problem.
+type Entry struct {
+	Kind     Kind
+	Op       string // exact intrinsic name, or "*"
+	Type     string // glob on the HLSL type ("double*")
+	Sizes    []uint32
+	Compiler string // ours, glslang, or "*"
+	Reason   string // the comment block above the entry
+	Where    string // file:line
+}
+
+// Set is one file: the entries for drivers its pattern matches.
+type Set struct {
+	Name    string
+	Driver  *regexp.Regexp
+	Entries []Entry
+}
+
+// Builtin returns the embedded expectation files.
+func Builtin() ([]*Set, error) {
+	var sets []*Set
+	err := fs.WalkDir(builtin, "data", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := builtin.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s, err := Parse(path.Base(p), string(data))
+		if err != nil {
+			return err
+		}
+		sets = append(sets, s)
+		return nil
+	})
+	return sets, err
+}
+
+// Parse reads one expectation file.
+func Parse(name, text string) (*Set, error) {
+	s := &Set{Name: name}
+	var comment []string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	line := 0
+	for sc.Scan() {
+		line++
+		l := strings.TrimSpace(sc.Text())
+		switch {
+		case l == "":
+			comment = nil
+			continue
+		case strings.HasPrefix(l, "#"):
+			comment = append(comment, strings.TrimSpace(strings.TrimPrefix(l, "#")))
+			continue
+		case strings.HasPrefix(l, "driver:"):
+			re, err := regexp.Compile(strings.TrimSpace(strings.TrimPrefix(l, "driver:")))
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: driver pattern: %v", name, line, err)
+			}
+			s.Driver = re
+			comment = nil
+			continue
+		}
+		f := strings.Fields(l)
+		e := Entry{Kind: Kind(f[0]), Op: "*", Type: "*", Compiler: "*", Reason: strings.Join(comment, " "), Where: fmt.Sprintf("%s:%d", name, line)}
+		if e.Kind != Crash && e.Kind != Fail {
+			return nil, fmt.Errorf("%s:%d: unknown kind %q (use crash or fail)", name, line, f[0])
+		}
+		for _, kv := range f[1:] {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: %q is not key=value", name, line, kv)
+			}
+			switch k {
+			case "op":
+				e.Op = v
+			case "type":
+				e.Type = v
+			case "compiler":
+				e.Compiler = v
+			case "size":
+				for _, n := range strings.Split(v, ",") {
+					x, err := strconv.Atoi(n)
+					if err != nil {
+						return nil, fmt.Errorf("%s:%d: size %q: %v", name, line, n, err)
+					}
+					e.Sizes = append(e.Sizes, uint32(x))
+				}
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown field %q (op, type, size, compiler)", name, line, k)
+			}
+		}
+		if _, err := path.Match(e.Type, ""); err != nil {
+			return nil, fmt.Errorf("%s:%d: type glob %q: %v", name, line, e.Type, err)
+		}
+		s.Entries = append(s.Entries, e)
+		comment = nil
+	}
+	if s.Driver == nil {
+		return nil, fmt.Errorf("%s: no `driver:` line", name)
+	}
+	return s, sc.Err()
+}
+
+// For returns the entries of every set whose driver pattern matches the device
+// description ("name | driver name | driver info").
+func For(sets []*Set, device string) []Entry {
+	var out []Entry
+	for _, s := range sets {
+		if s.Driver.MatchString(device) {
+			out = append(out, s.Entries...)
+		}
+	}
+	return out
+}
+
+// Matches reports whether an entry covers a case.
+func (e Entry) Matches(op, typ, compiler string, size uint32) bool {
+	if e.Op != "*" && e.Op != op {
+		return false
+	}
+	if e.Compiler != "*" && e.Compiler != compiler {
+		return false
+	}
+	if ok, _ := path.Match(e.Type, typ); !ok {
+		return false
+	}
+	if len(e.Sizes) == 0 {
+		return true
+	}
+	for _, s := range e.Sizes {
+		if s == size {
+			return true
+		}
+	}
+	return false
+}
+
+// Find returns the first entry of kind k matching the case, or nil.
+func Find(entries []Entry, k Kind, op, typ, compiler string, size uint32) *Entry {
+	for i := range entries {
+		if entries[i].Kind == k && entries[i].Matches(op, typ, compiler, size) {
+			return &entries[i]
+		}
+	}
+	return nil
+}
