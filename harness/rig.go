@@ -591,6 +591,10 @@ func compileGlslangText(text, entry string, registers []string) *compiled {
 		if m[3] != "" {
 			fmt.Sscan(m[3], &s)
 		}
+		if n >= 16 {
+			return &compiled{err: fmt.Errorf("register %q: the glslang binding map gives each class 16 bindings", r)}
+		}
+		n += glslangClassBase[m[1]]
 		desc := "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"
 		if m[1] == "b" {
 			desc = "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER"
@@ -599,6 +603,14 @@ func compileGlslangText(text, entry string, registers []string) *compiled {
 	}
 	return c
 }
+
+// glslang maps register(xN) to binding N whatever the class, so t0 and u0 would
+// collide; these shifts give each class its own range (t: 0-15, u: 16-31,
+// b: 32-47, s: 48-63), and glslangBinding applies the same rule.
+var glslangShiftArgs = []string{"--hlsl-iomap", "--shift-texture-binding", "0", "--shift-uav-binding", "16",
+	"--shift-cbuffer-binding", "32", "--shift-sampler-binding", "48"}
+
+var glslangClassBase = map[string]int{"t": 0, "u": 16, "b": 32, "s": 48}
 
 var glslangVersion = sync.OnceValue(func() string {
 	out, _ := exec.Command("glslangValidator", "--version").Output()
@@ -609,7 +621,7 @@ var glslangVersion = sync.OnceValue(func() string {
 // the entry point and glslang's version: every wave size runs in its own child
 // process, and without the cache each would pay ~90 ms per kernel again.
 func glslangSPIRV(bin, text, entry string) (spv []byte, skip string, err error) {
-	sum := sha256.Sum256([]byte(glslangVersion() + "\x00" + entry + "\x00" + text))
+	sum := sha256.Sum256([]byte(glslangVersion() + "\x00" + strings.Join(glslangShiftArgs, " ") + "\x00" + entry + "\x00" + text))
 	cacheDir := ""
 	if d, err := os.UserCacheDir(); err == nil {
 		cacheDir = filepath.Join(d, "waverig", "glslang")
@@ -635,7 +647,8 @@ func glslangSPIRV(bin, text, entry string) (spv []byte, skip string, err error) 
 		return nil, "", err
 	}
 	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
-	cmd := exec.Command(bin, "-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", entry, "-o", out, src)
+	args := append([]string{"-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", entry}, glslangShiftArgs...)
+	cmd := exec.Command(bin, append(args, "-o", out, src)...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
