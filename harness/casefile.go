@@ -81,7 +81,7 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 		default:
 			return nil, &CaseError{fmt.Sprintf("%s: buffers[%d]: format %q (use uint32, int32 or float32)", path, i, b.Format)}
 		}
-		if !registerRE.MatchString(reflect.NormalizeRegister(b.Binding)) {
+		if !registerRE().MatchString(reflect.NormalizeRegister(b.Binding)) {
 			return nil, &CaseError{fmt.Sprintf("%s: buffers[%d]: binding %q is not an HLSL register like t0, u1 or b0,space1", path, i, b.Binding)}
 		}
 		if len(b.Data) == 0 && b.Count == 0 {

@@ -555,7 +555,9 @@ func fromResult(res *compiler.Result, err error, entry string) *compiled {
 	return c
 }
 
-var registerRE = regexp.MustCompile(`^([btus])(\d+)(?:,space(\d+))?$`)
+// registerRE is compiled on first use (not at start-up, which every compile
+// process pays).
+var registerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([btus])(\d+)(?:,space(\d+))?$`) })
 
 func compileGlslang(k kernels.Kernel) *compiled {
 	var regs []string
@@ -582,7 +584,7 @@ func compileGlslangText(text, entry string, registers []string) *compiled {
 	}
 	c := &compiled{entry: entry, spirv: bytesToWords(data), bindings: map[string]reflect.Binding{}}
 	for _, r := range registers {
-		m := registerRE.FindStringSubmatch(reflect.NormalizeRegister(r))
+		m := registerRE().FindStringSubmatch(reflect.NormalizeRegister(r))
 		if m == nil {
 			return &compiled{err: fmt.Errorf("cannot map register %q for glslang", r)}
 		}

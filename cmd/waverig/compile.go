@@ -4,20 +4,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"waverig/compiler"
+	"waverig/compiler/reflect"
 )
 
 const compileUsage = `usage: waverig compile [-target spirv[,wgsl,msl]] [-entry NAME] [-stage compute|pixel|vertex]
                        [-vulkan 1.1|1.2|1.3] [-D NAME[=VALUE]] [-I DIR] [-o DIR] [-json]
                        [-fvk-{b,t,u,s}-shift N M] [-auto-bindings] [-fspv-extension=NAME]
-                       [-wgsl-dialect standard|naga] FILE.hlsl
+                       [-wgsl-dialect standard|naga] FILE.hlsl [FILE.hlsl …]
 
 Compiles FILE.hlsl and prints one line per entry point with the Vulkan subgroup
 features it needs, e.g. "CSSum (Compute): Basic, Arithmetic = 0x5".
 -o DIR writes NAME.spv, NAME.wgsl, NAME.metal per entry point and target.
+Several files compile in one process (as a build system would batch them): each
+line is prefixed with the file, -o writes DIR/<file name>/NAME.*, -json prints one
+object per file, and a file with errors writes nothing while the others do.
 Exit status: 0 ok, 1 compile errors (nothing written), 2 bad flags.
 `
 
@@ -26,7 +31,7 @@ type compileArgs struct {
 	opts   compiler.Options
 	outDir string
 	json   bool
-	file   string
+	files  []string
 }
 
 // usageError is a bad command line (exit 2).
@@ -133,10 +138,7 @@ func parseCompileArgs(args []string) (*compileArgs, error) {
 		case strings.HasPrefix(a, "-") && a != "-":
 			return nil, usageError{fmt.Sprintf("unknown flag %s", a)}
 		default:
-			if c.file != "" {
-				return nil, usageError{fmt.Sprintf("more than one input file: %s and %s", c.file, a)}
-			}
-			c.file = a
+			c.files = append(c.files, a)
 		}
 		if err != nil {
 			if _, ok := err.(usageError); ok {
@@ -145,7 +147,7 @@ func parseCompileArgs(args []string) (*compileArgs, error) {
 			return nil, usageError{err.Error()}
 		}
 	}
-	if c.file == "" {
+	if len(c.files) == 0 {
 		return nil, usageError{"no input file"}
 	}
 	return c, nil
@@ -160,28 +162,60 @@ func runCompile(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, compileUsage)
 		return 2
 	}
-	res, err := compiler.CompileFile(c.file, c.opts)
-	fmt.Fprint(stderr, res.Render())
-	if err != nil {
-		return 1
-	}
-	if c.outDir != "" {
-		if _, err := res.WriteOutputs(c.outDir); err != nil {
-			fmt.Fprintf(stderr, "waverig compile: %v\n", err)
-			return 1
+	exit := 0
+	multi := len(c.files) > 1
+	var jsonOut []any
+	for _, file := range c.files {
+		res, err := compiler.CompileFile(file, c.opts)
+		fmt.Fprint(stderr, res.Render())
+		if err != nil {
+			exit = 1
+			continue
+		}
+		if c.outDir != "" {
+			dir := c.outDir
+			if multi {
+				dir = filepath.Join(dir, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
+			}
+			if _, err := res.WriteOutputs(dir); err != nil {
+				fmt.Fprintf(stderr, "waverig compile: %v\n", err)
+				exit = 1
+				continue
+			}
+		}
+		switch {
+		case c.json && multi:
+			jsonOut = append(jsonOut, struct {
+				File string `json:"file"`
+				compilerReflection
+			}{file, compilerReflection{res.Reflection}})
+		case c.json:
+			jsonOut = append(jsonOut, res.Reflection)
+		default:
+			for _, e := range res.Reflection.EntryPoints {
+				if multi {
+					fmt.Fprintf(stdout, "%s: ", file)
+				}
+				fmt.Fprintln(stdout, e.Line())
+			}
 		}
 	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res.Reflection); err != nil {
+		var v any = jsonOut
+		if !multi && len(jsonOut) == 1 {
+			v = jsonOut[0]
+		}
+		if err := enc.Encode(v); err != nil {
 			fmt.Fprintf(stderr, "waverig compile: %v\n", err)
 			return 1
 		}
-		return 0
 	}
-	for _, e := range res.Reflection.EntryPoints {
-		fmt.Fprintln(stdout, e.Line())
-	}
-	return 0
+	return exit
+}
+
+// compilerReflection embeds a reflection in the per-file JSON object.
+type compilerReflection struct {
+	reflect.Reflection
 }

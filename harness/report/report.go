@@ -14,6 +14,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"waverig/harness"
 )
@@ -253,7 +254,13 @@ func firstFailureIf(r harness.Record) string {
 	return firstFailure(r)
 }
 
-var page = template.Must(template.New("report").Parse(`<!doctype html>
+// page is parsed on first use: `waverig compile` links this package too, and
+// parsing the template at start-up would cost every compile process ~0.2 ms.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(pageText))
+})
+
+const pageText = `<!doctype html>
 <html><head><meta charset="utf-8"><title>waverig: {{.Title}}</title>
 <style>
 body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
@@ -269,7 +276,7 @@ td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
 {{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}{{end}}
 {{if .SkipReasons}}<h2>Skipped, by reason</h2><ul>{{range .SkipReasons}}<li>{{.Count}} × {{.Reason}}</li>{{end}}</ul>{{end}}
 </body></html>
-`))
+`
 
 // WriteHTML writes a self-contained page: a grid of operation × wave size and the
 // per-lane tables of every failure.
@@ -359,5 +366,5 @@ func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
 		data.SkipReasons = append(data.SkipReasons, skip{r, n})
 	}
 	sort.Slice(data.SkipReasons, func(i, j int) bool { return data.SkipReasons[i].Reason < data.SkipReasons[j].Reason })
-	return page.Execute(w, data)
+	return page().Execute(w, data)
 }
