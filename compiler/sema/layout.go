@@ -40,8 +40,9 @@ import (
 //     rule and std140 agree); D3D's own packing (-fvk-use-dx-layout) would put a
 //     scalar that follows the array into the last element's unused bytes, here it
 //     starts after the whole array.
-//   - cbuffer matrices: std140 rounds the matrix stride up to 16 (float2x2 has
-//     MatrixStride 16 in DXC), WGSL keeps the column vector's own stride (8).
+//   - cbuffer matrices: the matrix stride is rounded up to 16 as std140 and DXC do
+//     (float2x2 has MatrixStride 16), because Vulkan uniform blocks require it; WGSL's
+//     own mat2x2 would use 8, so the WGSL and MSL back ends pad the columns.
 //   - structs nested in a cbuffer are 16-byte aligned and sized in both.
 type layoutRule uint8
 
@@ -100,6 +101,14 @@ func (c *checker) layout(t ir.Type, rule layoutRule, pos diag.Pos) (ir.Type, int
 		}
 		vsize, valign := vecLayout(x.Elem, n)
 		x.Stride = roundUp(vsize, valign)
+		if rule == layoutUniform {
+			// Vulkan's uniform-block rules (std140, relaxed) require a matrix stride
+			// that is a multiple of 16, without VK_KHR_uniform_buffer_standard_layout;
+			// spirv-val rejects 8. DXC does the same. WGSL and MSL express it with
+			// padded columns.
+			x.Stride = roundUp(x.Stride, 16)
+			valign = roundUp(valign, 16)
+		}
 		return x, count * x.Stride, valign
 	case *ir.Array:
 		elem, esize, ealign := c.layout(x.Elem, rule, pos)
