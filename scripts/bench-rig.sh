@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
 go build -o bin/waverig ./cmd/waverig
 if [ "${COLD:-}" = 1 ]; then
-  export XDG_CACHE_HOME=$(mktemp -d)
   # Go's own caches stay where they were: only the rig's and the driver's are cold.
   export GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE)
+  export XDG_CACHE_HOME=$(mktemp -d)
 fi
 out=$(mktemp -d)
 start=$(date +%s%N)

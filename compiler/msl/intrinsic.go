@@ -2,7 +2,6 @@ package msl
 
 import (
 	"fmt"
-	"regexp"
 
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
@@ -11,7 +10,24 @@ import (
 
 // callName matches an MSL column that is a plain function name (so the generic
 // "name(args)" lowering applies); anything else is a description of a lowering.
-var callName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+// It matches what ^[a-z_][a-z0-9_]*$ would, by hand: a regexp compiled at package
+// initialisation cost start-up time in every process.
+var callName callNameMatcher
+
+type callNameMatcher struct{}
+
+func (callNameMatcher) MatchString(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // validateIntrinsic rejects intrinsics Metal cannot express, before printing.
 func (e *emitter) validateIntrinsic(x *ir.Intrinsic) {
@@ -35,7 +51,7 @@ func (e *emitter) validateIntrinsic(x *ir.Intrinsic) {
 	}
 	switch info.Class {
 	case intrinsics.ClassWave, intrinsics.ClassQuad:
-		if info.MSL == "" && !mslWaveLowered[x.Op] {
+		if info.MSL == "" && !mslWaveLowered(x.Op) {
 			e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal equivalent (%s)", info.Name, info.MSLLowering)
 			return
 		}
@@ -59,9 +75,14 @@ func (e *emitter) validateIntrinsic(x *ir.Intrinsic) {
 
 // mslWaveLowered lists the wave rows with an empty MSL column that the switch in
 // wave() lowers; the others (SM 6.5 partitioned operations) are E0704.
-var mslWaveLowered = map[intrinsics.Op]bool{
-	intrinsics.WaveGetLaneCount: true, intrinsics.WaveGetLaneIndex: true, intrinsics.WaveActiveAllEqual: true,
-	intrinsics.WaveActiveBallot: true, intrinsics.WaveActiveCountBits: true, intrinsics.WavePrefixCountBits: true,
+// A switch, not a map built at package initialisation.
+func mslWaveLowered(op intrinsics.Op) bool {
+	switch op {
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveActiveAllEqual,
+		intrinsics.WaveActiveBallot, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		return true
+	}
+	return false
 }
 
 func (e *emitter) intrinsic(x *ir.Intrinsic) string {

@@ -304,24 +304,31 @@ func fieldName(name string, i int) string {
 	return ident(name)
 }
 
-// reserved holds C++14 keywords and Metal names a user identifier must not take.
-var reserved = map[string]bool{}
+// isReserved reports C++14 keywords and Metal names a user identifier must not
+// take. A switch rather than a map filled by init: the compiler turns it into a
+// binary search over constant strings, so process start-up builds nothing.
+func isReserved(s string) bool {
+	switch s {
+	case "INFINITY", "NAN", "abs", "access", "alignas", "alignof", "all", "and", "and_eq", "any", "as_type",
+		"asm", "atomic_int", "atomic_uint", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "ceil",
+		"char", "char16_t", "char32_t", "clamp", "class", "clz", "compl", "const", "const_cast", "constant",
+		"constexpr", "continue", "cos", "cross", "ctz", "decltype", "default", "delete", "device", "dfdx", "dfdy",
+		"discard_fragment", "do", "dot", "double", "dynamic_cast", "else", "enum", "exp", "exp2", "explicit",
+		"export", "extern", "false", "float", "floor", "fma", "for", "fract", "fragment", "friend", "goto", "half",
+		"if", "inline", "int", "kernel", "length", "level", "log", "log2", "long", "main", "matrix", "max",
+		"mem_flags", "memory_order_relaxed", "metal", "min", "mix", "mutable", "namespace", "new", "noexcept",
+		"normalize", "not", "not_eq", "nullptr", "object_data", "operator", "or", "or_eq", "packed_float3",
+		"popcount", "pow", "private", "protected", "public", "ray_data", "register", "reinterpret_cast", "return",
+		"reverse_bits", "rint", "round", "rsqrt", "sampler", "saturate", "select", "short", "sign", "signed",
+		"sin", "sizeof", "sqrt", "static", "static_assert", "static_cast", "struct", "switch", "tan", "template",
+		"texture2d", "this", "thread", "thread_local", "threadgroup", "threadgroup_barrier",
+		"threadgroup_imageblock", "throw", "transpose", "true", "trunc", "try", "typedef", "typeid", "typename",
+		"uchar", "uint", "ulong", "union", "unsigned", "ushort", "using", "vec", "vertex", "virtual", "void",
+		"volatile", "wchar_t", "while", "xor", "xor_eq":
 
-func init() {
-	for _, w := range strings.Fields(`alignas alignof and and_eq asm auto bitand bitor bool break case catch char
-	char16_t char32_t class compl const constexpr const_cast continue decltype default delete do double
-	dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable
-	namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
-	reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this
-	thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t
-	while xor xor_eq main kernel vertex fragment device constant thread threadgroup threadgroup_imageblock
-	ray_data object_data half uint ushort ulong uchar metal sampler texture2d access discard_fragment
-	as_type select dot cross abs min max clamp saturate sign floor ceil rint round trunc fract sqrt rsqrt exp
-	exp2 log log2 pow sin cos tan mix fma length normalize any all popcount clz ctz reverse_bits transpose
-	dfdx dfdy level mem_flags threadgroup_barrier vec matrix packed_float3 atomic_uint atomic_int
-	memory_order_relaxed NAN INFINITY`) {
-		reserved[w] = true
+		return true
 	}
+	return false
 }
 
 // ident turns a name into a valid, non-reserved MSL identifier.
@@ -340,7 +347,7 @@ func ident(name string) string {
 		s = "_"
 	}
 	// Names starting with "_wr" are ours (helpers, temporaries); keep user names out.
-	if reserved[s] || strings.HasPrefix(s, "_wr") || strings.HasPrefix(s, "wr_") || strings.HasPrefix(s, "__") {
+	if isReserved(s) || strings.HasPrefix(s, "_wr") || strings.HasPrefix(s, "wr_") || strings.HasPrefix(s, "__") {
 		s += "_"
 	}
 	return s

@@ -30,3 +30,16 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckWaves measures semantic analysis of the seed fixture.
+func BenchmarkCheckWaves(b *testing.B) {
+	src, err := os.ReadFile("../../fixtures/Waves.hlsl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, _ := syntax.Parse("Waves.hlsl", src, syntax.Options{}, &diag.Log{})
+	b.ReportAllocs()
+	for b.Loop() {
+		Check(f, Options{AutoBindings: true}, &diag.Log{})
+	}
+}

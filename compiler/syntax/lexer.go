@@ -64,14 +64,38 @@ var puncts = []string{
 	";", ",", ".", "(", ")", "[", "]", "{", "}", "#",
 }
 
-// punctsByFirst groups puncts by their first byte, longest first.
-var punctsByFirst = func() map[byte][]string {
-	m := map[byte][]string{}
-	for _, p := range puncts {
-		m[p[0]] = append(m[p[0]], p)
-	}
-	return m
-}()
+// punctsByFirst groups puncts by their first byte, longest first. It is an
+// array literal rather than a map built from puncts at start-up: the linker lays
+// it out statically (no package initialisation work) and the lexer's lookup per
+// punctuator is an index instead of a map access. TestPunctsByFirst checks that
+// it matches puncts.
+var punctsByFirst = [256][]string{
+	'<': {"<<=", "<<", "<=", "<"},
+	'>': {">>=", ">>", ">=", ">"},
+	'.': {"...", "."},
+	':': {"::", ":"},
+	'-': {"->", "--", "-=", "-"},
+	'+': {"++", "+=", "+"},
+	'=': {"==", "="},
+	'!': {"!=", "!"},
+	'&': {"&&", "&=", "&"},
+	'|': {"||", "|=", "|"},
+	'*': {"*=", "*"},
+	'/': {"/=", "/"},
+	'%': {"%=", "%"},
+	'^': {"^=", "^"},
+	'#': {"##", "#"},
+	'~': {"~"},
+	'?': {"?"},
+	';': {";"},
+	',': {","},
+	'(': {"("},
+	')': {")"},
+	'[': {"["},
+	']': {"]"},
+	'{': {"{"},
+	'}': {"}"},
+}
 
 // lexer splits one source into preprocessing tokens. Line continuations (`\`
 // followed by a newline) are treated as whitespace between tokens and inside

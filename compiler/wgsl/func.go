@@ -9,19 +9,6 @@ import (
 	"waverig/compiler/ir"
 )
 
-func init() {
-	// The WGSL names of every intrinsic are reserved too: a user function
-	// called subgroupAdd would shadow the builtin.
-	for _, in := range intrinsics.Table {
-		if in.WGSL != "" && sanitize(in.WGSL) == in.WGSL {
-			reserved[in.WGSL] = true
-		}
-	}
-	for _, w := range []string{"subgroupBallot", "subgroupBroadcastFirst", "subgroupExclusiveAdd", "subgroupShuffle", "subgroupAll", "quadBroadcast"} {
-		reserved[w] = true
-	}
-}
-
 // funcEmitter prints one function body.
 type funcEmitter struct {
 	e      *emitter

@@ -3,8 +3,10 @@ package wgsl
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
 
@@ -412,40 +414,81 @@ func sanitize(name string) string {
 	switch {
 	case s == "" || s == "_":
 		s = "v"
-	case strings.HasPrefix(s, "__"), strings.HasPrefix(s, "wr_"), reserved[s]:
+	case strings.HasPrefix(s, "__"), strings.HasPrefix(s, "wr_"), isReserved(s):
 		s = "u_" + s
 	}
 	return s
 }
 
-// reserved holds WGSL keywords, reserved words, predeclared type names and the
-// builtin functions this back end calls (a user function of that name would
-// shadow them).
-var reserved = func() map[string]bool {
+// isReserved reports WGSL keywords, reserved words, predeclared type names and
+// the builtin functions this back end calls (a user function of that name would
+// shadow them). The fixed words are a switch rather than a map built at package
+// initialisation (the compiler makes it a binary search over constant strings,
+// so start-up builds nothing); the intrinsic names come from intrinsicNames.
+func isReserved(s string) bool {
+	switch s {
+	case "NULL", "Self", "abs", "abstract", "active", "alias", "alignas", "alignof", "all", "any", "array",
+		"arrayLength", "as", "asm", "asm_fragment", "async", "atomic", "atomicAdd", "atomicAnd",
+		"atomicCompareExchangeWeak", "atomicExchange", "atomicLoad", "atomicMax", "atomicMin", "atomicOr",
+		"atomicStore", "atomicSub", "atomicXor", "attribute", "auto", "await", "become", "bitcast", "bool",
+		"break", "case", "cast", "catch", "ceil", "clamp", "class", "co_await", "co_return", "co_yield",
+		"coherent", "column_major", "common", "compile", "compile_fragment", "concept", "const", "const_assert",
+		"const_cast", "consteval", "constexpr", "constinit", "continue", "continuing", "cos", "countOneBits",
+		"crate", "cross", "debugger", "decltype", "default", "delete", "demote", "demote_to_helper", "diagnostic",
+		"discard", "do", "dot", "dpdx", "dpdy", "dynamic_cast", "else", "enable", "enum", "exp", "exp2",
+		"explicit", "export", "extends", "extern", "external", "f16", "f32", "fallthrough", "false", "filter",
+		"final", "finally", "firstLeadingBit", "firstTrailingBit", "floor", "fma", "fn", "for", "fract", "friend",
+		"from", "fxgroup", "get", "goto", "groupshared", "highp", "i32", "if", "impl", "implements", "import",
+		"inline", "instanceof", "interface", "inverseSqrt", "layout", "length", "let", "log", "log2", "loop",
+		"lowp", "macro", "macro_rules", "mat2x2", "mat2x3", "mat2x4", "mat3x2", "mat3x3", "mat3x4", "mat4x2",
+		"mat4x3", "mat4x4", "match", "max", "mediump", "meta", "min", "mix", "mod", "module", "move", "mut",
+		"mutable", "namespace", "new", "nil", "noexcept", "noinline", "nointerpolation", "non_coherent",
+		"noncoherent", "noperspective", "normalize", "null", "nullptr", "of", "operator", "override",
+		"pack2x16float", "package", "packoffset", "partition", "pass", "patch", "pixelfragment", "pow", "precise",
+		"precision", "premerge", "priv", "protected", "ptr", "pub", "public", "readonly", "ref", "regardless",
+		"register", "reinterpret_cast", "require", "requires", "resource", "restrict", "return", "reverseBits",
+		"round", "sampler", "sampler_comparison", "saturate", "select", "self", "set", "shared", "sign", "sin",
+		"sizeof", "smooth", "snorm", "sqrt", "static", "static_assert", "static_cast", "std", "storageBarrier",
+		"struct", "subroutine", "super", "switch", "tan", "target", "template", "textureBarrier",
+		"textureDimensions", "textureLoad", "textureNumLevels", "textureSample", "textureSampleLevel",
+		"textureStore", "texture_1d", "texture_2d", "texture_3d", "texture_cube", "texture_storage_2d", "this",
+		"thread_local", "throw", "trait", "transpose", "true", "trunc", "try", "type", "typedef", "typeid",
+		"typename", "typeof", "u32", "union", "unless", "unorm", "unpack2x16float", "unsafe", "unsized", "use",
+		"using", "var", "varying", "vec2", "vec2f", "vec2h", "vec2i", "vec2u", "vec3", "vec3f", "vec3h", "vec3i",
+		"vec3u", "vec4", "vec4f", "vec4h", "vec4i", "vec4u", "virtual", "volatile", "wgsl", "where", "while",
+		"with", "workgroupBarrier", "writeonly", "yield":
+
+		return true
+	// Builtins the lowerings in intrinsic.go call that the table does not name.
+	case "subgroupBallot", "subgroupBroadcastFirst", "subgroupExclusiveAdd", "subgroupShuffle", "subgroupAll", "quadBroadcast":
+		return true
+	}
+	return intrinsicNames()[s]
+}
+
+// intrinsicNames holds the WGSL names of every intrinsic that is a plain
+// identifier: a user function called subgroupAdd would shadow the builtin. It
+// is built on first use, not at package initialisation.
+var intrinsicNames = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`alias break case const const_assert continue continuing default diagnostic discard
-else enable false fn for if let loop override requires return struct switch true var while
-NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await become cast catch class
-co_await co_return co_yield coherent column_major common compile compile_fragment concept const_cast consteval
-constexpr constinit crate debugger decltype delete demote demote_to_helper do dynamic_cast enum explicit export
-extends extern external fallthrough filter final finally friend from fxgroup get goto groupshared highp impl
-implements import inline instanceof interface layout lowp macro macro_rules match mediump meta mod module move mut
-mutable namespace new nil noexcept noinline nointerpolation non_coherent noncoherent noperspective null nullptr of
-operator package packoffset partition pass patch pixelfragment precise precision premerge priv protected pub public
-readonly ref regardless register reinterpret_cast require resource restrict self set shared sizeof smooth snorm
-static static_assert static_cast std subroutine super target template this thread_local throw trait try type typedef
-typeid typename typeof union unless unorm unsafe unsized use using varying virtual volatile wgsl where with writeonly
-yield
-bool i32 u32 f32 f16 vec2 vec3 vec4 mat2x2 mat2x3 mat2x4 mat3x2 mat3x3 mat3x4 mat4x2 mat4x3 mat4x4 array atomic ptr
-sampler sampler_comparison texture_2d texture_storage_2d texture_1d texture_3d texture_cube
-vec2f vec3f vec4f vec2i vec3i vec4i vec2u vec3u vec4u vec2h vec3h vec4h
-select bitcast transpose dot any all abs min max clamp saturate sign floor ceil round trunc fract sqrt inverseSqrt exp
-exp2 log log2 pow sin cos tan mix fma cross length normalize countOneBits firstLeadingBit firstTrailingBit
-reverseBits unpack2x16float pack2x16float dpdx dpdy arrayLength workgroupBarrier storageBarrier textureBarrier
-textureSample textureSampleLevel textureLoad textureStore textureDimensions textureNumLevels
-atomicLoad atomicStore atomicAdd atomicSub atomicAnd atomicOr atomicXor atomicMin atomicMax atomicExchange
-atomicCompareExchangeWeak`) {
-		m[w] = true
+	for _, in := range intrinsics.Table {
+		if plainName(in.WGSL) {
+			m[in.WGSL] = true
+		}
 	}
 	return m
-}()
+})
+
+// plainName reports whether sanitize would keep name apart from the reserved
+// word check: identifier characters only, not "" or "_", no "__" or "wr_" prefix.
+func plainName(name string) bool {
+	if name == "" || name == "_" || strings.HasPrefix(name, "__") || strings.HasPrefix(name, "wr_") {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || (i > 0 && r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
