@@ -273,7 +273,8 @@ td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
 <table><tr><th>operation</th>{{range .Sizes}}<th>wave {{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td class="l">{{.Op}}</td>{{range .Cells}}<td class="{{.Class}}">{{.Failed}} / {{.Cases}}</td>{{end}}</tr>
 {{end}}</table>
-{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}{{end}}
+{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}
+{{if .MoreFailures}}<p>… and {{.MoreFailures}} more failing cases: every one, with its per-lane records, is in results.jsonl.</p>{{end}}{{end}}
 {{if .SkipReasons}}<h2>Skipped, by reason</h2><ul>{{range .SkipReasons}}<li>{{.Count}} × {{.Reason}}</li>{{end}}</ul>{{end}}
 </body></html>
 `
@@ -307,8 +308,13 @@ func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
 		Sizes                                  []uint32
 		Rows                                   []row
 		Failures                               []failure
+		MoreFailures                           int
 		SkipReasons                            []skip
 	}
+	// The page stays readable (and small) on a bad night: driver failures first,
+	// at most maxHTMLFailures lane tables; results.jsonl keeps everything.
+	const maxHTMLFailures = 100
+	var blamed []failure
 	data.Title = title
 	for _, r := range recs {
 		data.Total++
@@ -330,12 +336,17 @@ func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
 			skips[r.Reason]++
 		case r.Blame != "":
 			data.Blamed++
-			data.Failures = append(data.Failures, failure{r.Case, r.Compiler, r.WaveSize, "blamed on " + r.Blame + "\n" + FailureText(r)})
+			blamed = append(blamed, failure{r.Case, r.Compiler, r.WaveSize, "blamed on " + r.Blame + "\n" + FailureText(r)})
 		default:
 			data.Failed++
 			c.Failed++
 			data.Failures = append(data.Failures, failure{r.Case, r.Compiler, r.WaveSize, FailureText(r)})
 		}
+	}
+	data.Failures = append(data.Failures, blamed...)
+	if len(data.Failures) > maxHTMLFailures {
+		data.MoreFailures = len(data.Failures) - maxHTMLFailures
+		data.Failures = data.Failures[:maxHTMLFailures]
 	}
 	for s := range sizesSet {
 		data.Sizes = append(data.Sizes, s)
