@@ -10,8 +10,12 @@ import (
 // Helper functions are printed once, before the user's code, and only when used.
 // Each exists because the HLSL semantics need more than one Metal call or an
 // operand used twice; the comments say which HLSL rule they keep.
-var helperText = map[string]string{
-	"wr_ballot": `// WaveActiveBallot: bit i of word k is lane 32k+i. Metal's simd_vote is 64 bits
+// helperText is a switch rather than a map literal, which Go builds at package
+// initialisation.
+func helperText(name string) string {
+	switch name {
+	case "wr_ballot":
+		return `// WaveActiveBallot: bit i of word k is lane 32k+i. Metal's simd_vote is 64 bits
 // wide (128-lane groups do not exist on Apple GPUs), so z and w are 0; bits of
 // lanes at or above the simd-group size are cleared.
 inline uint4 wr_ballot(bool pred, uint lanes)
@@ -21,22 +25,25 @@ inline uint4 wr_ballot(bool pred, uint lanes)
     bits &= mask;
     return uint4(uint(bits), uint(bits >> 32ul), 0u, 0u);
 }
-`,
-	"wr_ballot_count": `// WaveActiveCountBits: the population count of the ballot's words.
+`
+	case "wr_ballot_count":
+		return `// WaveActiveCountBits: the population count of the ballot's words.
 inline uint wr_ballot_count(bool pred, uint lanes)
 {
     uint4 b = wr_ballot(pred, lanes);
     return popcount(b.x) + popcount(b.y) + popcount(b.z) + popcount(b.w);
 }
-`,
-	"wr_isign": `// sign() of integers (Metal's sign is float-only): -1, 0 or 1.
+`
+	case "wr_isign":
+		return `// sign() of integers (Metal's sign is float-only): -1, 0 or 1.
 template<typename T>
 inline T wr_isign(T x)
 {
     return select(T(0), T(1), x > T(0)) - select(T(0), T(1), x < T(0));
 }
-`,
-	"wr_firstbithigh": `// firstbithigh: index of the highest set bit, 0xffffffff for 0 (HLSL's -1).
+`
+	case "wr_firstbithigh":
+		return `// firstbithigh: index of the highest set bit, 0xffffffff for 0 (HLSL's -1).
 template<typename T>
 inline T wr_firstbithigh(T x)
 {
@@ -48,45 +55,57 @@ inline U wr_firstbithigh_s(S x)
 {
     return wr_firstbithigh(as_type<U>(select(x, ~x, x < S(0))));
 }
-`,
-	"wr_firstbitlow": `// firstbitlow: index of the lowest set bit, 0xffffffff for 0 (Metal's ctz gives 32).
+`
+	case "wr_firstbitlow":
+		return `// firstbitlow: index of the lowest set bit, 0xffffffff for 0 (Metal's ctz gives 32).
 template<typename T>
 inline T wr_firstbitlow(T x)
 {
     return select(ctz(x), T(~0u), x == T(0));
 }
-`,
-	"wr_f16tof32": `// f16tof32: the half in the low 16 bits, widened.
+`
+	case "wr_f16tof32":
+		return `// f16tof32: the half in the low 16 bits, widened.
 inline float wr_f16tof32(uint x) { return float(as_type<half2>(x).x); }
 inline float2 wr_f16tof32(uint2 x) { return float2(wr_f16tof32(x.x), wr_f16tof32(x.y)); }
 inline float3 wr_f16tof32(uint3 x) { return float3(wr_f16tof32(x.x), wr_f16tof32(x.y), wr_f16tof32(x.z)); }
 inline float4 wr_f16tof32(uint4 x) { return float4(wr_f16tof32(x.x), wr_f16tof32(x.y), wr_f16tof32(x.z), wr_f16tof32(x.w)); }
-`,
-	"wr_f32tof16": `// f32tof16: the half's bits in the low 16 bits, the high 16 bits zero.
+`
+	case "wr_f32tof16":
+		return `// f32tof16: the half's bits in the low 16 bits, the high 16 bits zero.
 inline uint wr_f32tof16(float x) { return as_type<uint>(half2(half(x), half(0.0f))); }
 inline uint2 wr_f32tof16(float2 x) { return uint2(wr_f32tof16(x.x), wr_f32tof16(x.y)); }
 inline uint3 wr_f32tof16(float3 x) { return uint3(wr_f32tof16(x.x), wr_f32tof16(x.y), wr_f32tof16(x.z)); }
 inline uint4 wr_f32tof16(float4 x) { return uint4(wr_f32tof16(x.x), wr_f32tof16(x.y), wr_f32tof16(x.z), wr_f32tof16(x.w)); }
-`,
-	"wr_idot": `// dot() of integer vectors (Metal's dot is float-only): the sum of products.
+`
+	case "wr_idot":
+		return `// dot() of integer vectors (Metal's dot is float-only): the sum of products.
 inline int wr_idot(int2 a, int2 b) { return a.x * b.x + a.y * b.y; }
 inline int wr_idot(int3 a, int3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 inline int wr_idot(int4 a, int4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 inline uint wr_idot(uint2 a, uint2 b) { return a.x * b.x + a.y * b.y; }
 inline uint wr_idot(uint3 a, uint3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 inline uint wr_idot(uint4 a, uint4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-`,
+`
+	}
+	return ""
 }
 
 // helperOrder fixes the print order (dependencies first).
 var helperOrder = []string{"wr_ballot", "wr_ballot_count", "wr_isign", "wr_firstbithigh", "wr_firstbitlow",
 	"wr_f16tof32", "wr_f32tof16", "wr_idot"}
 
-var helperDeps = map[string][]string{"wr_ballot_count": {"wr_ballot"}}
+// helperDeps lists the helpers a helper calls.
+func helperDeps(name string) []string {
+	if name == "wr_ballot_count" {
+		return []string{"wr_ballot"}
+	}
+	return nil
+}
 
 func (e *emitter) useHelper(name string) {
 	e.helpers[name] = true
-	for _, d := range helperDeps[name] {
+	for _, d := range helperDeps(name) {
 		e.useHelper(d)
 	}
 }
@@ -191,7 +210,7 @@ func (e *emitter) prelude() string {
 	}
 	for _, n := range helperOrder {
 		if e.helpers[n] {
-			b.WriteString(helperText[n])
+			b.WriteString(helperText(n))
 			b.WriteString("\n")
 		}
 	}

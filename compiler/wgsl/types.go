@@ -469,15 +469,25 @@ func isReserved(s string) bool {
 // intrinsicNames holds the WGSL names of every intrinsic that is a plain
 // identifier: a user function called subgroupAdd would shadow the builtin. It
 // is built on first use, not at package initialisation.
-var intrinsicNames = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, in := range intrinsics.Table {
-		if plainName(in.WGSL) {
-			m[in.WGSL] = true
+// A sync.Once and a plain variable rather than sync.OnceValue, whose closure
+// would itself be allocated at package initialisation.
+var (
+	intrinsicNamesOnce sync.Once
+	intrinsicNameSet   map[string]bool
+)
+
+func intrinsicNames() map[string]bool {
+	intrinsicNamesOnce.Do(func() {
+		m := map[string]bool{}
+		for _, in := range intrinsics.Table {
+			if plainName(in.WGSL) {
+				m[in.WGSL] = true
+			}
 		}
-	}
-	return m
-})
+		intrinsicNameSet = m
+	})
+	return intrinsicNameSet
+}
 
 // plainName reports whether sanitize would keep name apart from the reserved
 // word check: identifier characters only, not "" or "_", no "__" or "wr_" prefix.
