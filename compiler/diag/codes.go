@@ -3,6 +3,7 @@ package diag
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Code is a stable diagnostic code. Codes never change meaning once released;
@@ -29,30 +30,41 @@ type CodeInfo struct {
 	Fix     string // how to fix it, when not obvious
 }
 
-var registry = map[Code]CodeInfo{}
+// codeLists are the per-range code lists of codes_*.go. They are plain slice
+// literals (laid out statically by the linker) and the lookup map is built on
+// first use, so a process that reports no diagnostic pays nothing at start-up.
+var codeLists = [][]CodeInfo{codesDriver, codesMsl, codesPreprocess, codesSema, codesSpirv, codesSyntax, codesWgsl}
 
-// register adds codes; called from package-level vars in codes_*.go so a duplicate
-// code is caught at start-up rather than shipped.
-func register(infos ...CodeInfo) bool {
-	for _, in := range infos {
-		if _, dup := registry[in.Code]; dup {
-			panic(fmt.Sprintf("diag: code %s registered twice", in.Code))
-		}
-		registry[in.Code] = in
+// registry indexes codeLists by code; building it panics on a duplicate code
+// (TestRegistry builds it, so a duplicate still fails the tests before it ships).
+var registry = sync.OnceValue(func() map[Code]CodeInfo {
+	n := 0
+	for _, l := range codeLists {
+		n += len(l)
 	}
-	return true
-}
+	m := make(map[Code]CodeInfo, n)
+	for _, l := range codeLists {
+		for _, in := range l {
+			if _, dup := m[in.Code]; dup {
+				panic(fmt.Sprintf("diag: code %s registered twice", in.Code))
+			}
+			m[in.Code] = in
+		}
+	}
+	return m
+})
 
 // Lookup returns the documentation of a code.
 func Lookup(c Code) (CodeInfo, bool) {
-	in, ok := registry[c]
+	in, ok := registry()[c]
 	return in, ok
 }
 
 // All returns every registered code, sorted.
 func All() []CodeInfo {
-	out := make([]CodeInfo, 0, len(registry))
-	for _, in := range registry {
+	reg := registry()
+	out := make([]CodeInfo, 0, len(reg))
+	for _, in := range reg {
 		out = append(out, in)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })

@@ -10,11 +10,11 @@ const (
 	ErrInternal      Code = "E0899"
 )
 
-var _ = register(
+var codesDriver = []CodeInfo{
 	CodeInfo{ErrReadFile, "the source file or an included file cannot be read", `#include "missing.hlsl"`, "check the path and the -I directories"},
 	CodeInfo{ErrNoEntryPoint, "no entry point found", "float f(float x) { return x; }", `add [shader("compute")] and [numthreads(…)], or pass -entry and -stage`},
 	CodeInfo{ErrBadOption, "an option value is invalid", "waverig compile -vulkan 1.7 a.hlsl", ""},
 	CodeInfo{ErrUnknownEntry, "the entry point named by -entry does not exist", "waverig compile -entry Missing a.hlsl", ""},
 	CodeInfo{ErrTargetMissing, "a requested target is not available", "waverig compile -target dxil a.hlsl", "use spirv, wgsl or msl"},
 	CodeInfo{ErrInternal, "internal compiler error (a bug in waverig; please report it with the source)", "", ""},
-)
+}

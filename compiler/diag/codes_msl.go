@@ -12,7 +12,7 @@ const (
 	ErrMSLMalformedInput Code = "E0708"
 )
 
-var _ = register(
+var codesMsl = []CodeInfo{
 	CodeInfo{ErrMSLType, "the type has no Metal equivalent (Metal has no 64-bit floating point)",
 		"RWStructuredBuffer<double> o;\n[numthreads(1,1,1)] void main() { o[0] = 1.0; }",
 		"use float, or compile for the spirv target"},
@@ -36,4 +36,4 @@ var _ = register(
 		"use 32-bit atomics"},
 	CodeInfo{ErrMSLMalformedInput, "the MSL back end was given an invalid module or entry point (a compiler bug)",
 		"", "report it with the source"},
-)
+}

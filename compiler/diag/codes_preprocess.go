@@ -28,7 +28,7 @@ const (
 	WarnPPUndefBuiltin   Code = "W0005"
 )
 
-var _ = register(
+var codesPreprocess = []CodeInfo{
 	CodeInfo{ErrPPUnterminatedComment, "a /* comment is never closed", "/* starts here and never ends", "add */"},
 	CodeInfo{ErrPPUserError, "#error directive reached", "#error this configuration is not supported", "fix the -D options or the #if that leads here"},
 	CodeInfo{ErrPPIncludeNotFound, "an #include file cannot be found or read", `#include "missing.hlsl"`, "check the name; files are searched next to the including file, then in each -I directory"},
@@ -52,4 +52,4 @@ var _ = register(
 	CodeInfo{WarnPPMacroRedefined, "a macro is redefined with a different body", "#define N 1\n#define N 2", "#undef it first if the change is intended"},
 	CodeInfo{WarnPPExtraTokens, "extra tokens at the end of a directive are ignored", "#endif FOO", "write the text as a comment: #endif // FOO"},
 	CodeInfo{WarnPPUndefBuiltin, "__LINE__ and __FILE__ are built in and cannot be defined or undefined", "#undef __LINE__", ""},
-)
+}

@@ -61,7 +61,7 @@ const (
 	WarnDoubleToFloat    Code = "W0303"
 )
 
-var _ = register(
+var codesSema = []CodeInfo{
 	CodeInfo{ErrUnknownType, "unknown type name", "Foo x;", "declare the struct or typedef before use"},
 	CodeInfo{ErrRedeclared, "a name is declared twice in the same scope", "int a; float a;", "rename one of them"},
 	CodeInfo{ErrArraySize, "an array size is not a positive integer constant", "int a[-1];", "use a positive literal or static const"},
@@ -118,4 +118,4 @@ var _ = register(
 	CodeInfo{WarnTruncation, "implicit truncation of a vector", "float2 v = float4(1, 2, 3, 4);", "take the components you want with a swizzle (.xy)"},
 	CodeInfo{WarnFloatToInt, "implicit conversion from floating point to integer loses the fraction", "int i = 1.5;", "cast explicitly: (int)x"},
 	CodeInfo{WarnDoubleToFloat, "implicit conversion from double to float loses precision", "float f = 1.0l;", "cast explicitly: (float)x"},
-)
+}

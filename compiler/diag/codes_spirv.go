@@ -14,7 +14,7 @@ const (
 	ErrSpvInternal      Code = "E0599"
 )
 
-var _ = register(
+var codesSpirv = []CodeInfo{
 	CodeInfo{ErrSpvNoLowering, "the intrinsic has no SPIR-V lowering for this operand type",
 		"float4 r = WaveMultiPrefixBitAnd(f4, WaveMatch(key)); // bitwise scan of floats",
 		"use an argument type the intrinsic's SPIR-V lowering has an opcode for (bitwise operations take integers)"},
@@ -38,4 +38,4 @@ var _ = register(
 		"[[vk::constant_id(0)]] const float2 k = float2(1, 2);",
 		"declare one scalar specialization constant per component"},
 	CodeInfo{ErrSpvInternal, "internal error in the SPIR-V back end (a bug in waverig; please report it with the source)", "", ""},
-)
+}

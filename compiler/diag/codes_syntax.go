@@ -19,7 +19,7 @@ const (
 	ErrSynBadPackOffset     Code = "E0116"
 )
 
-var _ = register(
+var codesSyntax = []CodeInfo{
 	CodeInfo{ErrSynBadChar, "a character that cannot start any HLSL token", "int x = 1 @ 2;", ""},
 	CodeInfo{ErrSynUnterminatedStr, "a string or character literal is not closed on its line", "[shader(\"compute)]", "add the closing quote"},
 	CodeInfo{ErrSynBadNumber, "malformed numeric literal (bad digit, bad suffix, or too large for 64 bits)", "int x = 09; float y = 1.0q;", "integer suffixes are u, l, ul, ll, ull; float suffixes are f, h, l"},
@@ -35,4 +35,4 @@ var _ = register(
 	CodeInfo{ErrSynBadParamDir, "in, out and inout are allowed only on function parameters", "out float x;", ""},
 	CodeInfo{ErrSynBadAttribute, "malformed [attribute] or [[vk::attribute]]", "[[vk::binding(0)] RWBuffer<uint> b;", "close it with ]] (or ] for a plain attribute)"},
 	CodeInfo{ErrSynBadPackOffset, "malformed packoffset(…)", "float4 a : packoffset(x0);", "write packoffset(c<n>[.x|y|z|w])"},
-)
+}

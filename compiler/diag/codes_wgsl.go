@@ -17,7 +17,7 @@ const (
 	ErrWGSLInternal      Code = "E0699"
 )
 
-var _ = register(
+var codesWgsl = []CodeInfo{
 	CodeInfo{ErrWGSLType, "the type has no WGSL equivalent (64-bit integers and doubles, integer or bool matrices)",
 		"RWStructuredBuffer<double> b;\n[numthreads(1,1,1)] void main() { b[0] = 1.0; }",
 		"use float/int/uint (or half with -enable-16bit-types); WGSL has no f64 or i64"},
@@ -50,4 +50,4 @@ var _ = register(
 	CodeInfo{ErrWGSLEntryName, "the entry point's name is a WGSL keyword or reserved word, so WebGPU cannot name it",
 		"[numthreads(1,1,1)] void loop() {}", "rename the entry point"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
-)
+}

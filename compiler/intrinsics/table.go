@@ -9,6 +9,8 @@
 // (Ballot capability), prefix operations are ExclusiveScan.
 package intrinsics
 
+import "sync"
+
 // Op identifies an intrinsic. The zero Op is invalid.
 type Op uint16
 
@@ -200,30 +202,37 @@ func CapabilityVkBit(cap uint16) uint32 {
 	return 0
 }
 
-var byName = map[string]*Info{}
-var byOp = map[Op]*Info{}
+// index holds the lookup maps over Table. They are built on first use rather
+// than in init so that a process that never compiles (waverig help, devices …)
+// does not pay for them at start-up.
+type index struct {
+	byName map[string]*Info
+	byOp   map[Op]*Info
+}
 
-func init() {
+var tableIndex = sync.OnceValue(func() *index {
+	ix := &index{byName: make(map[string]*Info, len(Table)), byOp: make(map[Op]*Info, len(Table))}
 	for i := range Table {
 		in := &Table[i]
-		if _, dup := byName[in.Name]; dup {
+		if _, dup := ix.byName[in.Name]; dup {
 			panic("intrinsics: duplicate name " + in.Name)
 		}
-		byName[in.Name] = in
-		byOp[in.Op] = in
+		ix.byName[in.Name] = in
+		ix.byOp[in.Op] = in
 	}
-}
+	return ix
+})
 
 // Lookup finds an intrinsic by its HLSL name (free functions; methods are named
 // "Type.Method", e.g. "RWByteAddressBuffer.InterlockedAdd").
 func Lookup(name string) (*Info, bool) {
-	in, ok := byName[name]
+	in, ok := tableIndex().byName[name]
 	return in, ok
 }
 
 // Get returns the row of an Op. It panics on an Op not in the table (a compiler bug).
 func Get(op Op) *Info {
-	in, ok := byOp[op]
+	in, ok := tableIndex().byOp[op]
 	if !ok {
 		panic("intrinsics: unknown op")
 	}
@@ -231,7 +240,7 @@ func Get(op Op) *Info {
 }
 
 func (op Op) String() string {
-	if in, ok := byOp[op]; ok {
+	if in, ok := tableIndex().byOp[op]; ok {
 		return in.Name
 	}
 	return "Op(?)"

@@ -21,15 +21,38 @@ const (
 	precMul
 )
 
-var binaryPrec = map[string]int{
-	"||": precOr, "&&": precAnd, "|": precBitOr, "^": precBitXor, "&": precBitAnd,
-	"==": precEq, "!=": precEq, "<": precRel, ">": precRel, "<=": precRel, ">=": precRel,
-	"<<": precShift, ">>": precShift, "+": precAdd, "-": precAdd, "*": precMul, "/": precMul, "%": precMul,
+func binaryPrec(s string) (int, bool) {
+	switch s {
+	case "||":
+		return precOr, true
+	case "&&":
+		return precAnd, true
+	case "|":
+		return precBitOr, true
+	case "^":
+		return precBitXor, true
+	case "&":
+		return precBitAnd, true
+	case "==", "!=":
+		return precEq, true
+	case "<", ">", "<=", ">=":
+		return precRel, true
+	case "<<", ">>":
+		return precShift, true
+	case "+", "-":
+		return precAdd, true
+	case "*", "/", "%":
+		return precMul, true
+	}
+	return 0, false
 }
 
-var assignOps = map[string]bool{
-	"=": true, "+=": true, "-=": true, "*=": true, "/=": true, "%=": true,
-	"<<=": true, ">>=": true, "&=": true, "|=": true, "^=": true,
+func assignOps(s string) bool {
+	switch s {
+	case "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=":
+		return true
+	}
+	return false
 }
 
 // expr parses a full expression including the comma operator.
@@ -47,7 +70,7 @@ func (p *parser) expr() Expr {
 // roughly "levels of parentheses or operators" to the user.
 func (p *parser) assign() Expr {
 	x := p.cond()
-	if t := p.tok(); t.Kind == tPunct && assignOps[t.Text] {
+	if t := p.tok(); t.Kind == tPunct && assignOps(t.Text) {
 		p.advance()
 		p.enter()
 		defer p.leave()
@@ -75,7 +98,7 @@ func (p *parser) binary(minPrec int) Expr {
 	x := p.unary()
 	for {
 		t := p.tok()
-		prec, ok := binaryPrec[t.Text]
+		prec, ok := binaryPrec(t.Text)
 		if t.Kind != tPunct || !ok || prec <= minPrec {
 			return x
 		}
@@ -112,7 +135,7 @@ func (p *parser) unary() Expr {
 // struct or typedef), possibly with modifiers and template arguments.
 func (p *parser) isCast() bool {
 	k := 1
-	for p.peekN(k).Kind == tIdent && typeModWords[p.peekN(k).Text] {
+	for p.peekN(k).Kind == tIdent && typeModWords(p.peekN(k).Text) {
 		k++
 	}
 	name := p.peekN(k)
@@ -183,13 +206,13 @@ func (p *parser) primary() Expr {
 		case t.Text == "true" || t.Text == "false":
 			p.advance()
 			return &Literal{Pos: t.Pos, Kind: BoolLit, Text: t.Text}
-		case templateTypes[t.Text] && p.peekN(1).isPunct("<"):
+		case templateTypes(t.Text) && p.peekN(1).isPunct("<"):
 			typ := p.parseType()
 			if !p.isP("(") {
 				p.failAt(p.tok(), diag.ErrSynExpected, "expected '(' after the type %s, found %s", typ.Name, p.tok().describe())
 			}
 			return &TypeName{Pos: t.Pos, Type: typ}
-		case keywords[t.Text] || storageWords[t.Text]:
+		case keywords(t.Text) || storageWords(t.Text):
 			p.failAt(t, diag.ErrSynExpectedExpr, "expected an expression, found '%s'", t.Text)
 		}
 		p.advance()

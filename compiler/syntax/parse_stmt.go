@@ -106,10 +106,10 @@ func (p *parser) startsDecl() bool {
 	if t.Kind != tIdent {
 		return false
 	}
-	if storageWords[t.Text] || typeModWords[t.Text] || paramDirWords[t.Text] || t.Text == "struct" || t.Text == "typedef" {
+	if storageWords(t.Text) || typeModWords(t.Text) || paramDirWords(t.Text) || t.Text == "struct" || t.Text == "typedef" {
 		return true
 	}
-	if _, bad := unsupportedWords[t.Text]; bad {
+	if _, bad := unsupportedWords(t.Text); bad {
 		return true // specifiers() reports it
 	}
 	n := p.peekN(1)
@@ -119,7 +119,7 @@ func (p *parser) startsDecl() bool {
 		}
 		return n.Kind == tIdent
 	}
-	return n.Kind == tIdent && !keywords[t.Text] && !keywords[n.Text]
+	return n.Kind == tIdent && !keywords(t.Text) && !keywords(n.Text)
 }
 
 func (p *parser) declStmt() Stmt {

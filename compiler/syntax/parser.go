@@ -134,7 +134,7 @@ func (p *parser) expect(text, context string) token {
 
 func (p *parser) expectIdent(context string) token {
 	t := p.tok()
-	if t.Kind != tIdent || keywords[t.Text] {
+	if t.Kind != tIdent || keywords(t.Text) {
 		p.failAt(t, diag.ErrSynExpected, "expected a name %s, found %s", context, t.describe())
 	}
 	return p.advance()
@@ -230,7 +230,7 @@ func (p *parser) topDecl() []Decl {
 	if t.Kind != tIdent && !t.isPunct("[") {
 		p.failAt(t, diag.ErrSynExpectedDecl, "expected a declaration, found %s", t.describe())
 	}
-	if t.Kind == tIdent && stmtWords[t.Text] {
+	if t.Kind == tIdent && stmtWords(t.Text) {
 		p.failAt(t, diag.ErrSynExpectedDecl, "expected a declaration, found '%s' (statements belong inside a function)", t.Text)
 	}
 	attrs := p.attributes()
@@ -260,11 +260,11 @@ func (p *parser) specifiers() specs {
 			return s
 		}
 		switch {
-		case storageWords[t.Text]:
+		case storageWords(t.Text):
 			s.storage = append(s.storage, t.Text)
-		case typeModWords[t.Text]:
+		case typeModWords(t.Text):
 			s.mods = append(s.mods, t.Text)
-		case paramDirWords[t.Text]:
+		case paramDirWords(t.Text):
 			if s.dir != "" && !(s.dir == "in" && t.Text == "out" || s.dir == "out" && t.Text == "in") {
 				p.errorf(t.Pos, diag.ErrSynBadParamDir, "'%s' after '%s'", t.Text, s.dir)
 			}
@@ -275,7 +275,7 @@ func (p *parser) specifiers() specs {
 			}
 			s.dirTok = t
 		default:
-			if w, bad := unsupportedWords[t.Text]; bad {
+			if w, bad := unsupportedWords(t.Text); bad {
 				p.failAt(t, diag.ErrSynUnsupportedSyntax, "%s are not supported", w)
 			}
 			return s
@@ -306,7 +306,7 @@ func (p *parser) declaration(attrs []Attribute, top bool) []Decl {
 				return out
 			}
 			// `struct S {…}` then a new declaration: the ';' was forgotten.
-			if n := p.tok(); n.Kind != tIdent || p.isTypeName(n.Text) || storageWords[n.Text] || typeModWords[n.Text] || n.Text == "struct" {
+			if n := p.tok(); n.Kind != tIdent || p.isTypeName(n.Text) || storageWords(n.Text) || typeModWords(n.Text) || n.Text == "struct" {
 				p.failAt(n, diag.ErrSynExpected, "expected ';' after the struct definition, found %s", n.describe())
 			}
 		}
@@ -500,7 +500,7 @@ func (p *parser) param() *VarDecl {
 	typ := p.parseType()
 	typ.Modifiers = append(s.mods, typ.Modifiers...)
 	v := &VarDecl{Pos: pos, Attrs: attrs, Storage: s.storage, Type: typ, ParamDir: s.dir}
-	if t := p.tok(); t.Kind == tIdent && !keywords[t.Text] {
+	if t := p.tok(); t.Kind == tIdent && !keywords(t.Text) {
 		v.Name, v.NamePos = t.Text, t.Pos
 		p.advance()
 	}
@@ -517,7 +517,7 @@ func (p *parser) param() *VarDecl {
 func (p *parser) structDecl() (*StructDecl, bool) {
 	kw := p.advance()
 	sd := &StructDecl{Pos: kw.Pos}
-	if t := p.tok(); t.Kind == tIdent && !keywords[t.Text] {
+	if t := p.tok(); t.Kind == tIdent && !keywords(t.Text) {
 		sd.Name = t.Text
 		p.types[t.Text] = true // visible inside its own body and from here on
 		p.advance()
@@ -628,11 +628,11 @@ func (p *parser) parseType() *TypeExpr {
 	p.enter()
 	defer p.leave()
 	var mods []string
-	for p.tok().Kind == tIdent && typeModWords[p.tok().Text] {
+	for p.tok().Kind == tIdent && typeModWords(p.tok().Text) {
 		mods = append(mods, p.advance().Text)
 	}
 	t := p.tok()
-	if t.Kind != tIdent || keywords[t.Text] || storageWords[t.Text] {
+	if t.Kind != tIdent || keywords(t.Text) || storageWords(t.Text) {
 		p.failAt(t, diag.ErrSynExpectedType, "expected a type, found %s", t.describe())
 	}
 	p.advance()
@@ -644,7 +644,7 @@ func (p *parser) parseType() *TypeExpr {
 	for !p.isP(">") && !p.isP(">>") {
 		// The first argument is always a type (vector<float,3>, Buffer<S>);
 		// later ones are types when they name one (Texture2DMS<float4, 8>).
-		if a := p.tok(); len(te.Args) == 0 || a.Kind == tIdent && (p.isTypeName(a.Text) || typeModWords[a.Text]) {
+		if a := p.tok(); len(te.Args) == 0 || a.Kind == tIdent && (p.isTypeName(a.Text) || typeModWords(a.Text)) {
 			te.Args = append(te.Args, TemplateArg{Type: p.parseType()})
 		} else {
 			// Above the relational operators, so '>' closes the list.

@@ -129,16 +129,37 @@ func (e *ppEval) cond(live bool) ppValue {
 }
 
 // ppPrec is the binary precedence table (higher binds tighter).
-var ppPrec = map[string]int{
-	"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
-	"<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+func ppPrec(s string) (int, bool) {
+	switch s {
+	case "||":
+		return 1, true
+	case "&&":
+		return 2, true
+	case "|":
+		return 3, true
+	case "^":
+		return 4, true
+	case "&":
+		return 5, true
+	case "==", "!=":
+		return 6, true
+	case "<", ">", "<=", ">=":
+		return 7, true
+	case "<<", ">>":
+		return 8, true
+	case "+", "-":
+		return 9, true
+	case "*", "/", "%":
+		return 10, true
+	}
+	return 0, false
 }
 
 func (e *ppEval) binary(minPrec int, live bool) ppValue {
 	x := e.unary(live)
 	for !e.err {
 		op := e.peek()
-		prec, ok := ppPrec[op.Text]
+		prec, ok := ppPrec(op.Text)
 		if op.Kind != tPunct || !ok || prec <= minPrec {
 			return x
 		}

@@ -87,6 +87,10 @@ func preprocess(name string, text []byte, opts Options, log *diag.Log) ([]token,
 	pp.predefine()
 	pp.work += len(lf.toks)
 	pp.files = append(pp.files, &fileFrame{src: main, toks: lf.toks})
+	// Most shaders expand to about as many tokens as the main file has; sizing
+	// the output for that (plus tEOF) saves the repeated growth of a slice of
+	// large tokens, which was the preprocessor's main cost.
+	pp.out = make([]token, 0, len(lf.toks)+1)
 	pp.run()
 	if pp.stopped {
 		pp.out = pp.out[:0]

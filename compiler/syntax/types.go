@@ -5,87 +5,135 @@ import "strings"
 // The parser must tell types from values without knowing declarations (a cast
 // `(float3)v` versus a parenthesised `(v)`), so it keeps the names of built-in
 // types here and adds struct and typedef names as it sees them.
+//
+// The word sets of this package (here, in parse_expr.go and in ppexpr.go) are
+// switch statements rather than package-level maps: a map literal is built by
+// package initialisation on every process start, and a string switch (which the
+// compiler turns into a search on length and content) is also cheaper than
+// hashing for the lookup the parser makes per token.
 
 // scalarTypes are the names that also form vectors (float3) and matrices (float4x4).
-var scalarTypes = map[string]bool{
-	"bool": true, "int": true, "uint": true, "dword": true, "half": true, "float": true, "double": true,
-	"min16float": true, "min10float": true, "min16int": true, "min12int": true, "min16uint": true,
-	"int16_t": true, "uint16_t": true, "int32_t": true, "uint32_t": true, "int64_t": true, "uint64_t": true,
-	"float16_t": true, "float32_t": true, "float64_t": true,
+func scalarTypes(s string) bool {
+	switch s {
+	case "bool", "int", "uint", "dword", "half", "float", "double", "min16float", "min10float", "min16int",
+		"min12int", "min16uint", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+		"float16_t", "float32_t", "float64_t":
+		return true
+	}
+	return false
 }
 
 // templateTypes take `<…>` arguments; in expressions `<` after these names opens
 // a template argument list instead of comparing.
-var templateTypes = map[string]bool{
-	"vector": true, "matrix": true,
-	"Buffer": true, "RWBuffer": true, "StructuredBuffer": true, "RWStructuredBuffer": true,
-	"AppendStructuredBuffer": true, "ConsumeStructuredBuffer": true, "ConstantBuffer": true, "TextureBuffer": true,
-	"Texture1D": true, "Texture1DArray": true, "Texture2D": true, "Texture2DArray": true, "Texture2DMS": true,
-	"Texture2DMSArray": true, "Texture3D": true, "TextureCube": true, "TextureCubeArray": true,
-	"RWTexture1D": true, "RWTexture1DArray": true, "RWTexture2D": true, "RWTexture2DArray": true, "RWTexture3D": true,
-	"RasterizerOrderedBuffer": true, "RasterizerOrderedStructuredBuffer": true,
-	"RasterizerOrderedTexture1D": true, "RasterizerOrderedTexture1DArray": true, "RasterizerOrderedTexture2D": true,
-	"RasterizerOrderedTexture2DArray": true, "RasterizerOrderedTexture3D": true,
-	"InputPatch": true, "OutputPatch": true, "PointStream": true, "LineStream": true, "TriangleStream": true,
-	"SubpassInput": true, "SubpassInputMS": true,
+func templateTypes(s string) bool {
+	switch s {
+	case "vector", "matrix", "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
+		"ConsumeStructuredBuffer", "ConstantBuffer", "TextureBuffer", "Texture1D", "Texture1DArray",
+		"Texture2D", "Texture2DArray", "Texture2DMS", "Texture2DMSArray", "Texture3D", "TextureCube",
+		"TextureCubeArray", "RWTexture1D", "RWTexture1DArray", "RWTexture2D", "RWTexture2DArray", "RWTexture3D",
+		"RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedTexture1D",
+		"RasterizerOrderedTexture1DArray", "RasterizerOrderedTexture2D", "RasterizerOrderedTexture2DArray",
+		"RasterizerOrderedTexture3D", "InputPatch", "OutputPatch", "PointStream", "LineStream", "TriangleStream",
+		"SubpassInput", "SubpassInputMS":
+		return true
+	}
+	return false
 }
 
 // plainTypes are the other built-in type names.
-var plainTypes = map[string]bool{
-	"void": true, "string": true, "SamplerState": true, "SamplerComparisonState": true, "sampler": true,
-	"sampler1D": true, "sampler2D": true, "sampler3D": true, "samplerCUBE": true,
-	"ByteAddressBuffer": true, "RWByteAddressBuffer": true, "RasterizerOrderedByteAddressBuffer": true,
-	"RaytracingAccelerationStructure": true,
+func plainTypes(s string) bool {
+	switch s {
+	case "void", "string", "SamplerState", "SamplerComparisonState", "sampler", "sampler1D", "sampler2D",
+		"sampler3D", "samplerCUBE", "ByteAddressBuffer", "RWByteAddressBuffer", "RasterizerOrderedByteAddressBuffer",
+		"RaytracingAccelerationStructure":
+		return true
+	}
+	return false
 }
 
 // isBuiltinType reports whether name is a built-in type: a scalar, a vector
 // (float3), a matrix (int2x3), vector/matrix or a resource or sampler type.
 func isBuiltinType(name string) bool {
-	if scalarTypes[name] || templateTypes[name] || plainTypes[name] {
+	if scalarTypes(name) || templateTypes(name) || plainTypes(name) {
 		return true
 	}
 	n := len(name)
 	dim := func(c byte) bool { return c >= '1' && c <= '4' }
 	if n >= 4 && dim(name[n-1]) && name[n-2] == 'x' && dim(name[n-3]) {
-		return scalarTypes[name[:n-3]]
+		return scalarTypes(name[:n-3])
 	}
 	if n >= 2 && dim(name[n-1]) {
-		return scalarTypes[name[:n-1]]
+		return scalarTypes(name[:n-1])
 	}
 	return false
 }
 
 // storageWords become VarDecl.Storage / FuncDecl.Storage.
-var storageWords = map[string]bool{
-	"static": true, "const": true, "groupshared": true, "uniform": true, "extern": true, "precise": true,
-	"nointerpolation": true, "linear": true, "centroid": true, "noperspective": true, "sample": true,
-	"volatile": true, "shared": true, "inline": true, "export": true, "globallycoherent": true,
+func storageWords(s string) bool {
+	switch s {
+	case "static", "const", "groupshared", "uniform", "extern", "precise", "nointerpolation", "linear",
+		"centroid", "noperspective", "sample", "volatile", "shared", "inline", "export", "globallycoherent":
+		return true
+	}
+	return false
 }
 
 // typeModWords bind to the type (TypeExpr.Modifiers).
-var typeModWords = map[string]bool{"row_major": true, "column_major": true, "unorm": true, "snorm": true}
+func typeModWords(s string) bool {
+	switch s {
+	case "row_major", "column_major", "unorm", "snorm":
+		return true
+	}
+	return false
+}
 
 // paramDirWords are the parameter directions.
-var paramDirWords = map[string]bool{"in": true, "out": true, "inout": true}
+func paramDirWords(s string) bool {
+	switch s {
+	case "in", "out", "inout":
+		return true
+	}
+	return false
+}
 
 // keywords cannot be used as names in expressions.
-var keywords = map[string]bool{
-	"if": true, "else": true, "for": true, "while": true, "do": true, "switch": true, "case": true,
-	"default": true, "break": true, "continue": true, "return": true, "discard": true, "struct": true,
-	"typedef": true, "cbuffer": true, "tbuffer": true, "template": true, "namespace": true, "class": true,
-	"interface": true, "typename": true,
+func keywords(s string) bool {
+	switch s {
+	case "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "return",
+		"discard", "struct", "typedef", "cbuffer", "tbuffer", "template", "namespace", "class", "interface",
+		"typename":
+		return true
+	}
+	return false
 }
 
 // stmtWords start statements; at file scope they mean a misplaced statement.
-var stmtWords = map[string]bool{
-	"if": true, "else": true, "for": true, "while": true, "do": true, "switch": true, "case": true,
-	"default": true, "break": true, "continue": true, "return": true, "discard": true,
+func stmtWords(s string) bool {
+	switch s {
+	case "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "return",
+		"discard":
+		return true
+	}
+	return false
 }
 
 // unsupportedWords start HLSL constructs waverig does not compile.
-var unsupportedWords = map[string]string{
-	"template": "templates", "namespace": "namespaces", "class": "classes", "interface": "interfaces",
-	"enum": "enums", "using": "using declarations",
+func unsupportedWords(s string) (string, bool) {
+	switch s {
+	case "template":
+		return "templates", true
+	case "namespace":
+		return "namespaces", true
+	case "class":
+		return "classes", true
+	case "interface":
+		return "interfaces", true
+	case "enum":
+		return "enums", true
+	case "using":
+		return "using declarations", true
+	}
+	return "", false
 }
 
 // numLit is a numeric literal split into its digits and its suffix.
@@ -96,8 +144,20 @@ type numLit struct {
 	err    string // why the literal is malformed; "" when it is fine
 }
 
-var intSuffixes = map[string]bool{"": true, "u": true, "l": true, "ul": true, "lu": true, "ll": true, "ull": true, "llu": true}
-var floatSuffixes = map[string]bool{"": true, "f": true, "h": true, "l": true}
+func intSuffixes(s string) bool {
+	switch s {
+	case "", "u", "l", "ul", "lu", "ll", "ull", "llu":
+		return true
+	}
+	return false
+}
+func floatSuffixes(s string) bool {
+	switch s {
+	case "", "f", "h", "l":
+		return true
+	}
+	return false
+}
 
 // splitNumber classifies a pp-number as HLSL sees it.
 func splitNumber(text string) (numLit, bool) {
@@ -110,7 +170,7 @@ func splitNumber(text string) (numLit, bool) {
 		switch {
 		case i == 2:
 			lit.err = "hexadecimal literal has no digits"
-		case !intSuffixes[lit.suffix]:
+		case !intSuffixes(lit.suffix):
 			lit.err = "invalid suffix " + quote(text[i:]) + " on integer literal"
 		}
 		return lit, lit.err == ""
@@ -147,9 +207,9 @@ func splitNumber(text string) (numLit, bool) {
 	}
 	lit.digits, lit.suffix = text[:i], strings.ToLower(text[i:])
 	switch {
-	case lit.float && !floatSuffixes[lit.suffix]:
+	case lit.float && !floatSuffixes(lit.suffix):
 		lit.err = "invalid suffix " + quote(text[i:]) + " on floating-point literal"
-	case !lit.float && !intSuffixes[lit.suffix]:
+	case !lit.float && !intSuffixes(lit.suffix):
 		lit.err = "invalid suffix " + quote(text[i:]) + " on integer literal"
 	case !lit.float && intEnd > 1 && text[0] == '0' && strings.ContainsAny(text[:intEnd], "89"):
 		lit.err = "invalid digit in octal literal " + quote(text[:intEnd])
