@@ -529,16 +529,16 @@ func (e *emitter) constants() string {
 // beginFunction sets up per-function naming.
 func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 	e.fn, e.isEntry = f, entry
-	e.localNames = map[*ir.Local]string{}
+	e.localNames = make(map[*ir.Local]string, len(f.Locals)+len(f.Params))
 	e.tmp = 0
-	taken := map[string]bool{}
-	for n := range e.names {
-		taken[n] = true
-	}
+	// taken holds only this function's names; module names are looked up in
+	// e.names directly (it cannot grow while locals are named) instead of being
+	// copied into taken for every function.
+	taken := make(map[string]bool, len(f.Locals)+len(f.Params))
 	for _, l := range f.Locals {
 		base := ident(l.Name)
 		n := base
-		for i := 1; taken[n]; i++ {
+		for i := 1; e.names[n] || taken[n]; i++ {
 			n = fmt.Sprintf("%s_%d", base, i)
 		}
 		taken[n] = true
@@ -548,7 +548,7 @@ func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 		if _, ok := e.localNames[p.Local]; !ok {
 			base := ident(p.Local.Name)
 			n := base
-			for i := 1; taken[n]; i++ {
+			for i := 1; e.names[n] || taken[n]; i++ {
 				n = fmt.Sprintf("%s_%d", base, i)
 			}
 			taken[n] = true

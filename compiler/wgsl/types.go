@@ -363,29 +363,59 @@ func roundUp(a, n int) int {
 }
 
 // namer hands out unique WGSL identifiers.
-type namer struct{ used map[string]bool }
+//
+// A child namer (one per function) sees the names its parent held when the
+// child was made, as a copy would, but without copying the parent's map for
+// every function: used records each name's insertion number, and the child
+// only honours parent names numbered at or below limit (names the parent takes
+// later, e.g. structs declared while a function is printed, stay invisible).
+type namer struct {
+	used   map[string]int // name -> insertion number, from 1
+	parent *namer
+	limit  int
+}
 
 func newNamer(parent *namer) *namer {
-	n := &namer{used: map[string]bool{}}
+	n := &namer{used: map[string]int{}, parent: parent}
 	if parent != nil {
-		for k := range parent.used {
-			n.used[k] = true
-		}
+		n.limit = len(parent.used)
 	}
 	return n
 }
 
-func (n *namer) reserve(name string) { n.used[name] = true }
+// taken reports whether name is used here or was used in the parent when this
+// namer was made.
+func (n *namer) taken(name string) bool {
+	if n.used[name] > 0 {
+		return true
+	}
+	return n.parent != nil && n.parent.takenBefore(name, n.limit)
+}
+
+func (n *namer) takenBefore(name string, limit int) bool {
+	if i := n.used[name]; i > 0 && i <= limit {
+		return true
+	}
+	return n.parent != nil && n.parent.takenBefore(name, n.limit)
+}
+
+func (n *namer) take(name string) {
+	if n.used[name] == 0 {
+		n.used[name] = len(n.used) + 1
+	}
+}
+
+func (n *namer) reserve(name string) { n.take(name) }
 
 // fresh sanitizes an HLSL name (keywords, reserved words, the wr_ prefix the
 // back end keeps for itself) and makes it unique.
 func (n *namer) fresh(name string) string {
 	base := sanitize(name)
 	out := base
-	for i := 1; n.used[out]; i++ {
+	for i := 1; n.taken(out); i++ {
 		out = fmt.Sprintf("%s_%d", base, i)
 	}
-	n.used[out] = true
+	n.take(out)
 	return out
 }
 
@@ -393,10 +423,10 @@ func (n *namer) fresh(name string) string {
 // names never start with wr_, so these cannot collide with them.
 func (n *namer) internal(name string) string {
 	out := name
-	for i := 1; n.used[out]; i++ {
+	for i := 1; n.taken(out); i++ {
 		out = fmt.Sprintf("%s_%d", name, i)
 	}
-	n.used[out] = true
+	n.take(out)
 	return out
 }
 
