@@ -416,7 +416,7 @@ type Intrinsic struct {
 	Pos  diag.Pos
 }
 
-func (c *Const) Type() Type     { return c.T }
+func (c *Const) Type() Type     { return scalarType(c.T) }
 func (r *LocalRef) Type() Type  { return r.L.Type }
 func (r *GlobalRef) Type() Type { return r.G.Type }
 func (x *Index) Type() Type     { return x.T }

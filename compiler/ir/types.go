@@ -236,18 +236,80 @@ func Components(t Type) int {
 func WithScalar(t Type, s Scalar) Type {
 	switch x := t.(type) {
 	case Vector:
-		return Vector{s, x.N}
+		return vectorType(Vector{s, x.N})
 	case Matrix:
 		x.Elem = s
 		return x
 	}
-	return s
+	return scalarType(s)
 }
 
 // VecOf returns Scalar s when n == 1, else Vector{s, n}.
 func VecOf(s Scalar, n int) Type {
 	if n == 1 {
-		return s
+		return scalarType(s)
 	}
-	return Vector{s, n}
+	return vectorType(Vector{s, n})
+}
+
+// Storing a Scalar or Vector in a Type interface allocates (neither fits in a
+// pointer word). VecOf, WithScalar and Const.Type run for nearly every
+// expression the back ends look at, so the common types are boxed once, in
+// these tables; Go lays them out statically (no package initialisation).
+var scalarTypes = [4][3]Type{
+	{Scalar{Bool, 16}, Scalar{Bool, 32}, Scalar{Bool, 64}},
+	{Scalar{Sint, 16}, Scalar{Sint, 32}, Scalar{Sint, 64}},
+	{Scalar{Uint, 16}, Scalar{Uint, 32}, Scalar{Uint, 64}},
+	{Scalar{Float, 16}, Scalar{Float, 32}, Scalar{Float, 64}},
+}
+
+var vectorTypes = [4][3][5]Type{
+	{
+		{nil, nil, Vector{Scalar{Bool, 16}, 2}, Vector{Scalar{Bool, 16}, 3}, Vector{Scalar{Bool, 16}, 4}},
+		{nil, nil, Vector{Scalar{Bool, 32}, 2}, Vector{Scalar{Bool, 32}, 3}, Vector{Scalar{Bool, 32}, 4}},
+		{nil, nil, Vector{Scalar{Bool, 64}, 2}, Vector{Scalar{Bool, 64}, 3}, Vector{Scalar{Bool, 64}, 4}},
+	},
+	{
+		{nil, nil, Vector{Scalar{Sint, 16}, 2}, Vector{Scalar{Sint, 16}, 3}, Vector{Scalar{Sint, 16}, 4}},
+		{nil, nil, Vector{Scalar{Sint, 32}, 2}, Vector{Scalar{Sint, 32}, 3}, Vector{Scalar{Sint, 32}, 4}},
+		{nil, nil, Vector{Scalar{Sint, 64}, 2}, Vector{Scalar{Sint, 64}, 3}, Vector{Scalar{Sint, 64}, 4}},
+	},
+	{
+		{nil, nil, Vector{Scalar{Uint, 16}, 2}, Vector{Scalar{Uint, 16}, 3}, Vector{Scalar{Uint, 16}, 4}},
+		{nil, nil, Vector{Scalar{Uint, 32}, 2}, Vector{Scalar{Uint, 32}, 3}, Vector{Scalar{Uint, 32}, 4}},
+		{nil, nil, Vector{Scalar{Uint, 64}, 2}, Vector{Scalar{Uint, 64}, 3}, Vector{Scalar{Uint, 64}, 4}},
+	},
+	{
+		{nil, nil, Vector{Scalar{Float, 16}, 2}, Vector{Scalar{Float, 16}, 3}, Vector{Scalar{Float, 16}, 4}},
+		{nil, nil, Vector{Scalar{Float, 32}, 2}, Vector{Scalar{Float, 32}, 3}, Vector{Scalar{Float, 32}, 4}},
+		{nil, nil, Vector{Scalar{Float, 64}, 2}, Vector{Scalar{Float, 64}, 3}, Vector{Scalar{Float, 64}, 4}},
+	},
+}
+
+func bitsIndex(bits int) int {
+	switch bits {
+	case 16:
+		return 0
+	case 32:
+		return 1
+	case 64:
+		return 2
+	}
+	return -1
+}
+
+// scalarType returns s as a Type, without allocating for the common scalars.
+func scalarType(s Scalar) Type {
+	if i := bitsIndex(s.Bits); i >= 0 && s.Kind <= Float {
+		return scalarTypes[s.Kind][i]
+	}
+	return s
+}
+
+// vectorType returns v as a Type, without allocating for the common vectors.
+func vectorType(v Vector) Type {
+	if i := bitsIndex(v.Elem.Bits); i >= 0 && v.Elem.Kind <= Float && v.N >= 2 && v.N <= 4 {
+		return vectorTypes[v.Elem.Kind][i][v.N]
+	}
+	return v
 }
