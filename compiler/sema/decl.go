@@ -18,19 +18,20 @@ type resourceDecl struct {
 }
 
 // Attributes sema understands, by where they appear; others get W0202.
-var (
-	funcAttrs   = map[string]bool{"shader": true, "numthreads": true}
-	globalAttrs = map[string]bool{"vk::binding": true, "vk::push_constant": true, "vk::constant_id": true}
-)
+func funcAttrs(name string) bool { return name == "shader" || name == "numthreads" }
+
+func globalAttrs(name string) bool {
+	return name == "vk::binding" || name == "vk::push_constant" || name == "vk::constant_id"
+}
 
 // warnUnknownAttrs reports attributes that are ignored.
-func (c *checker) warnUnknownAttrs(attrs []syntax.Attribute, known map[string]bool) {
+func (c *checker) warnUnknownAttrs(attrs []syntax.Attribute, known func(name string) bool) {
 	for _, a := range attrs {
 		name := a.Name
 		if a.Namespace != "" {
 			name = a.Namespace + "::" + a.Name
 		}
-		if !known[name] {
+		if !known(name) {
 			c.warnf(a.Pos, diag.WarnIgnoredAttribute, "attribute [%s] is not understood here and is ignored", name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
@@ -19,20 +20,35 @@ type builtinSem struct {
 	out   bool
 }
 
-var systemValues = map[string][]builtinSem{
-	"SV_DISPATCHTHREADID": {{ir.BuiltinGlobalInvocationID, ir.Vector{Elem: ir.U32, N: 3}, ir.Compute, false}},
-	"SV_GROUPTHREADID":    {{ir.BuiltinLocalInvocationID, ir.Vector{Elem: ir.U32, N: 3}, ir.Compute, false}},
-	"SV_GROUPID":          {{ir.BuiltinWorkgroupID, ir.Vector{Elem: ir.U32, N: 3}, ir.Compute, false}},
-	"SV_GROUPINDEX":       {{ir.BuiltinLocalInvocationIndex, ir.U32, ir.Compute, false}},
-	"SV_POSITION": {{ir.BuiltinPosition, ir.Vector{Elem: ir.F32, N: 4}, ir.Pixel, false},
-		{ir.BuiltinPosition, ir.Vector{Elem: ir.F32, N: 4}, ir.Vertex, true}},
-	"SV_ISFRONTFACE": {{ir.BuiltinFrontFacing, ir.BoolT, ir.Pixel, false}},
-	"SV_SAMPLEINDEX": {{ir.BuiltinSampleIndex, ir.U32, ir.Pixel, false}},
-	"SV_VERTEXID":    {{ir.BuiltinVertexIndex, ir.U32, ir.Vertex, false}},
-	"SV_INSTANCEID":  {{ir.BuiltinInstanceIndex, ir.U32, ir.Vertex, false}},
-}
+// systemValues maps upper-cased system-value semantics to their built-ins. It is
+// built on first use, not at package initialisation (the ir.Type values in it
+// make it a dynamic initialiser), so processes that compile nothing skip it.
+var systemValues = sync.OnceValue(func() map[string][]builtinSem {
+	return map[string][]builtinSem{
+		"SV_DISPATCHTHREADID": {{ir.BuiltinGlobalInvocationID, ir.Vector{Elem: ir.U32, N: 3}, ir.Compute, false}},
+		"SV_GROUPTHREADID":    {{ir.BuiltinLocalInvocationID, ir.Vector{Elem: ir.U32, N: 3}, ir.Compute, false}},
+		"SV_GROUPID":          {{ir.BuiltinWorkgroupID, ir.Vector{Elem: ir.U32, N: 3}, ir.Compute, false}},
+		"SV_GROUPINDEX":       {{ir.BuiltinLocalInvocationIndex, ir.U32, ir.Compute, false}},
+		"SV_POSITION": {{ir.BuiltinPosition, ir.Vector{Elem: ir.F32, N: 4}, ir.Pixel, false},
+			{ir.BuiltinPosition, ir.Vector{Elem: ir.F32, N: 4}, ir.Vertex, true}},
+		"SV_ISFRONTFACE": {{ir.BuiltinFrontFacing, ir.BoolT, ir.Pixel, false}},
+		"SV_SAMPLEINDEX": {{ir.BuiltinSampleIndex, ir.U32, ir.Pixel, false}},
+		"SV_VERTEXID":    {{ir.BuiltinVertexIndex, ir.U32, ir.Vertex, false}},
+		"SV_INSTANCEID":  {{ir.BuiltinInstanceIndex, ir.U32, ir.Vertex, false}},
+	}
+})
 
-var stageNames = map[string]ir.Stage{"compute": ir.Compute, "pixel": ir.Pixel, "vertex": ir.Vertex}
+func stageNames(s string) (ir.Stage, bool) {
+	switch s {
+	case "compute":
+		return ir.Compute, true
+	case "pixel":
+		return ir.Pixel, true
+	case "vertex":
+		return ir.Vertex, true
+	}
+	return 0, false
+}
 
 // entryPoints finds the entry points (every [shader("…")] function, or only
 // opts.Entry), checks their attributes and builds their wrappers.
@@ -57,14 +73,14 @@ func (c *checker) entryPoints() {
 					name = id.Name
 				}
 			}
-			s, ok := stageNames[strings.ToLower(name)]
+			s, ok := stageNames(strings.ToLower(name))
 			if !ok {
 				c.errorf(attr.Pos, diag.ErrBadShaderAttr, "unsupported shader stage %q; waverig compiles compute, pixel and vertex shaders", name)
 				continue
 			}
 			stage = s
 		case c.opts.Entry != "":
-			s, ok := stageNames[strings.ToLower(c.opts.Stage)]
+			s, ok := stageNames(strings.ToLower(c.opts.Stage))
 			if !ok {
 				if c.opts.Stage == "" && findAttr(fi.attrs, "", "numthreads") != nil {
 					s, ok = ir.Compute, true
@@ -275,7 +291,7 @@ func (b *ioBuilder) input(t ir.Type, sem, name string, pd *syntax.VarDecl) ir.Ex
 }
 
 func (b *ioBuilder) builtin(up string, out bool) (builtinSem, bool) {
-	for _, bs := range systemValues[up] {
+	for _, bs := range systemValues()[up] {
 		if bs.stage == b.stage && bs.out == out {
 			return bs, true
 		}

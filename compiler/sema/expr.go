@@ -120,9 +120,47 @@ func (c *checker) ident(e *syntax.Ident) operand {
 	return bad
 }
 
-var binOps = map[string]ir.BinOp{"+": ir.Add, "-": ir.Sub, "*": ir.MulOp, "/": ir.Div, "%": ir.Rem, "<<": ir.Shl, ">>": ir.Shr,
-	"&": ir.BitAnd, "|": ir.BitOr, "^": ir.BitXor, "&&": ir.LogicalAnd, "||": ir.LogicalOr,
-	"==": ir.Eq, "!=": ir.Ne, "<": ir.Lt, "<=": ir.Le, ">": ir.Gt, ">=": ir.Ge}
+func binOps(s string) (ir.BinOp, bool) {
+	switch s {
+	case "+":
+		return ir.Add, true
+	case "-":
+		return ir.Sub, true
+	case "*":
+		return ir.MulOp, true
+	case "/":
+		return ir.Div, true
+	case "%":
+		return ir.Rem, true
+	case "<<":
+		return ir.Shl, true
+	case ">>":
+		return ir.Shr, true
+	case "&":
+		return ir.BitAnd, true
+	case "|":
+		return ir.BitOr, true
+	case "^":
+		return ir.BitXor, true
+	case "&&":
+		return ir.LogicalAnd, true
+	case "||":
+		return ir.LogicalOr, true
+	case "==":
+		return ir.Eq, true
+	case "!=":
+		return ir.Ne, true
+	case "<":
+		return ir.Lt, true
+	case "<=":
+		return ir.Le, true
+	case ">":
+		return ir.Gt, true
+	case ">=":
+		return ir.Ge, true
+	}
+	return 0, false
+}
 
 func (c *checker) binary(e *syntax.BinaryExpr) operand {
 	switch e.Op {
@@ -133,7 +171,7 @@ func (c *checker) binary(e *syntax.BinaryExpr) operand {
 	case "&&", "||":
 		return c.logical(e)
 	}
-	op, ok := binOps[e.Op]
+	op, ok := binOps(e.Op)
 	if !ok {
 		c.errorf(e.Pos, diag.ErrBadOperands, "unknown operator %s", e.Op)
 		return bad
@@ -462,7 +500,7 @@ func (c *checker) assign(e *syntax.AssignExpr) operand {
 		return c.reread(target)
 	}
 	opName := strings.TrimSuffix(e.Op, "=")
-	op, ok := binOps[opName]
+	op, ok := binOps(opName)
 	if !ok {
 		c.errorf(e.Pos, diag.ErrBadOperands, "unknown assignment operator %s", e.Op)
 		return bad

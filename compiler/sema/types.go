@@ -17,18 +17,43 @@ type resType struct {
 	tex   ir.Texture2D
 }
 
+// The name tables of this package are switch statements, not package-level
+// maps: maps are built by package initialisation on every process start, and a
+// string switch is also cheaper than hashing in the checker's lookups.
+
 // scalarNames maps HLSL scalar spellings to IR scalars. min16float and friends are
 // minimum-precision hints: DXC without -enable-16bit-types compiles them at 32 bits,
 // and so do we; half is a true 16-bit float.
-var scalarNames = map[string]ir.Scalar{
-	"bool": ir.BoolT, "int": ir.I32, "int32_t": ir.I32, "uint": ir.U32, "uint32_t": ir.U32, "dword": ir.U32,
-	"float": ir.F32, "float32_t": ir.F32, "half": ir.F16, "float16_t": ir.F16, "double": ir.F64, "float64_t": ir.F64,
-	"int64_t": ir.I64, "uint64_t": ir.U64,
-	"min16float": ir.F32, "min10float": ir.F32, "min16int": ir.I32, "min12int": ir.I32, "min16uint": ir.U32,
+func scalarNames(s string) (ir.Scalar, bool) {
+	switch s {
+	case "bool":
+		return ir.BoolT, true
+	case "int", "int32_t", "min16int", "min12int":
+		return ir.I32, true
+	case "uint", "uint32_t", "dword", "min16uint":
+		return ir.U32, true
+	case "float", "float32_t", "min16float", "min10float":
+		return ir.F32, true
+	case "half", "float16_t":
+		return ir.F16, true
+	case "double", "float64_t":
+		return ir.F64, true
+	case "int64_t":
+		return ir.I64, true
+	case "uint64_t":
+		return ir.U64, true
+	}
+	return ir.Scalar{}, false
 }
 
 // unsupportedScalars are valid HLSL spellings waverig does not compile.
-var unsupportedScalars = map[string]bool{"int16_t": true, "uint16_t": true}
+func unsupportedScalars(s string) bool {
+	switch s {
+	case "int16_t", "uint16_t":
+		return true
+	}
+	return false
+}
 
 // scalarPrefixes are the scalar names that take a vector/matrix suffix (float3, int2x2).
 var scalarPrefixes = []string{"bool", "int", "uint", "dword", "float", "half", "double", "int64_t", "uint64_t",
@@ -36,7 +61,7 @@ var scalarPrefixes = []string{"bool", "int", "uint", "dword", "float", "half", "
 
 // builtinType parses names like float3, int2x2, uint64_t4 (no templates).
 func builtinType(name string) (ir.Type, bool) {
-	if s, ok := scalarNames[name]; ok {
+	if s, ok := scalarNames(name); ok {
 		return s, true
 	}
 	for _, p := range scalarPrefixes {
@@ -44,7 +69,7 @@ func builtinType(name string) (ir.Type, bool) {
 			continue
 		}
 		rest := name[len(p):]
-		s := scalarNames[p]
+		s, _ := scalarNames(p)
 		switch {
 		case len(rest) == 1 && rest[0] >= '1' && rest[0] <= '4':
 			return ir.VecOf(s, int(rest[0]-'0')), true
@@ -56,18 +81,38 @@ func builtinType(name string) (ir.Type, bool) {
 }
 
 // resourceKinds maps resource type names to their kind.
-var resourceKinds = map[string]ir.ResourceKind{
-	"StructuredBuffer": ir.ResStructuredBuffer, "RWStructuredBuffer": ir.ResRWStructuredBuffer,
-	"ByteAddressBuffer": ir.ResByteAddressBuffer, "RWByteAddressBuffer": ir.ResRWByteAddressBuffer,
-	"ConstantBuffer": ir.ResConstantBuffer, "Texture2D": ir.ResTexture2D, "RWTexture2D": ir.ResRWTexture2D,
-	"SamplerState": ir.ResSampler,
+func resourceKinds(s string) (ir.ResourceKind, bool) {
+	switch s {
+	case "StructuredBuffer":
+		return ir.ResStructuredBuffer, true
+	case "RWStructuredBuffer":
+		return ir.ResRWStructuredBuffer, true
+	case "ByteAddressBuffer":
+		return ir.ResByteAddressBuffer, true
+	case "RWByteAddressBuffer":
+		return ir.ResRWByteAddressBuffer, true
+	case "ConstantBuffer":
+		return ir.ResConstantBuffer, true
+	case "Texture2D":
+		return ir.ResTexture2D, true
+	case "RWTexture2D":
+		return ir.ResRWTexture2D, true
+	case "SamplerState":
+		return ir.ResSampler, true
+	}
+	return 0, false
 }
 
 // unsupportedResources are HLSL resource types waverig does not compile.
-var unsupportedResources = map[string]bool{"Buffer": true, "RWBuffer": true, "Texture1D": true, "Texture3D": true,
-	"TextureCube": true, "Texture2DArray": true, "RWTexture3D": true, "RWTexture1D": true, "AppendStructuredBuffer": true,
-	"ConsumeStructuredBuffer": true, "SamplerComparisonState": true, "Texture2DMS": true, "TextureBuffer": true,
-	"RWTexture2DArray": true, "Texture1DArray": true, "TextureCubeArray": true}
+func unsupportedResources(s string) bool {
+	switch s {
+	case "Buffer", "RWBuffer", "Texture1D", "Texture3D", "TextureCube", "Texture2DArray", "RWTexture3D",
+		"RWTexture1D", "AppendStructuredBuffer", "ConsumeStructuredBuffer", "SamplerComparisonState",
+		"Texture2DMS", "TextureBuffer", "RWTexture2DArray", "Texture1DArray", "TextureCubeArray":
+		return true
+	}
+	return false
+}
 
 // resolveType turns a written type into a logical IR type, or a resource type.
 // It reports errors and returns nil on failure.
@@ -76,14 +121,14 @@ func (c *checker) resolveType(te *syntax.TypeExpr) (ir.Type, *resType) {
 		return nil, nil
 	}
 	name := te.Name
-	if unsupportedScalars[name] || strings.HasPrefix(name, "int16_t") || strings.HasPrefix(name, "uint16_t") {
+	if unsupportedScalars(name) || strings.HasPrefix(name, "int16_t") || strings.HasPrefix(name, "uint16_t") {
 		c.errorf(te.Pos, diag.ErrUnsupportedType, "16-bit integer type %q is not supported; use int or uint", name)
 		return nil, nil
 	}
-	if kind, ok := resourceKinds[name]; ok {
+	if kind, ok := resourceKinds(name); ok {
 		return c.resolveResource(te, kind)
 	}
-	if unsupportedResources[name] {
+	if unsupportedResources(name) {
 		c.errorf(te.Pos, diag.ErrUnsupportedType, "resource type %s is not supported (supported: StructuredBuffer, RWStructuredBuffer, ByteAddressBuffer, RWByteAddressBuffer, ConstantBuffer, Texture2D, RWTexture2D, SamplerState)", name)
 		return nil, nil
 	}
