@@ -421,7 +421,7 @@ func (e *emitter) textureType(g *ir.Global) string {
 			access = "write"
 		}
 	}
-	return fmt.Sprintf("texture2d<%s, access::%s>", scalarName(t.Elem), access)
+	return "texture2d<" + scalarName(t.Elem) + ", access::" + access + ">"
 }
 
 // globalParam spells how a helper function receives a piece of module-scope state.
@@ -434,23 +434,23 @@ func (e *emitter) globalParam(g *ir.Global) string {
 			cst = "const "
 		}
 		if a, ok := g.Type.(*ir.Array); ok && a.Len == 0 {
-			return fmt.Sprintf("%sdevice %s* %s", cst, e.elemMemTypeName(a), n)
+			return cst + "device " + e.elemMemTypeName(a) + "* " + n
 		}
-		return fmt.Sprintf("%sdevice %s& %s", cst, e.memTypeName(g.Type, false), n)
+		return cst + "device " + e.memTypeName(g.Type, false) + "& " + n
 	case ir.SpaceUniform, ir.SpacePushConstant:
 		if a, ok := g.Type.(*ir.Array); ok && a.Len == 0 {
-			return fmt.Sprintf("constant %s* %s", e.elemMemTypeName(a), n)
+			return "constant " + e.elemMemTypeName(a) + "* " + n
 		}
-		return fmt.Sprintf("constant %s& %s", e.memTypeName(g.Type, false), n)
+		return "constant " + e.memTypeName(g.Type, false) + "& " + n
 	case ir.SpaceHandle:
 		if _, ok := g.Type.(ir.Texture2D); ok {
 			return e.textureType(g) + " " + n
 		}
 		return "sampler " + n
 	case ir.SpaceWorkgroup:
-		return fmt.Sprintf("threadgroup %s& %s", e.typeName(g.Type), n)
+		return "threadgroup " + e.typeName(g.Type) + "& " + n
 	}
-	return fmt.Sprintf("thread %s& %s", e.typeName(g.Type), n)
+	return "thread " + e.typeName(g.Type) + "& " + n
 }
 
 // extraParams lists the trailing parameters of a helper function.
@@ -565,9 +565,9 @@ func (e *emitter) function(f *ir.Function) {
 	for _, p := range f.Params {
 		isParam[p.Local] = true
 		if p.Dir == ir.In {
-			ps = append(ps, fmt.Sprintf("%s %s", e.typeName(p.Local.Type), e.localNames[p.Local]))
+			ps = append(ps, e.typeName(p.Local.Type)+" "+e.localNames[p.Local])
 		} else {
-			ps = append(ps, fmt.Sprintf("thread %s& %s", e.typeName(p.Local.Type), e.localNames[p.Local]))
+			ps = append(ps, "thread "+e.typeName(p.Local.Type)+"& "+e.localNames[p.Local])
 		}
 	}
 	ps = append(ps, e.extraParams(e.info[f])...)
@@ -575,7 +575,7 @@ func (e *emitter) function(f *ir.Function) {
 	e.indent = 1
 	for _, l := range f.Locals {
 		if !isParam[l] {
-			e.line("%s %s = {};", e.typeName(l.Type), e.localNames[l])
+			e.lineS(e.typeName(l.Type), " ", e.localNames[l], " = {};")
 		}
 	}
 	e.block(f.Body)
@@ -583,7 +583,32 @@ func (e *emitter) function(f *ir.Function) {
 }
 
 func (e *emitter) line(format string, args ...any) {
-	e.out.WriteString(strings.Repeat("    ", e.indent))
-	fmt.Fprintf(e.out, format, args...)
+	e.writeIndent()
+	if len(args) == 0 && strings.IndexByte(format, '%') < 0 {
+		e.out.WriteString(format)
+	} else {
+		fmt.Fprintf(e.out, format, args...)
+	}
 	e.out.WriteByte('\n')
+}
+
+// lineS prints one indented line made of parts. It is line without fmt: most
+// lines are only strings put together, and boxing each into an interface for
+// Fprintf cost an allocation per argument.
+func (e *emitter) lineS(parts ...string) {
+	e.writeIndent()
+	for _, p := range parts {
+		e.out.WriteString(p)
+	}
+	e.out.WriteByte('\n')
+}
+
+// writeIndent writes the indentation without building a string for it.
+func (e *emitter) writeIndent() {
+	if e.indent < 0 {
+		e.out.WriteString(strings.Repeat("    ", e.indent)) // panics, as it always did
+	}
+	for i := 0; i < e.indent; i++ {
+		e.out.WriteString("    ")
+	}
 }

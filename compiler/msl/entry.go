@@ -75,10 +75,10 @@ func (e *emitter) entry() {
 				native = native || ty == t
 			}
 			if native {
-				params = append(params, fmt.Sprintf("%s %s [[%s]]", t, n, attr))
+				params = append(params, t+" "+n+" [["+attr+"]]")
 			} else {
-				params = append(params, fmt.Sprintf("%s %s_in [[%s]]", types[0], n, attr))
-				prologue = append(prologue, fmt.Sprintf("%s %s = %s(%s_in);", t, n, t, n))
+				params = append(params, types[0]+" "+n+"_in [["+attr+"]]")
+				prologue = append(prologue, t+" "+n+" = "+t+"("+n+"_in);")
 			}
 			continue
 		}
@@ -89,8 +89,8 @@ func (e *emitter) entry() {
 		if g.Flat && ep.Stage == ir.Pixel {
 			attr += ", flat"
 		}
-		stageIn = append(stageIn, fmt.Sprintf("    %s %s [[%s]];", t, n, attr))
-		prologue = append(prologue, fmt.Sprintf("%s %s = _wr_in.%s;", t, n, n))
+		stageIn = append(stageIn, "    "+t+" "+n+" [["+attr+"]];")
+		prologue = append(prologue, t+" "+n+" = _wr_in."+n+";")
 	}
 	if len(stageIn) > 0 {
 		sn := e.inStruct
@@ -121,14 +121,14 @@ func (e *emitter) entry() {
 		default:
 			attr = fmt.Sprintf("user(loc%d)", g.Location)
 		}
-		outFields = append(outFields, fmt.Sprintf("    %s %s [[%s]];", e.typeName(g.Type), n, attr))
+		outFields = append(outFields, "    "+e.typeName(g.Type)+" "+n+" [["+attr+"]];")
 		outNames = append(outNames, n)
-		prologue = append(prologue, fmt.Sprintf("%s %s = {};", e.typeName(g.Type), n))
+		prologue = append(prologue, e.typeName(g.Type)+" "+n+" = {};")
 	}
 	if len(outFields) > 0 {
 		result = e.outStruct
 		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", result, strings.Join(outFields, "\n"))
-		e.entryReturn = fmt.Sprintf("return %s{%s};", result, strings.Join(outNames, ", "))
+		e.entryReturn = "return " + result + "{" + strings.Join(outNames, ", ") + "};"
 	} else {
 		e.entryReturn = "return;"
 	}
@@ -144,20 +144,20 @@ func (e *emitter) entry() {
 			if g.Init != nil {
 				init = e.expr(g.Init)
 			}
-			e.line("%s %s = %s;", e.typeName(g.Type), e.globalNames[g], init)
+			e.lineS(e.typeName(g.Type), " ", e.globalNames[g], " = ", init, ";")
 		case ir.SpaceWorkgroup:
-			e.line("threadgroup %s %s;", e.typeName(g.Type), e.globalNames[g])
+			e.lineS("threadgroup ", e.typeName(g.Type), " ", e.globalNames[g], ";")
 		}
 	}
 	for _, p := range prologue {
-		e.line("%s", p)
+		e.lineS(p)
 	}
 	for _, l := range f.Locals {
-		e.line("%s %s = {};", e.typeName(l.Type), e.localNames[l])
+		e.lineS(e.typeName(l.Type), " ", e.localNames[l], " = {};")
 	}
 	e.block(f.Body)
 	if result != "void" && !endsInReturn(f.Body) {
-		e.line("%s", e.entryReturn)
+		e.lineS(e.entryReturn)
 	}
 	e.out.WriteString("}\n")
 }

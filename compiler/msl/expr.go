@@ -22,21 +22,21 @@ func (e *emitter) expr(x ir.Expr) string {
 		if ir.IsPlace(x) {
 			return e.place(x)
 		}
-		return fmt.Sprintf("%s[%s]", e.expr(x.Base), e.expr(x.Idx))
+		return e.expr(x.Base) + "[" + e.expr(x.Idx) + "]"
 	case *ir.Load:
 		return e.load(x.Place)
 	case *ir.Swizzle:
 		return e.swizzle(x)
 	case *ir.Unary:
-		return fmt.Sprintf("(%s%s)", x.Op, e.expr(x.X))
+		return "(" + x.Op.String() + e.expr(x.X) + ")"
 	case *ir.Binary:
 		return e.binary(x)
 	case *ir.Select:
 		return e.selectExpr(x)
 	case *ir.Convert:
-		return fmt.Sprintf("%s(%s)", e.typeName(x.T), e.expr(x.X))
+		return e.typeName(x.T) + "(" + e.expr(x.X) + ")"
 	case *ir.Bitcast:
-		return fmt.Sprintf("as_type<%s>(%s)", e.typeName(x.T), e.expr(x.X))
+		return "as_type<" + e.typeName(x.T) + ">(" + e.expr(x.X) + ")"
 	case *ir.Construct:
 		return e.construct(x)
 	case *ir.Call:
@@ -45,7 +45,7 @@ func (e *emitter) expr(x ir.Expr) string {
 			as = append(as, e.expr(a))
 		}
 		as = append(as, e.extraArgs(e.info[x.Func])...)
-		return fmt.Sprintf("%s(%s)", e.funcNames[x.Func], callArgs(as))
+		return e.funcNames[x.Func] + "(" + callArgs(as) + ")"
 	case *ir.Intrinsic:
 		return e.intrinsic(x)
 	case nil:
@@ -121,7 +121,7 @@ func (e *emitter) swizzle(x *ir.Swizzle) string {
 		if len(x.Comps) == 1 {
 			return base
 		}
-		return fmt.Sprintf("%s(%s)", e.typeName(x.Type()), base)
+		return e.typeName(x.Type()) + "(" + base + ")"
 	}
 	var b strings.Builder
 	for _, c := range x.Comps {
@@ -131,7 +131,7 @@ func (e *emitter) swizzle(x *ir.Swizzle) string {
 		}
 		b.WriteByte("xyzw"[c])
 	}
-	return fmt.Sprintf("%s.%s", base, b.String())
+	return base + "." + b.String()
 }
 
 func (e *emitter) binary(x *ir.Binary) string {
@@ -142,7 +142,7 @@ func (e *emitter) binary(x *ir.Binary) string {
 	case ir.Rem:
 		if s.Kind == ir.Float {
 			// HLSL % on floats truncates like fmod; Metal has no float %.
-			return fmt.Sprintf("fmod(%s, %s)", a, b)
+			return "fmod(" + a + ", " + b + ")"
 		}
 	case ir.Shl, ir.Shr:
 		// HLSL (like SPIR-V via DXC) uses only the low bits of the shift amount;
@@ -150,9 +150,9 @@ func (e *emitter) binary(x *ir.Binary) string {
 		ys, _ := ir.ScalarOf(x.Y.Type())
 		mask := e.literal(&ir.Const{T: ys, Bits: uint64(s.Bits - 1)})
 		if _, vec := x.Y.Type().(ir.Vector); vec {
-			mask = fmt.Sprintf("%s(%s)", e.typeName(x.Y.Type()), mask)
+			mask = e.typeName(x.Y.Type()) + "(" + mask + ")"
 		}
-		return fmt.Sprintf("(%s %s (%s & %s))", a, x.Op, b, mask)
+		return "(" + a + " " + x.Op.String() + " (" + b + " & " + mask + "))"
 	case ir.LogicalAnd, ir.LogicalOr:
 		if v, ok := t.(ir.Vector); ok {
 			// Component-wise on bool vectors: go through uint lanes.
@@ -166,10 +166,10 @@ func (e *emitter) binary(x *ir.Binary) string {
 		if m, ok := t.(ir.Matrix); ok {
 			// Metal's matrix * is the linear-algebra product; HLSL's is per component.
 			name := e.helperMatrixCW(m, x.Op)
-			return fmt.Sprintf("%s(%s, %s)", name, a, b)
+			return name + "(" + a + ", " + b + ")"
 		}
 	}
-	return fmt.Sprintf("(%s %s %s)", a, x.Op, b)
+	return "(" + a + " " + x.Op.String() + " " + b + ")"
 }
 
 func (e *emitter) selectExpr(x *ir.Select) string {
@@ -178,7 +178,7 @@ func (e *emitter) selectExpr(x *ir.Select) string {
 	switch vt.(type) {
 	case ir.Scalar, ir.Vector:
 	default:
-		return fmt.Sprintf("(%s ? %s : %s)", c, t, f)
+		return "(" + c + " ? " + t + " : " + f + ")"
 	}
 	if v, ok := vt.(ir.Vector); ok {
 		if _, scalar := x.Cond.Type().(ir.Scalar); scalar {
@@ -186,7 +186,7 @@ func (e *emitter) selectExpr(x *ir.Select) string {
 		}
 	}
 	// select evaluates both sides, as HLSL's ?: does.
-	return fmt.Sprintf("select(%s, %s, %s)", f, t, c)
+	return "select(" + f + ", " + t + ", " + c + ")"
 }
 
 func (e *emitter) construct(x *ir.Construct) string {
@@ -196,14 +196,14 @@ func (e *emitter) construct(x *ir.Construct) string {
 	}
 	switch t := x.T.(type) {
 	case *ir.Array:
-		return fmt.Sprintf("%s{{%s}}", e.typeName(t), callArgs(as))
+		return e.typeName(t) + "{{" + callArgs(as) + "}}"
 	case *ir.Struct:
-		return fmt.Sprintf("%s{%s}", e.typeName(t), callArgs(as))
+		return e.typeName(t) + "{" + callArgs(as) + "}"
 	case ir.Matrix:
 		// Rows of the HLSL matrix are the MSL columns.
 		if len(x.Args) != t.Rows {
 			e.errorf(e.fn.Pos, diag.ErrMSLMalformedInput, "matrix %s built from %d rows", t, len(x.Args))
 		}
 	}
-	return fmt.Sprintf("%s(%s)", e.typeName(x.T), callArgs(as))
+	return e.typeName(x.T) + "(" + callArgs(as) + ")"
 }

@@ -105,11 +105,11 @@ func (e *emitter) intrinsic(x *ir.Intrinsic) string {
 		ds, _ := ir.ScalarOf(x.Args[0].Type())
 		val := e.expr(x.Args[1])
 		if vs, _ := ir.ScalarOf(x.Args[1].Type()); vs != ds {
-			val = fmt.Sprintf("%s(%s)", scalarName(ds), val)
+			val = scalarName(ds) + "(" + val + ")"
 		}
-		call := fmt.Sprintf("%s(%s, %s, memory_order_relaxed)", info.MSL, ptr, val)
+		call := info.MSL + "(" + ptr + ", " + val + ", memory_order_relaxed)"
 		if len(x.Args) > 2 {
-			return fmt.Sprintf("(%s = %s)", e.place(x.Args[2]), call)
+			return "(" + e.place(x.Args[2]) + " = " + call + ")"
 		}
 		return call
 	case intrinsics.ClassMath, intrinsics.ClassDeriv:
@@ -135,16 +135,16 @@ func (e *emitter) wave(x *ir.Intrinsic, info *intrinsics.Info) string {
 	case intrinsics.WaveGetLaneIndex:
 		return "_wr_lane_index"
 	case intrinsics.WaveActiveAllEqual:
-		return fmt.Sprintf("%s(%s)", e.helperAllEqual(x.Args[0].Type()), e.expr(x.Args[0]))
+		return e.helperAllEqual(x.Args[0].Type()) + "(" + e.expr(x.Args[0]) + ")"
 	case intrinsics.WaveActiveBallot:
 		e.useHelper("wr_ballot")
-		return fmt.Sprintf("wr_ballot(%s, _wr_lane_count)", e.expr(x.Args[0]))
+		return "wr_ballot(" + e.expr(x.Args[0]) + ", _wr_lane_count)"
 	case intrinsics.WaveActiveCountBits:
 		e.useHelper("wr_ballot_count")
-		return fmt.Sprintf("wr_ballot_count(%s, _wr_lane_count)", e.expr(x.Args[0]))
+		return "wr_ballot_count(" + e.expr(x.Args[0]) + ", _wr_lane_count)"
 	case intrinsics.WavePrefixCountBits:
 		// Lanes below this one whose predicate is true: an exclusive sum of 0/1.
-		return fmt.Sprintf("simd_prefix_exclusive_sum(uint(%s))", e.expr(x.Args[0]))
+		return "simd_prefix_exclusive_sum(uint(" + e.expr(x.Args[0]) + "))"
 	}
 	if info.MSL == "" {
 		e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal equivalent (%s)", info.Name, info.MSLLowering)
@@ -160,10 +160,10 @@ func (e *emitter) wave(x *ir.Intrinsic, info *intrinsics.Info) string {
 			switch {
 			case p.Scalar32:
 				// Metal lane ids are ushort.
-				s = fmt.Sprintf("ushort(%s)", s)
+				s = "ushort(" + s + ")"
 			case sc.Kind == ir.Bool && p.Kinds&intrinsics.KNumeric != 0:
 				// Data-movement functions take no bool: move the value as ushort.
-				s = fmt.Sprintf("%s(%s)", e.typeName(ir.WithScalar(a.Type(), ir.Scalar{Kind: ir.Uint, Bits: 16})), s)
+				s = e.typeName(ir.WithScalar(a.Type(), ir.Scalar{Kind: ir.Uint, Bits: 16})) + "(" + s + ")"
 				viaUshort = true
 			}
 		}
@@ -173,9 +173,9 @@ func (e *emitter) wave(x *ir.Intrinsic, info *intrinsics.Info) string {
 		// QuadSwap direction d exchanges lanes l and l ^ (d + 1).
 		as = append(as, fmt.Sprintf("ushort(%d)", info.SPIRV.QuadDirection+1))
 	}
-	call := fmt.Sprintf("%s(%s)", info.MSL, callArgs(as))
+	call := info.MSL + "(" + callArgs(as) + ")"
 	if viaUshort {
-		return fmt.Sprintf("%s(%s)", e.typeName(x.T), call)
+		return e.typeName(x.T) + "(" + call + ")"
 	}
 	return call
 }
@@ -190,7 +190,7 @@ func (e *emitter) math(x *ir.Intrinsic, info *intrinsics.Info) string {
 	conv := func(call string) string {
 		// Metal math returns the argument's type; HLSL may want another (sign -> int).
 		if len(x.Args) > 0 && !ir.Equal(arg0(), x.T) {
-			return fmt.Sprintf("%s(%s)", e.typeName(x.T), call)
+			return e.typeName(x.T) + "(" + call + ")"
 		}
 		return call
 	}
@@ -204,27 +204,27 @@ func (e *emitter) math(x *ir.Intrinsic, info *intrinsics.Info) string {
 	case intrinsics.Sign:
 		if s0().Kind != ir.Float {
 			e.useHelper("wr_isign")
-			return conv(fmt.Sprintf("wr_isign(%s)", as[0]))
+			return conv("wr_isign(" + as[0] + ")")
 		}
 	case intrinsics.Dot:
 		if _, scalar := arg0().(ir.Scalar); scalar {
-			return fmt.Sprintf("(%s * %s)", as[0], as[1])
+			return "(" + as[0] + " * " + as[1] + ")"
 		}
 		if s0().Kind != ir.Float {
 			e.useHelper("wr_idot")
-			return fmt.Sprintf("wr_idot(%s, %s)", as[0], as[1])
+			return "wr_idot(" + as[0] + ", " + as[1] + ")"
 		}
 	case intrinsics.Length:
 		if _, scalar := arg0().(ir.Scalar); scalar {
-			return fmt.Sprintf("abs(%s)", as[0])
+			return "abs(" + as[0] + ")"
 		}
 	case intrinsics.Normalize:
 		if _, scalar := arg0().(ir.Scalar); scalar {
-			return fmt.Sprintf("sign(%s)", as[0])
+			return "sign(" + as[0] + ")"
 		}
 	case intrinsics.Mad:
 		if s0().Kind != ir.Float {
-			return fmt.Sprintf("((%s * %s) + %s)", as[0], as[1], as[2])
+			return "((" + as[0] + " * " + as[1] + ") + " + as[2] + ")"
 		}
 	case intrinsics.Any, intrinsics.All:
 		fn := "any"
@@ -233,46 +233,46 @@ func (e *emitter) math(x *ir.Intrinsic, info *intrinsics.Info) string {
 		}
 		t := arg0()
 		if s0().Kind != ir.Bool {
-			as[0] = fmt.Sprintf("(%s != %s(0))", as[0], e.typeName(t))
+			as[0] = "(" + as[0] + " != " + e.typeName(t) + "(0))"
 			t = ir.WithScalar(t, ir.BoolT)
 		}
 		if _, scalar := t.(ir.Scalar); scalar {
 			return as[0]
 		}
-		return fmt.Sprintf("%s(%s)", fn, as[0])
+		return fn + "(" + as[0] + ")"
 	case intrinsics.Countbits:
-		return conv(fmt.Sprintf("popcount(%s)", as[0]))
+		return conv("popcount(" + as[0] + ")")
 	case intrinsics.Firstbithigh:
 		e.useHelper("wr_firstbithigh")
 		if s0().Kind == ir.Sint {
-			return fmt.Sprintf("wr_firstbithigh_s<%s>(%s)", e.typeName(x.T), as[0])
+			return "wr_firstbithigh_s<" + e.typeName(x.T) + ">(" + as[0] + ")"
 		}
-		return fmt.Sprintf("wr_firstbithigh(%s)", as[0])
+		return "wr_firstbithigh(" + as[0] + ")"
 	case intrinsics.Firstbitlow:
 		e.useHelper("wr_firstbitlow")
 		if s0().Kind == ir.Sint {
-			as[0] = fmt.Sprintf("as_type<%s>(%s)", e.typeName(x.T), as[0])
+			as[0] = "as_type<" + e.typeName(x.T) + ">(" + as[0] + ")"
 		}
-		return fmt.Sprintf("wr_firstbitlow(%s)", as[0])
+		return "wr_firstbitlow(" + as[0] + ")"
 	case intrinsics.Reversebits:
-		return fmt.Sprintf("reverse_bits(%s)", as[0])
+		return "reverse_bits(" + as[0] + ")"
 	case intrinsics.Asuint, intrinsics.Asint, intrinsics.Asfloat:
 		if ir.Equal(arg0(), x.T) {
 			return as[0]
 		}
-		return fmt.Sprintf("as_type<%s>(%s)", e.typeName(x.T), as[0])
+		return "as_type<" + e.typeName(x.T) + ">(" + as[0] + ")"
 	case intrinsics.F16tof32:
 		e.useHelper("wr_f16tof32")
-		return fmt.Sprintf("wr_f16tof32(%s)", as[0])
+		return "wr_f16tof32(" + as[0] + ")"
 	case intrinsics.F32tof16:
 		e.useHelper("wr_f32tof16")
-		return fmt.Sprintf("wr_f32tof16(%s)", as[0])
+		return "wr_f32tof16(" + as[0] + ")"
 	}
 	if !callName.MatchString(info.MSL) {
 		e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal lowering (%q)", info.Name, info.MSL)
 		return "0"
 	}
-	return conv(fmt.Sprintf("%s(%s)", info.MSL, callArgs(as)))
+	return conv(info.MSL + "(" + callArgs(as) + ")")
 }
 
 // mul lowers HLSL mul() under the row-as-column matrix representation (doc.go).
@@ -291,16 +291,16 @@ func (e *emitter) mul(x *ir.Intrinsic, as []string) string {
 		s, _ := ir.ScalarOf(a)
 		if s.Kind != ir.Float {
 			e.useHelper("wr_idot")
-			return fmt.Sprintf("wr_idot(%s, %s)", as[0], as[1])
+			return "wr_idot(" + as[0] + ", " + as[1] + ")"
 		}
-		return fmt.Sprintf("dot(%s, %s)", as[0], as[1])
+		return "dot(" + as[0] + ", " + as[1] + ")"
 	case am || bm:
 		if (am && bm) || (av && bm) || (am && bv) {
-			return fmt.Sprintf("(%s * %s)", as[1], as[0])
+			return "(" + as[1] + " * " + as[0] + ")"
 		}
 	}
 	// A scalar operand: component-wise scaling in both languages.
-	return fmt.Sprintf("(%s * %s)", as[0], as[1])
+	return "(" + as[0] + " * " + as[1] + ")"
 }
 
 // texture lowers Texture2D / RWTexture2D methods; Args[0] is the texture.
@@ -328,9 +328,9 @@ func (e *emitter) texture(x *ir.Intrinsic) string {
 	}
 	switch x.Op {
 	case intrinsics.TextureSample:
-		return narrow(fmt.Sprintf("%s.sample(%s, %s)", tex, as[0], as[1]))
+		return narrow(tex + ".sample(" + as[0] + ", " + as[1] + ")")
 	case intrinsics.TextureSampleLevel:
-		return narrow(fmt.Sprintf("%s.sample(%s, %s, level(%s))", tex, as[0], as[1], as[2]))
+		return narrow(tex + ".sample(" + as[0] + ", " + as[1] + ", level(" + as[2] + "))")
 	case intrinsics.TextureLoad:
 		// sema: TextureLoad[t, coords int2, level int] for Texture2D, [u, coords] for RWTexture2D.
 		if ir.Components(x.Args[1].Type()) != 2 {
@@ -338,9 +338,9 @@ func (e *emitter) texture(x *ir.Intrinsic) string {
 			return "0"
 		}
 		if len(as) > 1 && !tt.Storage {
-			return narrow(fmt.Sprintf("%s.read(uint2(%s), uint(%s))", tex, as[0], as[1]))
+			return narrow(tex + ".read(uint2(" + as[0] + "), uint(" + as[1] + "))")
 		}
-		return narrow(fmt.Sprintf("%s.read(uint2(%s))", tex, as[0]))
+		return narrow(tex + ".read(uint2(" + as[0] + "))")
 	case intrinsics.TextureStore:
 		v := as[1]
 		if n := ir.Components(x.Args[2].Type()); n < 4 {
@@ -348,17 +348,17 @@ func (e *emitter) texture(x *ir.Intrinsic) string {
 			for i := n; i < 4; i++ {
 				v += ", " + zero
 			}
-			v = fmt.Sprintf("%s(%s)", e.typeName(ir.Vector{Elem: tt.Elem, N: 4}), v)
+			v = e.typeName(ir.Vector{Elem: tt.Elem, N: 4}) + "(" + v + ")"
 		}
-		return fmt.Sprintf("%s.write(%s, uint2(%s))", tex, v, as[0])
+		return tex + ".write(" + v + ", uint2(" + as[0] + "))"
 	case intrinsics.TextureGetDimensions:
 		lod := ""
 		if len(as) > 0 {
 			lod = "uint(" + as[0] + ")"
 		}
-		v := fmt.Sprintf("uint2(%s.get_width(%s), %s.get_height(%s))", tex, lod, tex, lod)
+		v := "uint2(" + tex + ".get_width(" + lod + "), " + tex + ".get_height(" + lod + "))"
 		if !ir.Equal(x.T, ir.Vector{Elem: ir.U32, N: 2}) {
-			return fmt.Sprintf("%s(%s)", e.typeName(x.T), v)
+			return e.typeName(x.T) + "(" + v + ")"
 		}
 		return v
 	}
@@ -391,7 +391,7 @@ func (e *emitter) bufferLength(x *ir.Intrinsic) string {
 	}
 	v := fmt.Sprintf("(_buffer_sizes[%d] / %du)", idx, stride)
 	if !ir.Equal(x.T, ir.U32) {
-		return fmt.Sprintf("%s(%s)", e.typeName(x.T), v)
+		return e.typeName(x.T) + "(" + v + ")"
 	}
 	return v
 }

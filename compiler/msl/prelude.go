@@ -133,7 +133,7 @@ func (e *emitter) helperAllEqual(t ir.Type) string {
 		var comps []string
 		for i := 0; i < n; i++ {
 			c := "x." + string("xyzw"[i])
-			comps = append(comps, fmt.Sprintf("simd_all(%s == simd_broadcast_first(%s))", conv(c), conv(c)))
+			comps = append(comps, "simd_all("+conv(c)+" == simd_broadcast_first("+conv(c)+"))")
 		}
 		fmt.Fprintf(&b, "inline bool%d %s(%s x)\n{\n    return bool%d(%s);\n}\n", n, name, tn, n, strings.Join(comps, ",\n                 "))
 	}
@@ -149,7 +149,7 @@ func (e *emitter) helperMatrixCW(m ir.Matrix, op ir.BinOp) string {
 	if op == ir.Div {
 		verb = "div"
 	}
-	name := fmt.Sprintf("wr_cw%s_%s", verb, tn)
+	name := "wr_cw" + verb + "_" + tn
 	if e.helpers[name] {
 		return name
 	}

@@ -17,7 +17,7 @@ func (e *emitter) block(b ir.Block) {
 
 // nested prints a braced block one level deeper.
 func (e *emitter) nested(head string, b ir.Block) {
-	e.line("%s", head+" {")
+	e.lineS(head + " {")
 	e.indent++
 	e.block(b)
 	e.indent--
@@ -32,9 +32,9 @@ func (e *emitter) stmt(s ir.Stmt) {
 			e.compareExchange(x, nil)
 			return
 		}
-		e.line("%s;", e.expr(s.X))
+		e.lineS(e.expr(s.X), ";")
 	case *ir.If:
-		e.nested(fmt.Sprintf("if (%s)", e.expr(s.Cond)), s.Then)
+		e.nested("if ("+e.expr(s.Cond)+")", s.Then)
 		if len(s.Else) > 0 {
 			e.line("} else {")
 			e.indent++
@@ -45,11 +45,11 @@ func (e *emitter) stmt(s ir.Stmt) {
 	case *ir.Loop:
 		e.loop(s)
 	case *ir.Switch:
-		e.line("switch (%s) {", e.expr(s.Selector))
+		e.lineS("switch (", e.expr(s.Selector), ") {")
 		sel, _ := ir.ScalarOf(s.Selector.Type())
 		for i, c := range s.Cases {
 			for _, v := range c.Values {
-				e.line("case %s:", e.literal(&ir.Const{T: sel, Bits: uint64(v)}))
+				e.lineS("case ", e.literal(&ir.Const{T: sel, Bits: uint64(v)}), ":")
 			}
 			if c.Default {
 				e.line("default:")
@@ -74,9 +74,9 @@ func (e *emitter) stmt(s ir.Stmt) {
 	case *ir.Return:
 		switch {
 		case e.isEntry:
-			e.line("%s", e.entryReturn)
+			e.lineS(e.entryReturn)
 		case s.Value != nil:
-			e.line("return %s;", e.expr(s.Value))
+			e.lineS("return ", e.expr(s.Value), ";")
 		default:
 			e.line("return;")
 		}
@@ -109,13 +109,13 @@ func (e *emitter) loop(l *ir.Loop) {
 	}
 	flag := fmt.Sprintf("_wr_c%d", e.tmp)
 	e.tmp++
-	e.line("for (bool %s = false;; %s = true) {", flag, flag)
+	e.lineS("for (bool ", flag, " = false;; ", flag, " = true) {")
 	e.indent++
-	e.line("if (%s) {", flag)
+	e.lineS("if (", flag, ") {")
 	e.indent++
 	e.block(l.Continuing)
 	if l.BreakIf != nil {
-		e.line("if (%s) {", e.expr(l.BreakIf))
+		e.lineS("if (", e.expr(l.BreakIf), ") {")
 		e.line("    break;")
 		e.line("}")
 	}
@@ -166,13 +166,13 @@ func (e *emitter) store(s *ir.Store) {
 	}
 	switch {
 	case colMajor(place):
-		e.line("%s = transpose(%s);", e.place(place), e.expr(s.Value))
+		e.lineS(e.place(place), " = transpose(", e.expr(s.Value), ");")
 		return
 	}
 	if a, ok := paddedArrayPlace(place); ok {
 		e.line("{")
 		e.indent++
-		e.line("%s _wr_arr = %s;", e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), e.expr(s.Value))
+		e.lineS(e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), " _wr_arr = ", e.expr(s.Value), ";")
 		base := e.place(place)
 		for i := 0; i < a.Len; i++ {
 			e.line("%s[%d].v = _wr_arr[%d];", base, i, i)
@@ -186,8 +186,8 @@ func (e *emitter) store(s *ir.Store) {
 		m := ix.Base.Type().(ir.Matrix)
 		e.line("{")
 		e.indent++
-		e.line("%s _wr_row = %s;", e.typeName(s.Value.Type()), e.expr(s.Value))
-		e.line("int _wr_i = int(%s);", e.expr(ix.Idx))
+		e.lineS(e.typeName(s.Value.Type()), " _wr_row = ", e.expr(s.Value), ";")
+		e.lineS("int _wr_i = int(", e.expr(ix.Idx), ");")
 		base := e.place(ix.Base)
 		for j := 0; j < m.Cols; j++ {
 			e.line("%s[%d][_wr_i] = _wr_row[%d];", base, j, j)
@@ -196,7 +196,7 @@ func (e *emitter) store(s *ir.Store) {
 		e.line("}")
 		return
 	}
-	e.line("%s = %s;", e.place(place), e.expr(s.Value))
+	e.lineS(e.place(place), " = ", e.expr(s.Value), ";")
 }
 
 // compareExchange prints InterlockedCompareExchange/CompareStore. Metal only has a
@@ -214,15 +214,15 @@ func (e *emitter) compareExchange(x *ir.Intrinsic, target ir.Expr) {
 	t := scalarName(ds)
 	e.line("{")
 	e.indent++
-	e.line("%s _wr_cmp = %s;", t, e.expr(x.Args[1]))
-	e.line("%s _wr_val = %s;", t, e.expr(x.Args[2]))
-	e.line("%s _wr_old = _wr_cmp;", t)
-	e.line("while (!atomic_compare_exchange_weak_explicit(%s, &_wr_old, _wr_val, memory_order_relaxed, memory_order_relaxed) && _wr_old == _wr_cmp) {", ptr)
+	e.lineS(t, " _wr_cmp = ", e.expr(x.Args[1]), ";")
+	e.lineS(t, " _wr_val = ", e.expr(x.Args[2]), ";")
+	e.lineS(t, " _wr_old = _wr_cmp;")
+	e.lineS("while (!atomic_compare_exchange_weak_explicit(", ptr, ", &_wr_old, _wr_val, memory_order_relaxed, memory_order_relaxed) && _wr_old == _wr_cmp) {")
 	e.line("}")
 	if target != nil {
-		e.line("%s = _wr_old;", e.place(target))
+		e.lineS(e.place(target), " = _wr_old;")
 	} else if x.Op == intrinsics.InterlockedCompareExchange && len(x.Args) > 3 {
-		e.line("%s = _wr_old;", e.place(x.Args[3]))
+		e.lineS(e.place(x.Args[3]), " = _wr_old;")
 	}
 	e.indent--
 	e.line("}")
@@ -249,7 +249,7 @@ func (e *emitter) atomicPointer(x *ir.Intrinsic) (string, bool) {
 	if s.Kind == ir.Sint {
 		at = "atomic_int"
 	}
-	return fmt.Sprintf("(%s %s*)&%s", space, at, e.place(dest)), true
+	return "(" + space + " " + at + "*)&" + e.place(dest), true
 }
 
 // place spells a place (lvalue). Element (i, j) of a transposed matrix is [j][i].
@@ -261,15 +261,15 @@ func (e *emitter) place(x ir.Expr) string {
 		return e.globalNames[x.G]
 	case *ir.Index:
 		if inner, ok := x.Base.(*ir.Index); ok && colMajor(inner.Base) {
-			return fmt.Sprintf("%s[%s][%s]", e.place(inner.Base), e.expr(x.Idx), e.expr(inner.Idx))
+			return e.place(inner.Base) + "[" + e.expr(x.Idx) + "][" + e.expr(inner.Idx) + "]"
 		}
 		if a, ok := x.Base.Type().(*ir.Array); ok && paddedStride(a) && inBuffer(x.Base) {
-			return fmt.Sprintf("%s[%s].v", e.place(x.Base), e.expr(x.Idx))
+			return e.place(x.Base) + "[" + e.expr(x.Idx) + "].v"
 		}
-		return fmt.Sprintf("%s[%s]", e.place(x.Base), e.expr(x.Idx))
+		return e.place(x.Base) + "[" + e.expr(x.Idx) + "]"
 	case *ir.Member:
 		st := x.Base.Type().(*ir.Struct)
-		return fmt.Sprintf("%s.%s", e.place(x.Base), fieldName(st.Fields[x.Field].Name, x.Field))
+		return e.place(x.Base) + "." + fieldName(st.Fields[x.Field].Name, x.Field)
 	}
 	// Not a place: a value being indexed (e.g. a function result); print it as one.
 	return e.expr(x)
@@ -278,10 +278,10 @@ func (e *emitter) place(x ir.Expr) string {
 // load spells a Load: transposed matrices are transposed back, packed vec3s widened.
 func (e *emitter) load(p ir.Expr) string {
 	if colMajor(p) {
-		return fmt.Sprintf("transpose(%s)", e.place(p))
+		return "transpose(" + e.place(p) + ")"
 	}
 	if ix, ok := p.(*ir.Index); ok && colMajor(ix.Base) {
-		return fmt.Sprintf("transpose(%s)[%s]", e.place(ix.Base), e.expr(ix.Idx))
+		return "transpose(" + e.place(ix.Base) + ")[" + e.expr(ix.Idx) + "]"
 	}
 	if a, ok := paddedArrayPlace(p); ok {
 		// Unwrap each padded element into a register array.
@@ -290,10 +290,10 @@ func (e *emitter) load(p ir.Expr) string {
 		for i := 0; i < a.Len; i++ {
 			es = append(es, fmt.Sprintf("%s[%d].v", base, i))
 		}
-		return fmt.Sprintf("%s{{%s}}", e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), callArgs(es))
+		return e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}) + "{{" + callArgs(es) + "}}"
 	}
 	if packedPlace(p) {
-		return fmt.Sprintf("%s(%s)", e.typeName(p.Type()), e.place(p))
+		return e.typeName(p.Type()) + "(" + e.place(p) + ")"
 	}
 	return e.place(p)
 }

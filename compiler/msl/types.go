@@ -60,7 +60,7 @@ func (e *emitter) typeName(t ir.Type) string {
 	case ir.Sampler:
 		return "sampler"
 	case ir.Texture2D:
-		return fmt.Sprintf("texture2d<%s, access::sample>", scalarName(t.Elem))
+		return "texture2d<" + scalarName(t.Elem) + ", access::sample>"
 	}
 	return "void"
 }
@@ -76,7 +76,7 @@ func (e *emitter) memTypeName(t ir.Type, packed bool) string {
 		}
 	case ir.Vector:
 		if packed && t.N == 3 {
-			return fmt.Sprintf("packed_%s3", scalarName(t.Elem))
+			return "packed_" + scalarName(t.Elem) + "3"
 		}
 	case *ir.Array:
 		if t.Stride != 0 {

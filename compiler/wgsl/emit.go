@@ -377,7 +377,7 @@ func (e *emitter) handleType(g *ir.Global) string {
 			e.errorf(g.Pos, diag.ErrWGSLType, "texture %s: WGSL textures have no 16-bit sampled type", g.Name)
 		}
 		if !t.Storage {
-			return fmt.Sprintf("texture_2d<%s>", scalarName(ir.Scalar{Kind: t.Elem.Kind, Bits: 32}))
+			return "texture_2d<" + scalarName(ir.Scalar{Kind: t.Elem.Kind, Bits: 32}) + ">"
 		}
 		// The format follows the declared component count (RWTexture2D<uint> is
 		// r32uint): WebGPU allows read_write access only for the r32 formats.
@@ -396,7 +396,7 @@ func (e *emitter) handleType(g *ir.Global) string {
 				e.errorf(g.Pos, diag.ErrWGSLTextureAccess, "%s (RWTexture2D with %d components) is read and written: WebGPU allows read_write storage textures only for r32 formats", g.Name, t.Components)
 			}
 		}
-		return fmt.Sprintf("texture_storage_2d<%s, %s>", format, access)
+		return "texture_storage_2d<" + format + ", " + access + ">"
 	}
 	e.errorf(g.Pos, diag.ErrWGSLType, "resource %s of type %s has no WGSL handle type", g.Name, g.Type)
 	return "sampler"

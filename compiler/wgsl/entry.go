@@ -54,7 +54,7 @@ func (e *emitter) convertIO(text string, from, to ir.Type) string {
 	if ir.Equal(from, to) {
 		return text
 	}
-	return fmt.Sprintf("%s(%s)", e.typ(to, view{}, e.ep.Pos), text)
+	return e.typ(to, view{}, e.ep.Pos) + "(" + text + ")"
 }
 
 func mustScalar(t ir.Type) ir.Scalar {
@@ -103,8 +103,8 @@ func (e *emitter) entry(b *strings.Builder) {
 				continue
 			}
 			bt := builtinType(g.Builtin)
-			params = append(params, fmt.Sprintf("@builtin(%s) %s: %s", g.Builtin, pn, e.typ(bt, view{}, g.Pos)))
-			body = append(body, fmt.Sprintf("%s = %s;", name, e.convertIO(pn, bt, g.Type)))
+			params = append(params, "@builtin("+g.Builtin.String()+") "+pn+": "+e.typ(bt, view{}, g.Pos))
+			body = append(body, name+" = "+e.convertIO(pn, bt, g.Type)+";")
 			continue
 		}
 		interp := ""
@@ -112,19 +112,19 @@ func (e *emitter) entry(b *strings.Builder) {
 			interp = "@interpolate(flat) "
 		}
 		params = append(params, fmt.Sprintf("@location(%d) %s%s: %s", g.Location, interp, pn, e.typ(g.Type, view{}, g.Pos)))
-		body = append(body, fmt.Sprintf("%s = %s;", name, pn))
+		body = append(body, name+" = "+pn+";")
 	}
 	if e.usesLaneIndex {
 		pn := n.internal("wr_subgroup_invocation_id")
-		params = append(params, fmt.Sprintf("@builtin(subgroup_invocation_id) %s: u32", pn))
-		body = append(body, fmt.Sprintf("%s = %s;", e.laneIndexVar, pn))
+		params = append(params, "@builtin(subgroup_invocation_id) "+pn+": u32")
+		body = append(body, e.laneIndexVar+" = "+pn+";")
 	}
 	if e.usesLaneCount {
 		pn := n.internal("wr_subgroup_size")
-		params = append(params, fmt.Sprintf("@builtin(subgroup_size) %s: u32", pn))
-		body = append(body, fmt.Sprintf("%s = %s;", e.laneCountVar, pn))
+		params = append(params, "@builtin(subgroup_size) "+pn+": u32")
+		body = append(body, e.laneCountVar+" = "+pn+";")
 	}
-	body = append(body, fmt.Sprintf("%s();", e.funcNames[ep.Func]))
+	body = append(body, e.funcNames[ep.Func]+"();")
 
 	result := ""
 	if len(ep.Outputs) > 0 {
@@ -139,7 +139,7 @@ func (e *emitter) entry(b *strings.Builder) {
 					continue
 				}
 				bt := builtinType(g.Builtin)
-				fields = append(fields, fmt.Sprintf("  @builtin(%s) %s: %s,", g.Builtin, fn.fresh(g.Name), e.typ(bt, view{}, g.Pos)))
+				fields = append(fields, "  @builtin("+g.Builtin.String()+") "+fn.fresh(g.Name)+": "+e.typ(bt, view{}, g.Pos)+",")
 				values = append(values, e.convertIO(name, g.Type, bt))
 				continue
 			}
@@ -154,9 +154,9 @@ func (e *emitter) entry(b *strings.Builder) {
 			fields = append(fields, fmt.Sprintf("  @location(%d) %s%s: %s,", g.Location, interp, fn.fresh(g.Name), e.typ(g.Type, view{}, g.Pos)))
 			values = append(values, name)
 		}
-		e.structDecls = append(e.structDecls, fmt.Sprintf("// Stage outputs of %s.\nstruct %s {\n%s\n}\n", ep.Name, sname, strings.Join(fields, "\n")))
+		e.structDecls = append(e.structDecls, "// Stage outputs of "+ep.Name+".\nstruct "+sname+" {\n"+strings.Join(fields, "\n")+"\n}\n")
 		result = " -> " + sname
-		body = append(body, fmt.Sprintf("return %s(%s);", sname, strings.Join(values, ", ")))
+		body = append(body, "return "+sname+"("+strings.Join(values, ", ")+");")
 	}
 
 	fmt.Fprintf(b, "%s\nfn %s(", attrs, ep.Name)

@@ -29,20 +29,20 @@ func (fe *funcEmitter) expr(x ir.Expr) string {
 			if len(x.Comps) == 1 {
 				return base
 			}
-			return fmt.Sprintf("%s(%s)", fe.e.typ(x.Type(), view{}, fe.pos()), base)
+			return fe.e.typ(x.Type(), view{}, fe.pos()) + "(" + base + ")"
 		}
 		var sw []byte
 		for _, c := range x.Comps {
 			sw = append(sw, "xyzw"[c])
 		}
-		return fmt.Sprintf("%s.%s", base, sw)
+		return base + "." + string(sw)
 	case *ir.Unary:
 		if m, ok := x.X.Type().(ir.Matrix); ok && x.Op == ir.Neg {
 			// WGSL has no unary minus on matrices; scaling by -1 is exact.
-			return fmt.Sprintf("(%s * %s)", fe.expr(x.X), fe.constText(ir.ConstFloat(m.Elem, -1)))
+			return "(" + fe.expr(x.X) + " * " + fe.constText(ir.ConstFloat(m.Elem, -1)) + ")"
 		}
 		op := map[ir.UnOp]string{ir.Neg: "-", ir.Not: "!", ir.BitNot: "~"}[x.Op]
-		return fmt.Sprintf("(%s%s)", op, fe.expr(x.X))
+		return "(" + op + fe.expr(x.X) + ")"
 	case *ir.Binary:
 		return fe.binary(x)
 	case *ir.Select:
@@ -50,17 +50,17 @@ func (fe *funcEmitter) expr(x ir.Expr) string {
 			return fe.matrixSelect(x, m)
 		}
 		// WGSL select(f, t, cond): false value first.
-		return fmt.Sprintf("select(%s, %s, %s)", fe.expr(x.False), fe.expr(x.True), fe.expr(x.Cond))
+		return "select(" + fe.expr(x.False) + ", " + fe.expr(x.True) + ", " + fe.expr(x.Cond) + ")"
 	case *ir.Convert:
-		return fmt.Sprintf("%s(%s)", fe.e.typ(x.T, view{}, fe.pos()), fe.expr(x.X))
+		return fe.e.typ(x.T, view{}, fe.pos()) + "(" + fe.expr(x.X) + ")"
 	case *ir.Bitcast:
-		return fmt.Sprintf("bitcast<%s>(%s)", fe.e.typ(x.T, view{}, fe.pos()), fe.expr(x.X))
+		return "bitcast<" + fe.e.typ(x.T, view{}, fe.pos()) + ">(" + fe.expr(x.X) + ")"
 	case *ir.Construct:
 		var args []string
 		for _, a := range x.Args {
 			args = append(args, fe.expr(a))
 		}
-		return fmt.Sprintf("%s(%s)", fe.e.typ(x.T, view{}, fe.pos()), strings.Join(args, ", "))
+		return fe.e.typ(x.T, view{}, fe.pos()) + "(" + strings.Join(args, ", ") + ")"
 	case *ir.Call:
 		return fe.call(x)
 	case *ir.Intrinsic:
@@ -90,7 +90,7 @@ func (fe *funcEmitter) call(x *ir.Call) string {
 		}
 		args = append(args, fe.expr(a))
 	}
-	return fmt.Sprintf("%s(%s)", fe.e.funcNames[x.Func], strings.Join(args, ", "))
+	return fe.e.funcNames[x.Func] + "(" + strings.Join(args, ", ") + ")"
 }
 
 func (fe *funcEmitter) binary(x *ir.Binary) string {
@@ -125,16 +125,16 @@ func (fe *funcEmitter) binary(x *ir.Binary) string {
 			r = fmt.Sprintf("vec%d<u32>(%s)", len(parts), strings.Join(parts, ", "))
 		} else {
 			if s, _ := ir.ScalarOf(t); s.Kind != ir.Uint {
-				r = fmt.Sprintf("%s(%s)", fe.e.typ(ir.WithScalar(t, ir.U32), view{}, fe.pos()), r)
+				r = fe.e.typ(ir.WithScalar(t, ir.U32), view{}, fe.pos()) + "(" + r + ")"
 			}
 			mask := "31u"
 			if vt, ok := t.(ir.Vector); ok {
 				mask = fmt.Sprintf("vec%d<u32>(31u)", vt.N)
 			}
-			r = fmt.Sprintf("(%s & %s)", r, mask)
+			r = "(" + r + " & " + mask + ")"
 		}
 	}
-	return fmt.Sprintf("(%s %s %s)", l, op, r)
+	return "(" + l + " " + op + " " + r + ")"
 }
 
 func allConst(xs []ir.Expr) bool {
@@ -201,10 +201,9 @@ func (fe *funcEmitter) matrixColumnwise(op ir.BinOp, m ir.Matrix, l, r string) s
 		for c := 0; c < m.Rows; c++ { // WGSL columns are HLSL rows
 			cols = append(cols, fmt.Sprintf("a[%d] %s b[%d]", c, op, c))
 		}
-		return fmt.Sprintf("// Component-wise %s on %s (WGSL's matrix * is the matrix product).\nfn %s(a: %s, b: %s) -> %s {\n  return %s(%s);\n}\n",
-			op, tn, name, tn, tn, tn, tn, strings.Join(cols, ", "))
+		return "// Component-wise " + op.String() + " on " + tn + " (WGSL's matrix * is the matrix product).\nfn " + name + "(a: " + tn + ", b: " + tn + ") -> " + tn + " {\n  return " + tn + "(" + strings.Join(cols, ", ") + ");\n}\n"
 	})
-	return fmt.Sprintf("%s(%s, %s)", name, l, r)
+	return name + "(" + l + ", " + r + ")"
 }
 
 // matrixSelect: WGSL select takes scalars and vectors only; pick per column.
@@ -219,7 +218,7 @@ func (fe *funcEmitter) matrixSelect(x *ir.Select, m ir.Matrix) string {
 		for c := 0; c < m.Rows; c++ {
 			cols = append(cols, fmt.Sprintf("select(f[%d], t[%d], c)", c, c))
 		}
-		return fmt.Sprintf("fn %s(f: %s, t: %s, c: bool) -> %s {\n  return %s(%s);\n}\n", name, tn, tn, tn, tn, strings.Join(cols, ", "))
+		return "fn " + name + "(f: " + tn + ", t: " + tn + ", c: bool) -> " + tn + " {\n  return " + tn + "(" + strings.Join(cols, ", ") + ");\n}\n"
 	})
-	return fmt.Sprintf("%s(%s, %s, %s)", name, fe.expr(x.False), fe.expr(x.True), fe.expr(x.Cond))
+	return name + "(" + fe.expr(x.False) + ", " + fe.expr(x.True) + ", " + fe.expr(x.Cond) + ")"
 }

@@ -37,9 +37,34 @@ func (fe *funcEmitter) pos() diag.Pos {
 }
 
 func (fe *funcEmitter) line(format string, args ...any) {
-	fe.b.WriteString(strings.Repeat("  ", fe.depth))
-	fmt.Fprintf(fe.b, format, args...)
+	fe.writeIndent()
+	if len(args) == 0 && strings.IndexByte(format, '%') < 0 {
+		fe.b.WriteString(format)
+	} else {
+		fmt.Fprintf(fe.b, format, args...)
+	}
 	fe.b.WriteByte('\n')
+}
+
+// lineS prints one indented line made of parts. It is line without fmt: most
+// lines are only strings put together, and boxing each into an interface for
+// Fprintf cost an allocation per argument.
+func (fe *funcEmitter) lineS(parts ...string) {
+	fe.writeIndent()
+	for _, p := range parts {
+		fe.b.WriteString(p)
+	}
+	fe.b.WriteByte('\n')
+}
+
+// writeIndent writes the indentation without building a string for it.
+func (fe *funcEmitter) writeIndent() {
+	if fe.depth < 0 {
+		fe.b.WriteString(strings.Repeat("  ", fe.depth)) // panics, as it always did
+	}
+	for i := 0; i < fe.depth; i++ {
+		fe.b.WriteString("  ")
+	}
 }
 
 func (fe *funcEmitter) temp(prefix string) string {
@@ -83,23 +108,23 @@ func (fe *funcEmitter) emit(b *strings.Builder) {
 		switch {
 		case p.Dir != ir.In:
 			fe.ptr[p.Local] = true
-			params = append(params, fmt.Sprintf("%s: ptr<function, %s>", name, t))
+			params = append(params, name+": ptr<function, "+t+">")
 		case assigned[p.Local]:
 			in := fe.names.fresh(p.Local.Name + "_in")
-			params = append(params, fmt.Sprintf("%s: %s", in, t))
-			copies = append(copies, fmt.Sprintf("var %s: %s = %s;", name, t, in))
+			params = append(params, in+": "+t)
+			copies = append(copies, "var "+name+": "+t+" = "+in+";")
 		default:
-			params = append(params, fmt.Sprintf("%s: %s", name, t))
+			params = append(params, name+": "+t)
 		}
 	}
 	result := ""
 	if _, void := f.Result.(ir.Void); !void && f.Result != nil {
 		result = " -> " + fe.e.typ(f.Result, view{}, f.Pos)
 	}
-	fe.line("fn %s(%s)%s {", fe.e.funcNames[f], strings.Join(params, ", "), result)
+	fe.lineS("fn ", fe.e.funcNames[f], "(", strings.Join(params, ", "), ")", result, " {")
 	fe.depth++
 	for _, c := range copies {
-		fe.line("%s", c)
+		fe.lineS(c)
 	}
 	for _, l := range f.Locals {
 		if isParam[l] {
@@ -107,7 +132,7 @@ func (fe *funcEmitter) emit(b *strings.Builder) {
 		}
 		name := fe.names.fresh(l.Name)
 		fe.locals[l] = name
-		fe.line("var %s: %s;", name, fe.e.typ(l.Type, view{}, f.Pos))
+		fe.lineS("var ", name, ": ", fe.e.typ(l.Type, view{}, f.Pos), ";")
 	}
 	if fe.needsRewrite() {
 		fe.rewriteBody()
@@ -150,7 +175,7 @@ func (fe *funcEmitter) stmt(s ir.Stmt) {
 	case *ir.ExprStmt:
 		fe.exprStmt(s.X)
 	case *ir.If:
-		fe.line("if %s {", fe.expr(s.Cond))
+		fe.lineS("if ", fe.expr(s.Cond), " {")
 		fe.nested(s.Then)
 		if len(s.Else) > 0 {
 			fe.line("} else {")
@@ -170,7 +195,7 @@ func (fe *funcEmitter) stmt(s ir.Stmt) {
 			fe.nested(s.Continuing)
 			if s.BreakIf != nil {
 				fe.depth++
-				fe.line("break if %s;", fe.expr(s.BreakIf))
+				fe.lineS("break if ", fe.expr(s.BreakIf), ";")
 				fe.depth--
 			}
 			fe.line("}")
@@ -211,7 +236,7 @@ func (fe *funcEmitter) ret(s *ir.Return) {
 		return
 	}
 	if s.Value != nil {
-		fe.line("return %s;", fe.expr(s.Value))
+		fe.lineS("return ", fe.expr(s.Value), ";")
 	} else {
 		fe.line("return;")
 	}
@@ -222,7 +247,7 @@ func (fe *funcEmitter) ret(s *ir.Return) {
 // default clause, so an empty one is added when HLSL had none.
 func (fe *funcEmitter) switchStmt(s *ir.Switch) {
 	st, _ := ir.ScalarOf(s.Selector.Type())
-	fe.line("switch %s {", fe.expr(s.Selector))
+	fe.lineS("switch ", fe.expr(s.Selector), " {")
 	fe.depth++
 	hasDefault := false
 	for i, c := range s.Cases {
@@ -237,7 +262,7 @@ func (fe *funcEmitter) switchStmt(s *ir.Switch) {
 		if len(labels) == 0 {
 			continue
 		}
-		fe.line("case %s: {", strings.Join(labels, ", "))
+		fe.lineS("case ", strings.Join(labels, ", "), ": {")
 		fe.depth++
 		for j := i; j < len(s.Cases); j++ {
 			fe.block(s.Cases[j].Body)
@@ -277,12 +302,12 @@ func (fe *funcEmitter) exprStmt(x ir.Expr) {
 	}
 	text := fe.expr(x)
 	if _, void := x.Type().(ir.Void); void {
-		fe.line("%s;", text)
+		fe.lineS(text, ";")
 		return
 	}
 	// WGSL has no expression statements; a phony assignment discards the value
 	// (and satisfies @must_use).
-	fe.line("_ = %s;", text)
+	fe.lineS("_ = ", text, ";")
 }
 
 // barrier prints a barrier; WGSL allows them only in compute shaders.
@@ -292,7 +317,7 @@ func (fe *funcEmitter) barrier(in *ir.Intrinsic, info *intrinsics.Info) {
 		return
 	}
 	if info.WGSL != "" {
-		fe.line("%s();", info.WGSL)
+		fe.lineS(info.WGSL, "();")
 		return
 	}
 	switch in.Op {
@@ -311,20 +336,20 @@ func (fe *funcEmitter) store(place, value ir.Expr) {
 	p := fe.place(place)
 	switch {
 	case p.atomic:
-		fe.line("atomicStore(&%s, %s);", p.text, fe.expr(value))
+		fe.lineS("atomicStore(&", p.text, ", ", fe.expr(value), ");")
 	case p.colMajorMat:
-		fe.line("%s = transpose(%s);", p.text, fe.expr(value))
+		fe.lineS(p.text, " = transpose(", fe.expr(value), ");")
 	case p.colMajorRow != "":
 		// A row of a column-major matrix is C scattered elements.
 		tmp := fe.temp("row")
-		fe.line("let %s = %s;", tmp, fe.expr(value))
+		fe.lineS("let ", tmp, " = ", fe.expr(value), ";")
 		for c := 0; c < ir.Components(value.Type()); c++ {
 			fe.line("%s[%d][%s] = %s[%d];", p.text, c, p.colMajorRow, tmp, c)
 		}
 	case p.readOnly:
 		fe.e.errorf(fe.pos(), diag.ErrWGSLInternal, "store to a read-only place %s", p.text)
 	default:
-		fe.line("%s = %s;", p.text, fe.expr(value))
+		fe.lineS(p.text, " = ", fe.expr(value), ";")
 	}
 }
 
@@ -371,9 +396,9 @@ func (fe *funcEmitter) place(x ir.Expr) placeInfo {
 			return placeInfo{text: base.text, v: base.v, colMajorRow: idx, rowType: x.T, mat: base.mat}
 		}
 		if base.colMajorRow != "" {
-			return fe.leaf(placeInfo{text: fmt.Sprintf("%s[%s][%s]", base.text, idx, base.colMajorRow), v: base.v}, x.T)
+			return fe.leaf(placeInfo{text: base.text + "[" + idx + "][" + base.colMajorRow + "]", v: base.v}, x.T)
 		}
-		text := fmt.Sprintf("%s[%s]", base.text, idx)
+		text := base.text + "[" + idx + "]"
 		ro := false
 		if a, ok := x.Base.Type().(*ir.Array); ok {
 			switch fe.e.padOf(a, base.v) {
@@ -413,15 +438,15 @@ func (fe *funcEmitter) load(place ir.Expr) string {
 	p := fe.place(place)
 	switch {
 	case p.atomic:
-		return fmt.Sprintf("atomicLoad(&%s)", p.text)
+		return "atomicLoad(&" + p.text + ")"
 	case p.colMajorMat:
-		return fmt.Sprintf("transpose(%s)", p.text)
+		return "transpose(" + p.text + ")"
 	case p.colMajorRow != "":
 		var parts []string
 		for c := 0; c < p.mat.Cols; c++ {
 			parts = append(parts, fmt.Sprintf("%s[%d][%s]", p.text, c, p.colMajorRow))
 		}
-		return fmt.Sprintf("%s(%s)", fe.e.typ(p.rowType, view{}, fe.pos()), strings.Join(parts, ", "))
+		return fe.e.typ(p.rowType, view{}, fe.pos()) + "(" + strings.Join(parts, ", ") + ")"
 	}
 	if p.v.atomic && containsAtomic(place.Type()) {
 		fe.e.errorf(fe.pos(), diag.ErrWGSLAtomic, "whole read of atomic storage (%s): WGSL reads atomics one element at a time", place.Type())

@@ -47,7 +47,7 @@ func (fe *funcEmitter) args(xs []ir.Expr) []string {
 }
 
 func (fe *funcEmitter) callText(name string, args []string) string {
-	return fmt.Sprintf("%s(%s)", name, strings.Join(args, ", "))
+	return name + "(" + strings.Join(args, ", ") + ")"
 }
 
 func (fe *funcEmitter) tname(t ir.Type) string { return fe.e.typ(t, view{}, fe.pos()) }
@@ -56,11 +56,11 @@ func (fe *funcEmitter) tname(t ir.Type) string { return fe.e.typ(t, view{}, fe.p
 // numbers (subgroupShuffle, subgroupBroadcastFirst).
 func (fe *funcEmitter) boolToU32(text string, t ir.Type) string {
 	ut := fe.tname(ir.WithScalar(t, ir.U32))
-	return fmt.Sprintf("select(%s(0u), %s(1u), %s)", ut, ut, text)
+	return "select(" + ut + "(0u), " + ut + "(1u), " + text + ")"
 }
 
 func (fe *funcEmitter) u32ToBool(text string, t ir.Type) string {
-	return fmt.Sprintf("(%s != %s(0u))", text, fe.tname(ir.WithScalar(t, ir.U32)))
+	return "(" + text + " != " + fe.tname(ir.WithScalar(t, ir.U32)) + "(0u))"
 }
 
 func (fe *funcEmitter) wave(x *ir.Intrinsic, in *intrinsics.Info) string {
@@ -79,14 +79,14 @@ func (fe *funcEmitter) wave(x *ir.Intrinsic, in *intrinsics.Info) string {
 		if e.opts.Dialect == Naga {
 			// naga has no subgroupElect: the first active lane is the one whose
 			// index the broadcast-first returns.
-			return fmt.Sprintf("(%s == subgroupBroadcastFirst(%s))", e.laneIndexVar, e.laneIndexVar)
+			return "(" + e.laneIndexVar + " == subgroupBroadcastFirst(" + e.laneIndexVar + "))"
 		}
 	case intrinsics.WaveActiveAllEqual:
 		return fe.allEqual(x)
 	case intrinsics.WaveActiveCountBits:
-		return fmt.Sprintf("%s(subgroupBallot(%s))", fe.helperCountBallot(), fe.expr(x.Args[0]))
+		return fe.helperCountBallot() + "(subgroupBallot(" + fe.expr(x.Args[0]) + "))"
 	case intrinsics.WavePrefixCountBits:
-		return fmt.Sprintf("subgroupExclusiveAdd(select(0u, 1u, %s))", fe.expr(x.Args[0]))
+		return "subgroupExclusiveAdd(select(0u, 1u, " + fe.expr(x.Args[0]) + "))"
 	case intrinsics.QuadReadLaneAt:
 		return fe.quadReadLaneAt(x, in)
 	}
@@ -145,18 +145,18 @@ func (fe *funcEmitter) allEqual(x *ir.Intrinsic) string {
 		var parts []string
 		for i := 0; i < n; i++ {
 			c := "xyzw"[i : i+1]
-			parts = append(parts, fmt.Sprintf("subgroupAll(v.%s == first.%s)", c, c))
+			parts = append(parts, "subgroupAll(v."+c+" == first."+c+")")
 		}
 		fmt.Fprintf(&b, "  return %s(%s);\n}\n", rt, strings.Join(parts, ", "))
 		return b.String()
 	})
-	return fmt.Sprintf("%s(%s)", name, fe.expr(x.Args[0]))
+	return name + "(" + fe.expr(x.Args[0]) + ")"
 }
 
 func (fe *funcEmitter) helperCountBallot() string {
 	return fe.e.helper("count_ballot", func(name string) string {
-		return fmt.Sprintf("// WaveActiveCountBits: WGSL has no ballot bit count; add the popcounts of the four words.\n"+
-			"fn %s(b: vec4<u32>) -> u32 {\n  return countOneBits(b.x) + countOneBits(b.y) + countOneBits(b.z) + countOneBits(b.w);\n}\n", name)
+		return "// WaveActiveCountBits: WGSL has no ballot bit count; add the popcounts of the four words.\n" +
+			"fn " + name + "(b: vec4<u32>) -> u32 {\n  return countOneBits(b.x) + countOneBits(b.y) + countOneBits(b.z) + countOneBits(b.w);\n}\n"
 	})
 }
 
@@ -177,17 +177,17 @@ func (fe *funcEmitter) quadReadLaneAt(x *ir.Intrinsic, in *intrinsics.Info) stri
 	}
 	tn := fe.tname(x.T)
 	name := fe.e.helper("quad_read_lane_at_"+sanitizeTypeText(tn), func(name string) string {
-		return fmt.Sprintf("// QuadReadLaneAt with a variable lane: quadBroadcast takes only constant lanes.\n"+
-			"fn %s(x: %s, lane: u32) -> %s {\n"+
-			"  let l = lane & 3u;\n"+
-			"  let a = quadBroadcast(x, 0u);\n  let b = quadBroadcast(x, 1u);\n  let c = quadBroadcast(x, 2u);\n  let d = quadBroadcast(x, 3u);\n"+
-			"  return select(select(select(a, b, l == 1u), c, l == 2u), d, l == 3u);\n}\n", name, tn, tn)
+		return "// QuadReadLaneAt with a variable lane: quadBroadcast takes only constant lanes.\n" +
+			"fn " + name + "(x: " + tn + ", lane: u32) -> " + tn + " {\n" +
+			"  let l = lane & 3u;\n" +
+			"  let a = quadBroadcast(x, 0u);\n  let b = quadBroadcast(x, 1u);\n  let c = quadBroadcast(x, 2u);\n  let d = quadBroadcast(x, 3u);\n" +
+			"  return select(select(select(a, b, l == 1u), c, l == 2u), d, l == 3u);\n}\n"
 	})
 	lane := fe.expr(x.Args[1])
 	if s, _ := ir.ScalarOf(x.Args[1].Type()); s.Kind != ir.Uint {
 		lane = "u32(" + lane + ")"
 	}
-	return fmt.Sprintf("%s(%s, %s)", name, val, lane)
+	return name + "(" + val + ", " + lane + ")"
 }
 
 // helper declares a module-scope helper function once per key.
@@ -213,7 +213,7 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 		return fe.mul(x, args)
 	case intrinsics.Dot:
 		if _, scalar := a0.(ir.Scalar); scalar {
-			return fmt.Sprintf("(%s * %s)", args[0], args[1]) // WGSL dot takes vectors only
+			return "(" + args[0] + " * " + args[1] + ")" // WGSL dot takes vectors only
 		}
 	case intrinsics.Normalize:
 		if _, scalar := a0.(ir.Scalar); scalar {
@@ -221,12 +221,12 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 		}
 	case intrinsics.Mad:
 		if s0.Kind != ir.Float {
-			return fmt.Sprintf("((%s * %s) + %s)", args[0], args[1], args[2]) // fma is float-only in WGSL
+			return "((" + args[0] + " * " + args[1] + ") + " + args[2] + ")" // fma is float-only in WGSL
 		}
 	case intrinsics.Any, intrinsics.All:
 		if s0.Kind != ir.Bool {
 			// HLSL any/all test numbers against zero.
-			args[0] = fmt.Sprintf("(%s != %s(0))", args[0], fe.tname(a0))
+			args[0] = "(" + args[0] + " != " + fe.tname(a0) + "(0))"
 		}
 	case intrinsics.F16tof32:
 		return fe.perComponent("f16tof32", x, "unpack2x16float(%s).x")
@@ -241,7 +241,7 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 		if s, _ := ir.ScalarOf(x.T); s.Bits != s0.Bits {
 			fe.e.errorf(x.Pos, diag.ErrWGSLType, "%s of a %d-bit operand to a %d-bit result", in.Name, s0.Bits, s.Bits)
 		}
-		return fmt.Sprintf("bitcast<%s>(%s)", fe.tname(x.T), args[0])
+		return "bitcast<" + fe.tname(x.T) + ">(" + args[0] + ")"
 	}
 	call := fe.callText(in.WGSL, args)
 	// WGSL returns the operand's type where HLSL returns int/uint (sign of a
@@ -249,7 +249,7 @@ func (fe *funcEmitter) math(x *ir.Intrinsic, in *intrinsics.Info) string {
 	switch in.Result {
 	case intrinsics.RIntShape0, intrinsics.RUintShape0, intrinsics.RSintShape0:
 		if a0 != nil && !ir.Equal(a0, x.T) {
-			return fmt.Sprintf("%s(%s)", fe.tname(x.T), call)
+			return fe.tname(x.T) + "(" + call + ")"
 		}
 	}
 	return call
@@ -266,15 +266,15 @@ func (fe *funcEmitter) perComponent(key string, x *ir.Intrinsic, pattern string)
 	rt := fe.tname(x.T)
 	name := fe.e.helper(key+"_"+sanitizeTypeText(tn), func(name string) string {
 		if n == 1 {
-			return fmt.Sprintf("fn %s(x: %s) -> %s {\n  return %s;\n}\n", name, tn, rt, fmt.Sprintf(pattern, "x"))
+			return "fn " + name + "(x: " + tn + ") -> " + rt + " {\n  return " + fmt.Sprintf(pattern, "x") + ";\n}\n"
 		}
 		var parts []string
 		for i := 0; i < n; i++ {
 			parts = append(parts, fmt.Sprintf(pattern, "x."+"xyzw"[i:i+1]))
 		}
-		return fmt.Sprintf("fn %s(x: %s) -> %s {\n  return %s(%s);\n}\n", name, tn, rt, rt, strings.Join(parts, ", "))
+		return "fn " + name + "(x: " + tn + ") -> " + rt + " {\n  return " + rt + "(" + strings.Join(parts, ", ") + ");\n}\n"
 	})
-	return fmt.Sprintf("%s(%s)", name, arg)
+	return name + "(" + arg + ")"
 }
 
 // mul lowers HLSL mul. Matrices are held transposed (an HLSL row is a WGSL
@@ -287,11 +287,11 @@ func (fe *funcEmitter) mul(x *ir.Intrinsic, args []string) string {
 	_, yv := ty.(ir.Vector)
 	switch {
 	case xs || ys:
-		return fmt.Sprintf("(%s * %s)", args[0], args[1])
+		return "(" + args[0] + " * " + args[1] + ")"
 	case xv && yv:
-		return fmt.Sprintf("dot(%s, %s)", args[0], args[1])
+		return "dot(" + args[0] + ", " + args[1] + ")"
 	}
-	return fmt.Sprintf("(%s * %s)", args[1], args[0])
+	return "(" + args[1] + " * " + args[0] + ")"
 }
 
 // resource prints texture and buffer methods. Args[0] is the resource.
@@ -331,19 +331,19 @@ func (fe *funcEmitter) resource(x *ir.Intrinsic, in *intrinsics.Info) string {
 			for i := n; i < 4; i++ {
 				pad = append(pad, fe.constText(&ir.Const{T: ir.Scalar{Kind: s.Kind, Bits: 32}}))
 			}
-			val = fmt.Sprintf("vec4<%s>(%s, %s)", scalarName(s), val, strings.Join(pad, ", "))
+			val = "vec4<" + scalarName(s) + ">(" + val + ", " + strings.Join(pad, ", ") + ")"
 		}
-		return fmt.Sprintf("%s(%s, %s, %s)", in.WGSL, res, fe.expr(x.Args[1]), val)
+		return in.WGSL + "(" + res + ", " + fe.expr(x.Args[1]) + ", " + val + ")"
 	case intrinsics.TextureGetDimensions:
-		dims := fmt.Sprintf("%s(%s)", in.WGSL, res)
+		dims := in.WGSL + "(" + res + ")"
 		if len(x.Args) > 1 {
-			dims = fmt.Sprintf("%s(%s, %s)", in.WGSL, res, fe.expr(x.Args[1]))
+			dims = in.WGSL + "(" + res + ", " + fe.expr(x.Args[1]) + ")"
 		}
 		if ir.Components(x.T) == 3 {
-			dims = fmt.Sprintf("vec3<u32>(%s, textureNumLevels(%s))", dims, res)
+			dims = "vec3<u32>(" + dims + ", textureNumLevels(" + res + "))"
 		}
 		if s, _ := ir.ScalarOf(x.T); s.Kind != ir.Uint {
-			return fmt.Sprintf("%s(%s)", fe.tname(x.T), dims)
+			return fe.tname(x.T) + "(" + dims + ")"
 		}
 		return dims
 	case intrinsics.BufferGetDimensions:
@@ -379,9 +379,9 @@ func (fe *funcEmitter) bufferDims(x *ir.Intrinsic, in *intrinsics.Info, g *ir.Gl
 		fe.e.errorf(x.Pos, diag.ErrWGSLInternal, "GetDimensions on %s, which has no runtime array", g.Name)
 		return "0u"
 	}
-	count := fmt.Sprintf("%s(&%s)", in.WGSL, arr)
+	count := in.WGSL + "(&" + arr + ")"
 	if !ir.Equal(x.T, ir.U32) {
-		return fmt.Sprintf("%s(%s)", fe.tname(x.T), count)
+		return fe.tname(x.T) + "(" + count + ")"
 	}
 	return count
 }
@@ -399,7 +399,7 @@ func (fe *funcEmitter) atomicStmt(x *ir.Intrinsic, in *intrinsics.Info) {
 		return
 	}
 	if v := fe.atomicValue(x, in, args, false); v != "" {
-		fe.line("%s;", v)
+		fe.lineS(v, ";")
 	}
 }
 
@@ -420,7 +420,7 @@ func (fe *funcEmitter) atomicValue(x *ir.Intrinsic, in *intrinsics.Info, args []
 	val := func(a ir.Expr) string {
 		text := fe.expr(a)
 		if !ir.Equal(a.Type(), dt) {
-			text = fmt.Sprintf("%s(%s)", fe.tname(dt), text)
+			text = fe.tname(dt) + "(" + text + ")"
 		}
 		return text
 	}
@@ -433,21 +433,21 @@ func (fe *funcEmitter) atomicValue(x *ir.Intrinsic, in *intrinsics.Info, args []
 		// atomicCompareExchangeWeak may fail spuriously; HLSL's is strong. Retry
 		// until it exchanged or saw a different value.
 		cmp, nv := fe.temp("cmp"), fe.temp("value")
-		fe.line("let %s = %s;", cmp, val(args[1]))
-		fe.line("let %s = %s;", nv, val(args[2]))
+		fe.lineS("let ", cmp, " = ", val(args[1]), ";")
+		fe.lineS("let ", nv, " = ", val(args[2]), ";")
 		orig := ""
 		if wantValue && x.Op == intrinsics.InterlockedCompareExchange {
 			orig = fe.temp("original")
-			fe.line("var %s: %s;", orig, fe.tname(dt))
+			fe.lineS("var ", orig, ": ", fe.tname(dt), ";")
 		}
 		res := fe.temp("cas")
 		fe.line("loop {")
 		fe.depth++
-		fe.line("let %s = %s(&%s, %s, %s);", res, in.WGSL, p.text, cmp, nv)
-		fe.line("if %s.exchanged || %s.old_value != %s {", res, res, cmp)
+		fe.lineS("let ", res, " = ", in.WGSL, "(&", p.text, ", ", cmp, ", ", nv, ");")
+		fe.lineS("if ", res, ".exchanged || ", res, ".old_value != ", cmp, " {")
 		fe.depth++
 		if orig != "" {
-			fe.line("%s = %s.old_value;", orig, res)
+			fe.lineS(orig, " = ", res, ".old_value;")
 		}
 		fe.line("break;")
 		fe.depth--
@@ -455,13 +455,13 @@ func (fe *funcEmitter) atomicValue(x *ir.Intrinsic, in *intrinsics.Info, args []
 		fe.depth--
 		fe.line("}")
 		if orig != "" && !ir.Equal(x.T, dt) && !isVoid(x.T) {
-			return fmt.Sprintf("%s(%s)", fe.tname(x.T), orig)
+			return fe.tname(x.T) + "(" + orig + ")"
 		}
 		return orig
 	}
-	call := fmt.Sprintf("%s(&%s, %s)", in.WGSL, p.text, val(args[1]))
+	call := in.WGSL + "(&" + p.text + ", " + val(args[1]) + ")"
 	if wantValue && !isVoid(x.T) && !ir.Equal(x.T, dt) {
-		return fmt.Sprintf("%s(%s)", fe.tname(x.T), call)
+		return fe.tname(x.T) + "(" + call + ")"
 	}
 	return call
 }
@@ -473,12 +473,12 @@ func isVoid(t ir.Type) bool {
 
 func (fe *funcEmitter) storeOriginal(dst ir.Expr, value string, from ir.Type) {
 	if !ir.Equal(dst.Type(), from) {
-		value = fmt.Sprintf("%s(%s)", fe.tname(dst.Type()), value)
+		value = fe.tname(dst.Type()) + "(" + value + ")"
 	}
 	p := fe.place(dst)
 	if p.atomic {
-		fe.line("atomicStore(&%s, %s);", p.text, value)
+		fe.lineS("atomicStore(&", p.text, ", ", value, ");")
 		return
 	}
-	fe.line("%s = %s;", p.text, value)
+	fe.lineS(p.text, " = ", value, ";")
 }

@@ -175,14 +175,14 @@ func exitsOuter(s ir.Stmt) bool {
 // rewriteBody emits the function body with returns turned into the flag.
 func (fe *funcEmitter) rewriteBody() {
 	fe.rw = &rewrite{active: fe.names.internal("wr_active")}
-	fe.line("var %s: bool = true;", fe.rw.active)
+	fe.lineS("var ", fe.rw.active, ": bool = true;")
 	if _, void := fe.f.Result.(ir.Void); !void && fe.f.Result != nil {
 		fe.rw.result = fe.names.internal("wr_result")
-		fe.line("var %s: %s;", fe.rw.result, fe.tname(fe.f.Result))
+		fe.lineS("var ", fe.rw.result, ": ", fe.tname(fe.f.Result), ";")
 	}
 	fe.barrierBlock(fe.f.Body)
 	if fe.rw.result != "" {
-		fe.line("return %s;", fe.rw.result)
+		fe.lineS("return ", fe.rw.result, ";")
 	}
 }
 
@@ -193,7 +193,7 @@ func (fe *funcEmitter) barrierBlock(b ir.Block) {
 		if len(group) == 0 {
 			return
 		}
-		fe.line("if %s {", fe.rw.active)
+		fe.lineS("if ", fe.rw.active, " {")
 		fe.depth++
 		fe.guardedBlock(group)
 		fe.depth--
@@ -226,7 +226,7 @@ func (fe *funcEmitter) barrierStmt(s ir.Stmt) {
 	rw := fe.rw
 	switch s := s.(type) {
 	case *ir.If:
-		fe.line("if %s {", fe.expr(s.Cond))
+		fe.lineS("if ", fe.expr(s.Cond), " {")
 		fe.depth++
 		fe.barrierBlock(s.Then)
 		fe.depth--
@@ -247,7 +247,7 @@ func (fe *funcEmitter) barrierStmt(s ir.Stmt) {
 			fe.depth++
 			fe.block(s.Continuing)
 			if s.BreakIf != nil {
-				fe.line("break if %s;", fe.expr(s.BreakIf))
+				fe.lineS("break if ", fe.expr(s.BreakIf), ";")
 			}
 			fe.depth--
 			fe.line("}")
@@ -258,7 +258,7 @@ func (fe *funcEmitter) barrierStmt(s ir.Stmt) {
 	case *ir.Switch:
 		rw.stack = append(rw.stack, barrierConstruct)
 		st, _ := ir.ScalarOf(s.Selector.Type())
-		fe.line("switch %s {", fe.expr(s.Selector))
+		fe.lineS("switch ", fe.expr(s.Selector), " {")
 		fe.depth++
 		hasDefault := false
 		for _, c := range s.Cases {
@@ -276,7 +276,7 @@ func (fe *funcEmitter) barrierStmt(s ir.Stmt) {
 			if len(labels) == 0 {
 				continue
 			}
-			fe.line("case %s: {", joinComma(labels))
+			fe.lineS("case ", joinComma(labels), ": {")
 			fe.depth++
 			fe.barrierBlock(c.Body)
 			fe.depth--
@@ -303,10 +303,10 @@ func (fe *funcEmitter) guardedBlock(b ir.Block) {
 			continue
 		}
 		if top, ok := fe.rw.top(); ok && top != barrierConstruct {
-			fe.line("if !%s { break; }", fe.rw.active)
+			fe.lineS("if !", fe.rw.active, " { break; }")
 			continue
 		}
-		fe.line("if %s {", fe.rw.active)
+		fe.lineS("if ", fe.rw.active, " {")
 		fe.depth++
 		fe.guardedBlock(b[i+1:])
 		fe.depth--
@@ -317,9 +317,9 @@ func (fe *funcEmitter) guardedBlock(b ir.Block) {
 
 func (r *rewrite) emitReturn(fe *funcEmitter, s *ir.Return) {
 	if s.Value != nil && r.result != "" {
-		fe.line("%s = %s;", r.result, fe.expr(s.Value))
+		fe.lineS(r.result, " = ", fe.expr(s.Value), ";")
 	}
-	fe.line("%s = false;", r.active)
+	fe.lineS(r.active, " = false;")
 	if top, ok := r.top(); ok && top != barrierConstruct {
 		fe.line("break;")
 	}

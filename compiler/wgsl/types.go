@@ -111,7 +111,7 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 		switch e.padOf(t, v) {
 		case padVec4:
 			s, _ := ir.ScalarOf(t.Elem)
-			elem = fmt.Sprintf("vec4<%s>", scalarName(s))
+			elem = "vec4<" + scalarName(s) + ">"
 		case padStruct:
 			elem = e.padStruct(t, elem, v)
 		}
