@@ -37,3 +37,36 @@ func TestPunctsByFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLineCommentContinuations compares lineComment with the byte-by-byte
+// definition on every string of a small alphabet rich in continuations.
+func TestLineCommentContinuations(t *testing.T) {
+	ref := func(text string) int {
+		lx := &lexer{text: text}
+		for lx.i < len(lx.text) && lx.text[lx.i] != '\n' {
+			if n := lx.continuation(lx.i); lx.text[lx.i] == '\\' && n > 0 {
+				lx.i += n
+				continue
+			}
+			lx.i++
+		}
+		return lx.i
+	}
+	alphabet := []byte{'\\', '\r', '\n', 'a'}
+	var gen func(prefix []byte, n int)
+	gen = func(prefix []byte, n int) {
+		text := "//" + string(prefix)
+		lx := &lexer{text: text}
+		lx.lineComment()
+		if want := ref(text); lx.i != want {
+			t.Fatalf("lineComment(%q) stops at %d, want %d", text, lx.i, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c), n-1)
+		}
+	}
+	gen(nil, 7)
+}

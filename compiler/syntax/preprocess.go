@@ -143,6 +143,19 @@ func (pp *preprocessor) charge(n int, pos diag.Pos) {
 
 func (pp *preprocessor) run() {
 	for !pp.stopped {
+		// Fast path for the common token: nothing is pushed back and the next
+		// file token is neither a directive's '#' nor a macro name, so it goes
+		// straight to the output without the copies through stream.next and
+		// expandToken (which would return it unchanged).
+		if f := pp.top(); len(pp.main.pending) == 0 && f.i < len(f.toks) {
+			t := &f.toks[f.i]
+			if t.Kind == tIdent && pp.macros[t.Text] == nil && !isBuiltinMacro(t.Text) ||
+				t.Kind != tIdent && !(t.BOL && t.isPunct("#")) {
+				pp.out = append(pp.out, *t)
+				f.i++
+				continue
+			}
+		}
 		t, ok := pp.main.next()
 		if !ok {
 			f := pp.top()
