@@ -514,10 +514,10 @@ func (e *emitter) constants() string {
 		if g.Spec {
 			// A Metal function constant may be left unset by the pipeline; fall back to the HLSL default.
 			fmt.Fprintf(&b, "constant %s %s_fc [[function_constant(%d)]];\n", e.typeName(g.Type), n, g.SpecID)
-			fmt.Fprintf(&b, "constant %s %s = is_function_constant_defined(%s_fc) ? %s_fc : %s(%s);\n", e.typeName(g.Type), n, n, n, e.typeName(g.Type), init)
+			writeS(&b, "constant ", e.typeName(g.Type), " ", n, " = is_function_constant_defined(", n, "_fc) ? ", n, "_fc : ", e.typeName(g.Type), "(", init, ");\n")
 			continue
 		}
-		fmt.Fprintf(&b, "constant %s %s = %s;\n", e.typeName(g.Type), n, init)
+		writeS(&b, "constant ", e.typeName(g.Type), " ", n, " = ", init, ";\n")
 	}
 	e.out = saved
 	if b.Len() > 0 {
@@ -571,7 +571,7 @@ func (e *emitter) function(f *ir.Function) {
 		}
 	}
 	ps = append(ps, e.extraParams(e.info[f])...)
-	fmt.Fprintf(e.out, "%s %s(%s)\n{\n", e.typeName(f.Result), e.funcNames[f], strings.Join(ps, ", "))
+	writeS(e.out, e.typeName(f.Result), " ", e.funcNames[f], "(", strings.Join(ps, ", "), ")\n{\n")
 	e.indent = 1
 	for _, l := range f.Locals {
 		if !isParam[l] {
@@ -610,5 +610,13 @@ func (e *emitter) writeIndent() {
 	}
 	for i := 0; i < e.indent; i++ {
 		e.out.WriteString("    ")
+	}
+}
+
+// writeS writes parts to b one after another: fmt.Fprintf without the format
+// parsing and without boxing every string argument into an interface.
+func writeS(b *strings.Builder, parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
 	}
 }

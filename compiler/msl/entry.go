@@ -94,7 +94,7 @@ func (e *emitter) entry() {
 	}
 	if len(stageIn) > 0 {
 		sn := e.inStruct
-		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", sn, strings.Join(stageIn, "\n"))
+		writeS(e.out, "struct ", sn, "\n{\n", strings.Join(stageIn, "\n"), "\n};\n\n")
 		params = append(params, sn+" _wr_in [[stage_in]]")
 	}
 	if in.laneCount {
@@ -127,14 +127,14 @@ func (e *emitter) entry() {
 	}
 	if len(outFields) > 0 {
 		result = e.outStruct
-		fmt.Fprintf(e.out, "struct %s\n{\n%s\n};\n\n", result, strings.Join(outFields, "\n"))
+		writeS(e.out, "struct ", result, "\n{\n", strings.Join(outFields, "\n"), "\n};\n\n")
 		e.entryReturn = "return " + result + "{" + strings.Join(outNames, ", ") + "};"
 	} else {
 		e.entryReturn = "return;"
 	}
 
 	qual := map[ir.Stage]string{ir.Compute: "kernel", ir.Pixel: "fragment", ir.Vertex: "vertex"}[ep.Stage]
-	fmt.Fprintf(e.out, "%s %s %s(%s)\n{\n", qual, result, name, strings.Join(params, ", "))
+	writeS(e.out, qual, " ", result, " ", name, "(", strings.Join(params, ", "), ")\n{\n")
 	e.indent = 1
 	// Module-scope state Metal keeps per invocation or per threadgroup lives here.
 	for _, g := range in.globals {

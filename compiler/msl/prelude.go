@@ -128,7 +128,7 @@ func (e *emitter) helperAllEqual(t ir.Type) string {
 	}
 	var b strings.Builder
 	if n == 1 {
-		fmt.Fprintf(&b, "inline bool %s(%s x)\n{\n    return simd_all(%s == simd_broadcast_first(%s));\n}\n", name, tn, conv("x"), conv("x"))
+		writeS(&b, "inline bool ", name, "(", tn, " x)\n{\n    return simd_all(", conv("x"), " == simd_broadcast_first(", conv("x"), "));\n}\n")
 	} else {
 		var comps []string
 		for i := 0; i < n; i++ {
@@ -154,13 +154,13 @@ func (e *emitter) helperMatrixCW(m ir.Matrix, op ir.BinOp) string {
 		return name
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "// Component-wise %s of %s (Metal's * on matrices is the matrix product).\n", verb, tn)
-	fmt.Fprintf(&b, "inline %s %s(%s a, %s b)\n{\n", tn, name, tn, tn)
+	writeS(&b, "// Component-wise ", verb, " of ", tn, " (Metal's * on matrices is the matrix product).\n")
+	writeS(&b, "inline ", tn, " ", name, "(", tn, " a, ", tn, " b)\n{\n")
 	var cols []string
 	for i := 0; i < m.Rows; i++ {
 		cols = append(cols, fmt.Sprintf("a[%d] %s b[%d]", i, op, i))
 	}
-	fmt.Fprintf(&b, "    return %s(%s);\n}\n", tn, strings.Join(cols, ", "))
+	writeS(&b, "    return ", tn, "(", strings.Join(cols, ", "), ");\n}\n")
 	e.helpers[name] = true
 	e.dynHelpers = append(e.dynHelpers, b.String())
 	return name

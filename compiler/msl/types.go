@@ -261,7 +261,7 @@ func (e *emitter) noteType(t ir.Type) {
 // member sits at the IR offset; offsets Metal cannot reach are E0705.
 func (e *emitter) structDecl(s *ir.Struct) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "struct %s\n{\n", e.structNames[s])
+	writeS(&b, "struct ", e.structNames[s], "\n{\n")
 	off, pad := 0, 0
 	for i, f := range s.Fields {
 		packed := packedField(s, i)
@@ -280,7 +280,7 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 			}
 			off = f.Offset + fs
 		}
-		fmt.Fprintf(&b, "    %s %s;\n", e.memTypeName(f.Type, packed), fieldName(f.Name, i))
+		writeS(&b, "    ", e.memTypeName(f.Type, packed), " ", fieldName(f.Name, i), ";\n")
 	}
 	if s.Size != 0 {
 		// Trailing padding makes sizeof equal the IR size (uniform structs round to 16).

@@ -204,10 +204,10 @@ func (e *emitter) run() string {
 		}
 	}
 	if e.usesLaneIndex {
-		fmt.Fprintf(&globals, "var<private> %s: u32;\n", e.laneIndexVar)
+		writeS(&globals, "var<private> ", e.laneIndexVar, ": u32;\n")
 	}
 	if e.usesLaneCount {
-		fmt.Fprintf(&globals, "var<private> %s: u32;\n", e.laneCountVar)
+		writeS(&globals, "var<private> ", e.laneCountVar, ": u32;\n")
 	}
 
 	var fns strings.Builder
@@ -234,7 +234,7 @@ func (e *emitter) run() string {
 		// reject the module. Both dialects know this rule.
 		b.WriteString("diagnostic(off, derivative_uniformity);\n")
 	}
-	fmt.Fprintf(&b, "// waverig WGSL: entry point %s (%s)\n", e.ep.Name, e.ep.Stage)
+	writeS(&b, "// waverig WGSL: entry point ", e.ep.Name, " (", e.ep.Stage.String(), ")\n")
 	for _, s := range e.structDecls {
 		b.WriteString("\n")
 		b.WriteString(s)
@@ -323,38 +323,38 @@ func (e *emitter) global(b *strings.Builder, g *ir.Global) {
 		case g.Spec:
 			fmt.Fprintf(b, "@id(%d) override %s: %s", g.SpecID, name, t)
 		case g.Const && isConstType(g.Type):
-			fmt.Fprintf(b, "const %s: %s", name, t)
+			writeS(b, "const ", name, ": ", t)
 		default:
-			fmt.Fprintf(b, "var<private> %s: %s", name, t)
+			writeS(b, "var<private> ", name, ": ", t)
 		}
 		if g.Init != nil {
 			fe := newFuncEmitter(e, nil)
-			fmt.Fprintf(b, " = %s", fe.expr(g.Init))
+			writeS(b, " = ", fe.expr(g.Init))
 		}
 		b.WriteString(";\n")
 	case ir.SpaceWorkgroup:
-		fmt.Fprintf(b, "var<workgroup> %s: %s;\n", name, e.typ(g.Type, v, g.Pos))
+		writeS(b, "var<workgroup> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpaceUniform:
-		fmt.Fprintf(b, "%svar<uniform> %s: %s;\n", binding(), name, e.typ(g.Type, v, g.Pos))
+		writeS(b, binding(), "var<uniform> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpaceStorage, ir.SpaceStorageRead:
 		access := "read_write"
 		if g.Space == ir.SpaceStorageRead && !e.atomic[g] {
 			access = "read"
 		}
-		fmt.Fprintf(b, "%svar<storage, %s> %s: %s;\n", binding(), access, name, e.typ(g.Type, v, g.Pos))
+		writeS(b, binding(), "var<storage, ", access, "> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpacePushConstant:
 		if e.opts.Dialect != Naga {
 			e.errorf(g.Pos, diag.ErrWGSLPushConstant, "push constant %s: WebGPU has no push constants (the naga dialect emits var<immediate>)", g.Name)
 			return
 		}
 		e.usesImmediates = true
-		fmt.Fprintf(b, "var<immediate> %s: %s;\n", name, e.typ(g.Type, v, g.Pos))
+		writeS(b, "var<immediate> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpaceHandle:
-		fmt.Fprintf(b, "%svar %s: %s;\n", binding(), name, e.handleType(g))
+		writeS(b, binding(), "var ", name, ": ", e.handleType(g), ";\n")
 	case ir.SpaceInput, ir.SpaceOutput:
 		// Stage IO lives in private variables: the entry wrapper copies inputs in
 		// and outputs out, so helper functions can read and write them.
-		fmt.Fprintf(b, "var<private> %s: %s;\n", name, e.typ(g.Type, v, g.Pos))
+		writeS(b, "var<private> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	default:
 		e.errorf(g.Pos, diag.ErrWGSLInternal, "global %s in unknown space %v", g.Name, g.Space)
 	}
@@ -400,4 +400,12 @@ func (e *emitter) handleType(g *ir.Global) string {
 	}
 	e.errorf(g.Pos, diag.ErrWGSLType, "resource %s of type %s has no WGSL handle type", g.Name, g.Type)
 	return "sampler"
+}
+
+// writeS writes parts to b one after another: fmt.Fprintf without the format
+// parsing and without boxing every string argument into an interface.
+func writeS(b *strings.Builder, parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
 }

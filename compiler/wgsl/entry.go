@@ -159,11 +159,11 @@ func (e *emitter) entry(b *strings.Builder) {
 		body = append(body, "return "+sname+"("+strings.Join(values, ", ")+");")
 	}
 
-	fmt.Fprintf(b, "%s\nfn %s(", attrs, ep.Name)
+	writeS(b, attrs, "\nfn ", ep.Name, "(")
 	if len(params) > 0 {
 		b.WriteString("\n  " + strings.Join(params, ",\n  ") + ",\n")
 	}
-	fmt.Fprintf(b, ")%s {\n", result)
+	writeS(b, ")", result, " {\n")
 	for _, s := range body {
 		b.WriteString("  " + s + "\n")
 	}

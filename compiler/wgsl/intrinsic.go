@@ -129,14 +129,14 @@ func (fe *funcEmitter) allEqual(x *ir.Intrinsic) string {
 	name := fe.e.helper("all_equal_"+sanitizeTypeText(tn), func(name string) string {
 		var b strings.Builder
 		rt := fe.tname(x.T)
-		fmt.Fprintf(&b, "// WaveActiveAllEqual: per component, subgroupAll(x == subgroupBroadcastFirst(x)).\n")
-		fmt.Fprintf(&b, "fn %s(x: %s) -> %s {\n", name, tn, rt)
+		writeS(&b, "// WaveActiveAllEqual: per component, subgroupAll(x == subgroupBroadcastFirst(x)).\n")
+		writeS(&b, "fn ", name, "(x: ", tn, ") -> ", rt, " {\n")
 		s, _ := ir.ScalarOf(t)
 		val := "x"
 		if s.Kind == ir.Bool {
 			val = fe.boolToU32("x", t)
 		}
-		fmt.Fprintf(&b, "  let v = %s;\n  let first = subgroupBroadcastFirst(v);\n", val)
+		writeS(&b, "  let v = ", val, ";\n  let first = subgroupBroadcastFirst(v);\n")
 		n := ir.Components(t)
 		if n == 1 {
 			b.WriteString("  return subgroupAll(v == first);\n}\n")
@@ -147,7 +147,7 @@ func (fe *funcEmitter) allEqual(x *ir.Intrinsic) string {
 			c := "xyzw"[i : i+1]
 			parts = append(parts, "subgroupAll(v."+c+" == first."+c+")")
 		}
-		fmt.Fprintf(&b, "  return %s(%s);\n}\n", rt, strings.Join(parts, ", "))
+		writeS(&b, "  return ", rt, "(", strings.Join(parts, ", "), ");\n}\n")
 		return b.String()
 	})
 	return name + "(" + fe.expr(x.Args[0]) + ")"

@@ -190,7 +190,7 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 	e.structs[key] = name
 	fieldNames := e.fieldNames(s)
 	var b strings.Builder
-	fmt.Fprintf(&b, "struct %s {\n", name)
+	writeS(&b, "struct ", name, " {\n")
 	// WGSL computes member offsets itself; where the IR layout differs, pad the
 	// previous member with @size so every member lands on its IR offset.
 	type member struct {
@@ -232,7 +232,7 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 		}
 	}
 	for _, m := range ms {
-		fmt.Fprintf(&b, "  %s%s: %s,\n", m.attrs, m.name, m.typ)
+		writeS(&b, "  ", m.attrs, m.name, ": ", m.typ, ",\n")
 	}
 	b.WriteString("}\n")
 	e.structDecls = append(e.structDecls, b.String())
