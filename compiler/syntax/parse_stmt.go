@@ -68,7 +68,7 @@ func (p *parser) statement() Stmt {
 			return p.switchStmt(pos, attrs)
 		case "break", "continue", "discard":
 			p.advance()
-			p.expect(";", "after "+t.Text)
+			p.expect3(";", "after ", t.Text, "")
 			switch t.Text {
 			case "break":
 				return &BreakStmt{Pos: pos}
@@ -131,9 +131,9 @@ func (p *parser) declStmt() Stmt {
 }
 
 func (p *parser) parenExpr(what string) Expr {
-	p.expect("(", "after "+what)
+	p.expect3("(", "after ", what, "")
 	x := p.expr()
-	p.expect(")", "after the "+what+" condition")
+	p.expect3(")", "after the ", what, " condition")
 	return x
 }
 

@@ -132,6 +132,24 @@ func (p *parser) expect(text, context string) token {
 	return p.advance()
 }
 
+// expect3 is expect(text, pre+what+post) but builds the context only when the
+// token is missing: the concatenation allocated on every statement and
+// declaration that parsed fine.
+func (p *parser) expect3(text, pre, what, post string) token {
+	if !p.isP(text) {
+		return p.expect(text, pre+what+post)
+	}
+	return p.advance()
+}
+
+// expectIdentIn is expectIdent("in "+what), concatenating only on failure.
+func (p *parser) expectIdentIn(what string) token {
+	if t := p.tok(); t.Kind != tIdent || keywords(t.Text) {
+		return p.expectIdent("in " + what)
+	}
+	return p.advance()
+}
+
 func (p *parser) expectIdent(context string) token {
 	t := p.tok()
 	if t.Kind != tIdent || keywords(t.Text) {
@@ -347,9 +365,9 @@ func (p *parser) declarators(pos diag.Pos, attrs []Attribute, storage []string, 
 		if !p.accept(",") {
 			break
 		}
-		name = p.expectIdent("in " + what)
+		name = p.expectIdentIn(what)
 	}
-	p.expect(";", "after "+what)
+	p.expect3(";", "after ", what, "")
 	return out
 }
 
@@ -562,7 +580,7 @@ func (p *parser) memberList(what string) []*VarDecl {
 			}
 			typ := p.parseType()
 			typ.Modifiers = append(s.mods, typ.Modifiers...)
-			name := p.expectIdent("in " + what)
+			name := p.expectIdentIn(what)
 			if p.isP("(") {
 				p.failAt(p.tok(), diag.ErrSynUnsupportedSyntax, "member functions are not supported")
 			}
@@ -587,9 +605,9 @@ func (p *parser) cbuffer(attrs []Attribute) Decl {
 		}
 		cb.Register = p.register(t)
 	}
-	p.expect("{", "to open the "+kw.Text)
+	p.expect3("{", "to open the ", kw.Text, "")
 	cb.Members = p.memberList(kw.Text + " member")
-	p.expect("}", "at the end of the "+kw.Text)
+	p.expect3("}", "at the end of the ", kw.Text, "")
 	p.accept(";")
 	return cb
 }
