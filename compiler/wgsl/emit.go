@@ -210,7 +210,9 @@ func (e *emitter) run() string {
 		writeS(&globals, "var<private> ", e.laneCountVar, ": u32;\n")
 	}
 
+	// Sized up front: growing a builder by doubling copies the text several times.
 	var fns strings.Builder
+	fns.Grow(1024)
 	for _, f := range e.funcs {
 		fns.WriteString("\n")
 		newFuncEmitter(e, f).emit(&fns)
@@ -219,6 +221,14 @@ func (e *emitter) run() string {
 	e.entry(&fns)
 
 	var b strings.Builder
+	size := 256 + globals.Len() + fns.Len()
+	for _, s := range e.structDecls {
+		size += len(s) + 1
+	}
+	for _, h := range e.helperDecls {
+		size += len(h) + 1
+	}
+	b.Grow(size)
 	if e.usesF16 {
 		b.WriteString("enable f16;\n")
 	}
