@@ -2,6 +2,7 @@ package sema
 
 import (
 	"fmt"
+	"strconv"
 
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
@@ -31,9 +32,11 @@ import (
 func (c *checker) assignBindings() {
 	for _, rd := range c.resources {
 		if rd.reg != nil {
-			reg := fmt.Sprintf("%c%d", rd.reg.Class, rd.reg.Index)
+			// Concatenation instead of fmt.Sprintf("%c%d[,space%d]"): this runs
+			// for every resource of every compile.
+			reg := string(rune(rd.reg.Class)) + strconv.Itoa(rd.reg.Index)
 			if rd.reg.Space != 0 {
-				reg += fmt.Sprintf(",space%d", rd.reg.Space)
+				reg += ",space" + strconv.Itoa(rd.reg.Space)
 			}
 			rd.g.Binding = &ir.Binding{Register: reg}
 		} else {

@@ -355,7 +355,9 @@ func (c *checker) userCall(name string, cands []*funcInfo, args []syntax.Expr, p
 			irArgs = append(irArgs, v)
 			continue
 		}
-		if !c.writable(o, args[i].P(), diag.ErrOutArg, fmt.Sprintf("argument %d of %s (an %s parameter)", i+1, name, dirName(p.dir))) {
+		if !c.writableFn(o, args[i].P(), diag.ErrOutArg, func() string {
+			return fmt.Sprintf("argument %d of %s (an %s parameter)", i+1, name, dirName(p.dir))
+		}) {
 			return bad
 		}
 		o = c.stabilize(o)

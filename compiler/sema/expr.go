@@ -402,10 +402,17 @@ func (c *checker) unary(e *syntax.UnaryExpr) operand {
 
 // writable checks that an operand can be assigned to.
 func (c *checker) writable(o operand, pos diag.Pos, code diag.Code, what string) bool {
+	return c.writableFn(o, pos, code, func() string { return what })
+}
+
+// writableFn is writable with the description built by what only when a
+// message needs it: callers format it from the argument number and name, and
+// doing that for every argument that is fine showed up in profiles.
+func (c *checker) writableFn(o operand, pos diag.Pos, code diag.Code, what func() string) bool {
 	switch o.kind {
 	case opPlace, opSwizzlePlace, opTexel:
 		if o.readOnly {
-			c.errorf(pos, code, "%s is read-only", what)
+			c.errorf(pos, code, "%s is read-only", what())
 			return false
 		}
 		if o.kind == opSwizzlePlace || o.kind == opTexel {
@@ -422,7 +429,7 @@ func (c *checker) writable(o operand, pos diag.Pos, code diag.Code, what string)
 	case opInvalid:
 		return false
 	}
-	c.errorf(pos, code, "%s is not a writable location (an lvalue)", what)
+	c.errorf(pos, code, "%s is not a writable location (an lvalue)", what())
 	return false
 }
 
@@ -538,7 +545,7 @@ func (c *checker) incDec(xe syntax.Expr, op string, pos diag.Pos, postfix, disca
 	if !x.ok() {
 		return bad
 	}
-	if !c.writable(x, xe.P(), diag.ErrNotAssignable, "the operand of "+op) {
+	if !c.writableFn(x, xe.P(), diag.ErrNotAssignable, func() string { return "the operand of " + op }) {
 		return bad
 	}
 	if shapeOf(x.t) < 0 || scalarOf(x.t).Kind == ir.Bool {

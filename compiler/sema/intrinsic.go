@@ -313,7 +313,9 @@ func (c *checker) atomic(info *intrinsics.Info, dest ir.Expr, destT ir.Type, ops
 	for i, o := range ops {
 		p := info.Params[i+1]
 		if p.Out {
-			if !c.writable(o, args[i].P(), diag.ErrOutArg, fmt.Sprintf("%s's %s argument", info.Name, p.Name)) {
+			if !c.writableFn(o, args[i].P(), diag.ErrOutArg, func() string {
+				return fmt.Sprintf("%s's %s argument", info.Name, p.Name)
+			}) {
 				return bad
 			}
 			if s := scalarOf(o.t); shapeOf(o.t) != 0 || (s.Kind != ir.Sint && s.Kind != ir.Uint) {
