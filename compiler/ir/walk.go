@@ -89,21 +89,97 @@ func WalkExpr(e Expr, f func(Expr)) {
 
 // Reachable returns the functions reachable from fn (fn included), callees first.
 func Reachable(fn *Function) []*Function {
-	var out []*Function
-	seen := map[*Function]bool{}
-	var visit func(f *Function)
-	visit = func(f *Function) {
-		if seen[f] {
-			return
-		}
-		seen[f] = true
-		WalkBlock(f.Body, nil, func(e Expr) {
-			if c, ok := e.(*Call); ok {
-				visit(c.Func)
-			}
-		})
-		out = append(out, f)
+	r := reacher{seen: map[*Function]bool{}}
+	r.visit(fn)
+	return r.out
+}
+
+// reacher is Reachable's walk. It visits statements and expressions in
+// exactly WalkBlock's order, but as methods: the closure-based walk allocated
+// a closure per function and per statement, and the back ends each call
+// Reachable for every entry point.
+type reacher struct {
+	seen map[*Function]bool
+	out  []*Function
+}
+
+func (r *reacher) visit(f *Function) {
+	if r.seen[f] {
+		return
 	}
-	visit(fn)
-	return out
+	r.seen[f] = true
+	r.block(f.Body)
+	r.out = append(r.out, f)
+}
+
+func (r *reacher) block(b Block) {
+	for _, s := range b {
+		r.stmt(s)
+	}
+}
+
+func (r *reacher) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *Store:
+		r.expr(s.Place)
+		r.expr(s.Value)
+	case *ExprStmt:
+		r.expr(s.X)
+	case *If:
+		r.expr(s.Cond)
+		r.block(s.Then)
+		r.block(s.Else)
+	case *Loop:
+		r.block(s.Body)
+		r.block(s.Continuing)
+		r.expr(s.BreakIf)
+	case *Switch:
+		r.expr(s.Selector)
+		for _, c := range s.Cases {
+			r.block(c.Body)
+		}
+	case *Return:
+		r.expr(s.Value)
+	}
+}
+
+func (r *reacher) expr(e Expr) {
+	switch e := e.(type) {
+	case nil:
+	case *Index:
+		r.expr(e.Base)
+		r.expr(e.Idx)
+	case *Member:
+		r.expr(e.Base)
+	case *Load:
+		r.expr(e.Place)
+	case *Swizzle:
+		r.expr(e.Base)
+	case *Unary:
+		r.expr(e.X)
+	case *Binary:
+		r.expr(e.X)
+		r.expr(e.Y)
+	case *Select:
+		r.expr(e.Cond)
+		r.expr(e.True)
+		r.expr(e.False)
+	case *Convert:
+		r.expr(e.X)
+	case *Bitcast:
+		r.expr(e.X)
+	case *Construct:
+		for _, a := range e.Args {
+			r.expr(a)
+		}
+	case *Call:
+		r.visit(e.Func)
+		for _, a := range e.Args {
+			r.expr(a)
+		}
+	case *Intrinsic:
+		for _, a := range e.Args {
+			r.expr(a)
+		}
+	}
 }

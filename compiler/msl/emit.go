@@ -151,7 +151,7 @@ func (e *emitter) run() (*Output, error) {
 	var funcText strings.Builder
 	funcText.Grow(1024)
 	e.out = &funcText
-	consts := e.constants()
+	consts := e.constants(funcs)
 	for _, f := range funcs {
 		if f == e.ep.Func {
 			continue
@@ -215,17 +215,19 @@ func (e *emitter) run() (*Output, error) {
 
 // validate rejects types and operations Metal cannot express before anything is printed.
 func (e *emitter) validate(funcs []*ir.Function) bool {
-	checkType := func(t ir.Type, pos diag.Pos, what string) {
+	// what is prefix+name, put together only for an error: building it for
+	// every local and global cost an allocation each.
+	checkType := func(t ir.Type, pos diag.Pos, prefix, name string) {
 		if s, ok := ir.ScalarOf(t); ok && s.Kind == ir.Float && s.Bits == 64 {
-			e.errorf(pos, diag.ErrMSLType, "%s has type %s: Metal has no 64-bit floating point", what, t)
+			e.errorf(pos, diag.ErrMSLType, "%s has type %s: Metal has no 64-bit floating point", prefix+name, t)
 		}
 	}
 	used := map[*ir.Global]bool{}
 	for _, f := range funcs {
 		for _, l := range f.Locals {
-			checkType(l.Type, f.Pos, "local "+l.Name)
+			checkType(l.Type, f.Pos, "local ", l.Name)
 		}
-		checkType(f.Result, f.Pos, "the result of "+f.Name)
+		checkType(f.Result, f.Pos, "the result of ", f.Name)
 		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
 			switch x := x.(type) {
 			case *ir.GlobalRef:
@@ -233,7 +235,7 @@ func (e *emitter) validate(funcs []*ir.Function) bool {
 			case *ir.Intrinsic:
 				e.validateIntrinsic(x)
 			case *ir.Const, *ir.Convert, *ir.Bitcast, *ir.Construct:
-				checkType(x.Type(), f.Pos, "an expression")
+				checkType(x.Type(), f.Pos, "an expression", "")
 			}
 		})
 	}
@@ -245,7 +247,7 @@ func (e *emitter) validate(funcs []*ir.Function) bool {
 		if used[g] && (g.Space == ir.SpaceInput && !inList(e.ep.Inputs, g) || g.Space == ir.SpaceOutput && !inList(e.ep.Outputs, g)) {
 			e.errorf(g.Pos, diag.ErrMSLMalformedInput, "%s %s is used but not in entry %s's interface", g.Space, g.Name, e.ep.Name)
 		}
-		checkType(elemType(g.Type), g.Pos, "global "+g.Name)
+		checkType(elemType(g.Type), g.Pos, "global ", g.Name)
 		if g.Space == ir.SpaceStorage || g.Space == ir.SpaceStorageRead || g.Space == ir.SpaceUniform || g.Space == ir.SpacePushConstant {
 			e.checkMemType(g.Type, g.Pos, g.Name)
 		}
@@ -495,10 +497,10 @@ func (e *emitter) extraArgs(in *fnInfo) []string {
 }
 
 // constants prints static consts and specialization constants at program scope.
-func (e *emitter) constants() string {
+func (e *emitter) constants(funcs []*ir.Function) string {
 	var b strings.Builder
 	used := map[*ir.Global]bool{}
-	for _, f := range ir.Reachable(e.ep.Func) {
+	for _, f := range funcs { // ir.Reachable(e.ep.Func), computed once in run
 		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
 			if r, ok := x.(*ir.GlobalRef); ok && programScope(r.G) {
 				used[r.G] = true
