@@ -144,7 +144,9 @@ type structInfo struct {
 }
 
 func newChecker(opts Options, log *diag.Log) *checker {
-	c := &checker{opts: opts, log: log, mod: &ir.Module{}, fnNames: map[string]int{},
+	// fnNames gets every function, entry wrapper and (synthesized) global: a
+	// small shader already has more than the 8 a map holds before it first grows.
+	c := &checker{opts: opts, log: log, mod: &ir.Module{}, fnNames: make(map[string]int, 16),
 		layoutOf: map[*ir.Struct]layoutRule{}, structInfo: map[*ir.Struct]*structInfo{}, localConst: map[*ir.Local]*ir.Const{}}
 	c.global = &scope{names: map[string]*symbol{}}
 	c.scope = c.global
