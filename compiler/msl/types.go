@@ -2,6 +2,7 @@ package msl
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -46,10 +47,10 @@ func (e *emitter) typeName(t ir.Type) string {
 	case ir.Scalar:
 		return scalarName(t)
 	case ir.Vector:
-		return fmt.Sprintf("%s%d", scalarName(t.Elem), t.N)
+		return vectorName(t)
 	case ir.Matrix:
 		// HLSL rows are MSL columns: floatRxC is R columns of C-vectors (see doc.go).
-		return fmt.Sprintf("%s%dx%d", scalarName(t.Elem), t.Rows, t.Cols)
+		return scalarName(t.Elem) + strconv.Itoa(t.Rows) + "x" + strconv.Itoa(t.Cols)
 	case *ir.Array:
 		e.needArray = true
 		return fmt.Sprintf("wr_array<%s, %d>", e.typeName(t.Elem), t.Len)
@@ -72,7 +73,7 @@ func (e *emitter) memTypeName(t ir.Type, packed bool) string {
 	switch t := t.(type) {
 	case ir.Matrix:
 		if t.Stride != 0 && !t.RowMajor {
-			return fmt.Sprintf("%s%dx%d", scalarName(t.Elem), t.Cols, t.Rows)
+			return scalarName(t.Elem) + strconv.Itoa(t.Cols) + "x" + strconv.Itoa(t.Rows)
 		}
 	case ir.Vector:
 		if packed && t.N == 3 {
@@ -351,4 +352,51 @@ func ident(name string) string {
 		s += "_"
 	}
 	return s
+}
+
+// vectorNames holds the spelling of every common vector type, indexed by
+// scalar kind, bits (16, 32, 64) and N-2: typeName runs for nearly every
+// expression, and Sprintf there cost allocations. Static data, no init.
+var vectorNames = [4][3][3]string{
+	{
+		{"bool2", "bool3", "bool4"},
+		{"bool2", "bool3", "bool4"},
+		{"bool2", "bool3", "bool4"},
+	},
+	{
+		{"short2", "short3", "short4"},
+		{"int2", "int3", "int4"},
+		{"long2", "long3", "long4"},
+	},
+	{
+		{"ushort2", "ushort3", "ushort4"},
+		{"uint2", "uint3", "uint4"},
+		{"ulong2", "ulong3", "ulong4"},
+	},
+	{
+		{"half2", "half3", "half4"},
+		{"float2", "float3", "float4"},
+		{"double2", "double3", "double4"},
+	},
+}
+
+// vectorName spells a vector type: scalarName(t.Elem) followed by t.N.
+func vectorName(t ir.Vector) string {
+	if i := bitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
+		return vectorNames[t.Elem.Kind][i][t.N-2]
+	}
+	return scalarName(t.Elem) + strconv.Itoa(t.N)
+}
+
+// bitsIndex maps 16, 32 and 64 bits to 0, 1, 2 (-1 otherwise).
+func bitsIndex(bits int) int {
+	switch bits {
+	case 16:
+		return 0
+	case 32:
+		return 1
+	case 64:
+		return 2
+	}
+	return -1
 }

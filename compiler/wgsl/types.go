@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -96,7 +97,7 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 		return s
 	case ir.Vector:
 		e.checkScalar(t.Elem, pos)
-		return fmt.Sprintf("vec%d<%s>", t.N, scalarName(t.Elem))
+		return vectorName(t)
 	case ir.Matrix:
 		e.checkScalar(t.Elem, pos)
 		if t.Elem.Kind != ir.Float {
@@ -531,4 +532,51 @@ func plainName(name string) bool {
 		}
 	}
 	return true
+}
+
+// vectorNames holds the spelling of every common vector type, indexed by
+// scalar kind, bits (16, 32, 64) and N-2: typ runs for nearly every
+// expression, and Sprintf there cost allocations. Static data, no init.
+var vectorNames = [4][3][3]string{
+	{
+		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
+		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
+		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
+	},
+	{
+		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
+		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
+		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
+	},
+	{
+		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
+		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
+		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
+	},
+	{
+		{"vec2<f16>", "vec3<f16>", "vec4<f16>"},
+		{"vec2<f32>", "vec3<f32>", "vec4<f32>"},
+		{"vec2<f32>", "vec3<f32>", "vec4<f32>"},
+	},
+}
+
+// vectorName spells a vector type: vecN<scalarName(t.Elem)>.
+func vectorName(t ir.Vector) string {
+	if i := bitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
+		return vectorNames[t.Elem.Kind][i][t.N-2]
+	}
+	return "vec" + strconv.Itoa(t.N) + "<" + scalarName(t.Elem) + ">"
+}
+
+// bitsIndex maps 16, 32 and 64 bits to 0, 1, 2 (-1 otherwise).
+func bitsIndex(bits int) int {
+	switch bits {
+	case 16:
+		return 0
+	case 32:
+		return 1
+	case 64:
+		return 2
+	}
+	return -1
 }
