@@ -83,8 +83,17 @@ func (p *parser) advance() token {
 	return t
 }
 
-func (p *parser) isP(text string) bool  { return p.tok().isPunct(text) }
-func (p *parser) isKw(word string) bool { return p.tok().is(tIdent, word) }
+// isP and isKw look at the current token in place rather than through tok(),
+// which copies the whole token: they run several times per token.
+func (p *parser) isP(text string) bool {
+	t := &p.toks[p.i]
+	return t.Kind == tPunct && t.Text == text
+}
+
+func (p *parser) isKw(word string) bool {
+	t := &p.toks[p.i]
+	return t.Kind == tIdent && t.Text == word
+}
 func (p *parser) accept(text string) bool {
 	if p.isP(text) {
 		p.advance()
