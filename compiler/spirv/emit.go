@@ -60,6 +60,7 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (mod *Module, err 
 	// outgrows its share is reallocated on its own by append.
 	slab := make([]uint32, 1024)
 	b.names, b.decos, b.globals, b.funcs = slab[0:0:128], slab[128:128:256], slab[256:256:512], slab[512:512:1024]
+	b.types, b.consts = b.typesBuf[:0], b.constsBuf[:0]
 	b.needCap(capShader)
 
 	fns := ir.Reachable(ep.Func)

@@ -22,7 +22,11 @@ type fn struct {
 
 func (b *builder) emitFunction(f *ir.Function, isEntry bool) {
 	b.pos = f.Pos
-	s := &fn{b: b, f: f, body: make([]uint32, 0, 128)}
+	// body and vars reuse the previous function's buffers (copied into b.funcs at the end).
+	if b.bodyBuf == nil {
+		b.bodyBuf = make([]uint32, 0, 128)
+	}
+	s := &fn{b: b, f: f, body: b.bodyBuf[:0], vars: b.varsBuf[:0]}
 	maxID := -1
 	for _, l := range f.Locals {
 		maxID = max(maxID, l.ID)
@@ -85,6 +89,7 @@ func (b *builder) emitFunction(f *ir.Function, isEntry bool) {
 	b.funcs = append(b.funcs, s.vars...)
 	b.funcs = append(b.funcs, s.body...)
 	inst(&b.funcs, opFunctionEnd)
+	b.bodyBuf, b.varsBuf = s.body[:0], s.vars[:0]
 }
 
 // privateInits stores non-constant initializers of private globals at the start

@@ -312,6 +312,14 @@ type builder struct {
 	consts    []constEntry
 	fnTypes   []fnTypeEntry
 
+	// Initial backing arrays of the caches above, and scratch space for the
+	// function bodies: part of the one builder allocation instead of a series
+	// of small slices grown by append.
+	typesBuf  [24]typeEntry
+	constsBuf [24]constEntry
+	bodyBuf   []uint32 // reused body of the function being emitted
+	varsBuf   []uint32 // reused variable section of the function being emitted
+
 	stage   ir.Stage
 	gvars   []gvar
 	extraIO []extraVar
@@ -386,7 +394,9 @@ func (b *builder) lookupType(op uint16, a, bb, c, d uint32, operands ...uint32) 
 		}
 	}
 	id := b.id()
-	inst(&b.globals, op, append([]uint32{id}, operands...)...)
+	// inst(&b.globals, op, id, operands...), without building the operand slice.
+	b.globals = append(b.globals, uint32(len(operands)+2)<<16|uint32(op), id)
+	b.globals = append(b.globals, operands...)
 	b.types = append(b.types, typeEntry{op, a, bb, c, d, id})
 	return id
 }
@@ -525,7 +535,9 @@ func (b *builder) compositeConst(t uint32, parts []uint32) uint32 {
 		}
 	}
 	id := b.id()
-	inst(&b.globals, opConstantComposite, append([]uint32{t, id}, parts...)...)
+	// inst(&b.globals, opConstantComposite, t, id, parts...), without building the operand slice.
+	b.globals = append(b.globals, uint32(len(parts)+3)<<16|uint32(opConstantComposite), t, id)
+	b.globals = append(b.globals, parts...)
 	b.consts = append(b.consts, constEntry{op: opConstantComposite, typ: t, parts: append([]uint32(nil), parts...), id: id})
 	return id
 }

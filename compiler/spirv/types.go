@@ -294,15 +294,20 @@ func (b *builder) imageType(t ir.Texture2D) uint32 {
 }
 
 // funcType declares an OpTypeFunction (deduplicated by its exact signature).
+// The signature is compared in place and copied only when it is new.
 func (b *builder) funcType(ret uint32, params []uint32) uint32 {
-	sig := append([]uint32{ret}, params...)
 	for i := range b.fnTypes {
-		if equalWords(b.fnTypes[i].sig, sig) {
+		sig := b.fnTypes[i].sig
+		if len(sig) == len(params)+1 && sig[0] == ret && equalWords(sig[1:], params) {
 			return b.fnTypes[i].id
 		}
 	}
+	sig := make([]uint32, 0, len(params)+1)
+	sig = append(append(sig, ret), params...)
 	id := b.id()
-	inst(&b.globals, opTypeFunction, append([]uint32{id}, sig...)...)
+	// inst(&b.globals, opTypeFunction, id, sig...), without building the operand slice.
+	b.globals = append(b.globals, uint32(len(sig)+2)<<16|uint32(opTypeFunction), id)
+	b.globals = append(b.globals, sig...)
 	b.fnTypes = append(b.fnTypes, fnTypeEntry{sig, id})
 	return id
 }
