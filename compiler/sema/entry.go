@@ -255,9 +255,12 @@ func (b *ioBuilder) input(t ir.Type, sem, name string, pd *syntax.VarDecl) ir.Ex
 		return nil
 	}
 	g := &ir.Global{Name: c.uniqueGlobalName(name), Space: ir.SpaceInput, Semantic: sem, Pos: b.pos(pd)}
-	up := strings.ToUpper(sem)
-	if strings.HasPrefix(up, "SV_") {
-		bs, ok := b.builtin(up, false)
+	// Only system values need the upper-cased spelling; testing the prefix
+	// first saves the copy for every user semantic (TEXCOORD0 …). Semantics are
+	// ASCII identifiers (the lexer takes no other), so EqualFold on the first
+	// three bytes is the same test as HasPrefix(ToUpper(sem), "SV_").
+	if len(sem) >= 3 && strings.EqualFold(sem[:3], "SV_") {
+		bs, ok := b.builtin(strings.ToUpper(sem), false)
 		if !ok {
 			c.errorf(b.pos(pd), diag.ErrUnknownSemantic, "%s is not a %s shader input waverig knows", sem, strings.ToLower(b.stage.String()))
 			return nil
