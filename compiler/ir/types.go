@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -108,18 +109,61 @@ var (
 )
 
 func (s Scalar) String() string {
+	if i := bitsIndex(s.Bits); i >= 0 && s.Kind <= Float {
+		return scalarNames[s.Kind][i]
+	}
 	switch s.Kind {
 	case Bool:
 		return "bool"
 	case Sint:
-		return fmt.Sprintf("i%d", s.Bits)
+		return "i" + strconv.Itoa(s.Bits)
 	case Uint:
-		return fmt.Sprintf("u%d", s.Bits)
+		return "u" + strconv.Itoa(s.Bits)
 	default:
-		return fmt.Sprintf("f%d", s.Bits)
+		return "f" + strconv.Itoa(s.Bits)
 	}
 }
-func (v Vector) String() string { return fmt.Sprintf("vec%d<%s>", v.N, v.Elem) }
+
+func (v Vector) String() string {
+	if i := bitsIndex(v.Elem.Bits); i >= 0 && v.Elem.Kind <= Float && v.N >= 2 && v.N <= 4 {
+		return vectorNames[v.Elem.Kind][i][v.N-2]
+	}
+	return "vec" + strconv.Itoa(v.N) + "<" + v.Elem.String() + ">"
+}
+
+// scalarNames and vectorNames are the String forms of the common scalar and
+// vector types (static data): types are printed in dumps, reflection and
+// messages, and Sprintf there cost allocations.
+var scalarNames = [4][3]string{
+	{"bool", "bool", "bool"},
+	{"i16", "i32", "i64"},
+	{"u16", "u32", "u64"},
+	{"f16", "f32", "f64"},
+}
+
+var vectorNames = [4][3][3]string{
+	{
+		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
+		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
+		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
+	},
+	{
+		{"vec2<i16>", "vec3<i16>", "vec4<i16>"},
+		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
+		{"vec2<i64>", "vec3<i64>", "vec4<i64>"},
+	},
+	{
+		{"vec2<u16>", "vec3<u16>", "vec4<u16>"},
+		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
+		{"vec2<u64>", "vec3<u64>", "vec4<u64>"},
+	},
+	{
+		{"vec2<f16>", "vec3<f16>", "vec4<f16>"},
+		{"vec2<f32>", "vec3<f32>", "vec4<f32>"},
+		{"vec2<f64>", "vec3<f64>", "vec4<f64>"},
+	},
+}
+
 func (m Matrix) String() string {
 	s := fmt.Sprintf("mat%dx%d<%s>", m.Rows, m.Cols, m.Elem)
 	if m.Stride != 0 {
