@@ -3,6 +3,7 @@ package msl
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -109,7 +110,7 @@ func (e *emitter) fail() error {
 func (e *emitter) unique(base string) string {
 	n := base
 	for i := 1; e.names[n]; i++ {
-		n = fmt.Sprintf("%s_%d", base, i)
+		n = base + "_" + dec(i)
 	}
 	e.names[n] = true
 	return n
@@ -520,7 +521,7 @@ func (e *emitter) constants(funcs []*ir.Function) string {
 		}
 		if g.Spec {
 			// A Metal function constant may be left unset by the pipeline; fall back to the HLSL default.
-			fmt.Fprintf(&b, "constant %s %s_fc [[function_constant(%d)]];\n", e.typeName(g.Type), n, g.SpecID)
+			writeS(&b, "constant ", e.typeName(g.Type), " ", n, "_fc [[function_constant(", dec(g.SpecID), ")]];\n")
 			writeS(&b, "constant ", e.typeName(g.Type), " ", n, " = is_function_constant_defined(", n, "_fc) ? ", n, "_fc : ", e.typeName(g.Type), "(", init, ");\n")
 			continue
 		}
@@ -546,7 +547,7 @@ func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 		base := ident(l.Name)
 		n := base
 		for i := 1; e.names[n] || taken[n]; i++ {
-			n = fmt.Sprintf("%s_%d", base, i)
+			n = base + "_" + dec(i)
 		}
 		taken[n] = true
 		e.localNames[l] = n
@@ -556,7 +557,7 @@ func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 			base := ident(p.Local.Name)
 			n := base
 			for i := 1; e.names[n] || taken[n]; i++ {
-				n = fmt.Sprintf("%s_%d", base, i)
+				n = base + "_" + dec(i)
 			}
 			taken[n] = true
 			e.localNames[p.Local] = n
@@ -626,4 +627,12 @@ func writeS(b *strings.Builder, parts ...string) {
 	for _, p := range parts {
 		b.WriteString(p)
 	}
+}
+
+// dec formats an integer in decimal, as fmt's %d does, without boxing it.
+func dec[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) string {
+	if v < 0 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatUint(uint64(v), 10)
 }

@@ -1,7 +1,6 @@
 package msl
 
 import (
-	"fmt"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -53,9 +52,9 @@ func (e *emitter) entry() {
 	}
 	for _, a := range e.args {
 		if g, ok := byName[a.Name]; ok {
-			params = append(params, fmt.Sprintf("%s [[%s(%d)]]", e.globalParam(g), a.Kind, a.Index))
+			params = append(params, e.globalParam(g)+" [["+a.Kind+"("+dec(a.Index)+")]]")
 		} else if a.Name == "_buffer_sizes" {
-			params = append(params, fmt.Sprintf("constant uint* _buffer_sizes [[buffer(%d)]]", a.Index))
+			params = append(params, "constant uint* _buffer_sizes [[buffer("+dec(a.Index)+")]]")
 		}
 	}
 
@@ -82,9 +81,9 @@ func (e *emitter) entry() {
 			}
 			continue
 		}
-		attr := fmt.Sprintf("user(loc%d)", g.Location)
+		attr := "user(loc" + dec(g.Location) + ")"
 		if ep.Stage == ir.Vertex {
-			attr = fmt.Sprintf("attribute(%d)", g.Location)
+			attr = "attribute(" + dec(g.Location) + ")"
 		}
 		if g.Flat && ep.Stage == ir.Pixel {
 			attr += ", flat"
@@ -117,9 +116,9 @@ func (e *emitter) entry() {
 			e.errorf(g.Pos, diag.ErrMSLUnsupported, "output %s: builtin %s is not supported as a %s output", g.Name, g.Builtin, ep.Stage)
 			continue
 		case ep.Stage == ir.Pixel:
-			attr = fmt.Sprintf("color(%d)", g.Location)
+			attr = "color(" + dec(g.Location) + ")"
 		default:
-			attr = fmt.Sprintf("user(loc%d)", g.Location)
+			attr = "user(loc" + dec(g.Location) + ")"
 		}
 		outFields = append(outFields, "    "+e.typeName(g.Type)+" "+n+" [["+attr+"]];")
 		outNames = append(outNames, n)

@@ -1,7 +1,6 @@
 package msl
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -72,7 +71,7 @@ func (e *emitter) literal(c *ir.Const) string {
 				return "(-2147483647 - 1)"
 			}
 			if v < 0 {
-				return fmt.Sprintf("(%d)", v)
+				return "(" + dec(v) + ")"
 			}
 			return strconv.FormatInt(v, 10)
 		}
@@ -80,14 +79,14 @@ func (e *emitter) literal(c *ir.Const) string {
 			return "(-9223372036854775807l - 1l)"
 		}
 		if v < 0 {
-			return fmt.Sprintf("(%dl)", v)
+			return "(" + dec(v) + "l)"
 		}
-		return fmt.Sprintf("%dl", v)
+		return dec(v) + "l"
 	case ir.Uint:
 		if c.T.Bits == 64 {
-			return fmt.Sprintf("%dul", c.Bits)
+			return dec(c.Bits) + "ul"
 		}
-		return fmt.Sprintf("%du", uint32(c.Bits))
+		return dec(uint32(c.Bits)) + "u"
 	}
 	f := c.Float()
 	var s string
@@ -160,7 +159,7 @@ func (e *emitter) binary(x *ir.Binary) string {
 			if x.Op == ir.LogicalOr {
 				op = "|"
 			}
-			return fmt.Sprintf("bool%d(uint%d(%s) %s uint%d(%s))", v.N, v.N, a, op, v.N, b)
+			return "bool" + dec(v.N) + "(uint" + dec(v.N) + "(" + a + ") " + op + " uint" + dec(v.N) + "(" + b + "))"
 		}
 	case ir.MulOp, ir.Div:
 		if m, ok := t.(ir.Matrix); ok {
@@ -182,7 +181,7 @@ func (e *emitter) selectExpr(x *ir.Select) string {
 	}
 	if v, ok := vt.(ir.Vector); ok {
 		if _, scalar := x.Cond.Type().(ir.Scalar); scalar {
-			c = fmt.Sprintf("bool%d(%s)", v.N, c)
+			c = "bool" + dec(v.N) + "(" + c + ")"
 		}
 	}
 	// select evaluates both sides, as HLSL's ?: does.

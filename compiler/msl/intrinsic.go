@@ -1,8 +1,6 @@
 package msl
 
 import (
-	"fmt"
-
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
@@ -171,7 +169,7 @@ func (e *emitter) wave(x *ir.Intrinsic, info *intrinsics.Info) string {
 	}
 	if info.SPIRV.QuadDirection >= 0 && info.Class == intrinsics.ClassQuad {
 		// QuadSwap direction d exchanges lanes l and l ^ (d + 1).
-		as = append(as, fmt.Sprintf("ushort(%d)", info.SPIRV.QuadDirection+1))
+		as = append(as, "ushort("+dec(info.SPIRV.QuadDirection+1)+")")
 	}
 	call := info.MSL + "(" + callArgs(as) + ")"
 	if viaUshort {
@@ -389,7 +387,7 @@ func (e *emitter) bufferLength(x *ir.Intrinsic) string {
 		e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a runtime array", g.Name)
 		return "0"
 	}
-	v := fmt.Sprintf("(_buffer_sizes[%d] / %du)", idx, stride)
+	v := "(_buffer_sizes[" + dec(idx) + "] / " + dec(stride) + "u)"
 	if !ir.Equal(x.T, ir.U32) {
 		return e.typeName(x.T) + "(" + v + ")"
 	}

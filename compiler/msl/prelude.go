@@ -1,7 +1,6 @@
 package msl
 
 import (
-	"fmt"
 	"strings"
 
 	"waverig/compiler/ir"
@@ -135,7 +134,7 @@ func (e *emitter) helperAllEqual(t ir.Type) string {
 			c := "x." + string("xyzw"[i])
 			comps = append(comps, "simd_all("+conv(c)+" == simd_broadcast_first("+conv(c)+"))")
 		}
-		fmt.Fprintf(&b, "inline bool%d %s(%s x)\n{\n    return bool%d(%s);\n}\n", n, name, tn, n, strings.Join(comps, ",\n                 "))
+		writeS(&b, "inline bool", dec(n), " ", name, "(", tn, " x)\n{\n    return bool", dec(n), "(", strings.Join(comps, ",\n                 "), ");\n}\n")
 	}
 	e.helpers[name] = true
 	e.dynHelpers = append(e.dynHelpers, "// WaveActiveAllEqual on "+tn+": one vote per component.\n"+b.String())
@@ -158,7 +157,7 @@ func (e *emitter) helperMatrixCW(m ir.Matrix, op ir.BinOp) string {
 	writeS(&b, "inline ", tn, " ", name, "(", tn, " a, ", tn, " b)\n{\n")
 	var cols []string
 	for i := 0; i < m.Rows; i++ {
-		cols = append(cols, fmt.Sprintf("a[%d] %s b[%d]", i, op, i))
+		cols = append(cols, "a["+dec(i)+"] "+op.String()+" b["+dec(i)+"]")
 	}
 	writeS(&b, "    return ", tn, "(", strings.Join(cols, ", "), ");\n}\n")
 	e.helpers[name] = true

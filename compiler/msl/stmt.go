@@ -1,7 +1,6 @@
 package msl
 
 import (
-	"fmt"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -107,7 +106,7 @@ func (e *emitter) loop(l *ir.Loop) {
 		e.line("}")
 		return
 	}
-	flag := fmt.Sprintf("_wr_c%d", e.tmp)
+	flag := "_wr_c" + dec(e.tmp)
 	e.tmp++
 	e.lineS("for (bool ", flag, " = false;; ", flag, " = true) {")
 	e.indent++
@@ -175,7 +174,7 @@ func (e *emitter) store(s *ir.Store) {
 		e.lineS(e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), " _wr_arr = ", e.expr(s.Value), ";")
 		base := e.place(place)
 		for i := 0; i < a.Len; i++ {
-			e.line("%s[%d].v = _wr_arr[%d];", base, i, i)
+			e.lineS(base, "[", dec(i), "].v = _wr_arr[", dec(i), "];")
 		}
 		e.indent--
 		e.line("}")
@@ -190,7 +189,7 @@ func (e *emitter) store(s *ir.Store) {
 		e.lineS("int _wr_i = int(", e.expr(ix.Idx), ");")
 		base := e.place(ix.Base)
 		for j := 0; j < m.Cols; j++ {
-			e.line("%s[%d][_wr_i] = _wr_row[%d];", base, j, j)
+			e.lineS(base, "[", dec(j), "][_wr_i] = _wr_row[", dec(j), "];")
 		}
 		e.indent--
 		e.line("}")
@@ -288,7 +287,7 @@ func (e *emitter) load(p ir.Expr) string {
 		base := e.place(p)
 		var es []string
 		for i := 0; i < a.Len; i++ {
-			es = append(es, fmt.Sprintf("%s[%d].v", base, i))
+			es = append(es, base+"["+dec(i)+"].v")
 		}
 		return e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}) + "{{" + callArgs(es) + "}}"
 	}

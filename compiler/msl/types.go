@@ -1,7 +1,6 @@
 package msl
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -53,7 +52,7 @@ func (e *emitter) typeName(t ir.Type) string {
 		return scalarName(t.Elem) + strconv.Itoa(t.Rows) + "x" + strconv.Itoa(t.Cols)
 	case *ir.Array:
 		e.needArray = true
-		return fmt.Sprintf("wr_array<%s, %d>", e.typeName(t.Elem), t.Len)
+		return "wr_array<" + e.typeName(t.Elem) + ", " + dec(t.Len) + ">"
 	case *ir.Struct:
 		return e.structName(t)
 	case ir.Void:
@@ -82,7 +81,7 @@ func (e *emitter) memTypeName(t ir.Type, packed bool) string {
 	case *ir.Array:
 		if t.Stride != 0 {
 			e.needArray = true
-			return fmt.Sprintf("wr_array<%s, %d>", e.elemMemTypeName(t), t.Len)
+			return "wr_array<" + e.elemMemTypeName(t) + ", " + dec(t.Len) + ">"
 		}
 	}
 	return e.typeName(t)
@@ -95,7 +94,7 @@ func (e *emitter) elemMemTypeName(a *ir.Array) string {
 	elem := e.memTypeName(a.Elem, packedElem(a))
 	if paddedStride(a) {
 		e.needStrided = true
-		return fmt.Sprintf("wr_strided<%s, %d>", elem, a.Stride)
+		return "wr_strided<" + elem + ", " + dec(a.Stride) + ">"
 	}
 	return elem
 }
@@ -274,7 +273,7 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 				if f.Offset%fa != 0 {
 					e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: member %s at offset %d is not %d-aligned as Metal needs", s.Name, f.Name, f.Offset, fa)
 				}
-				fmt.Fprintf(&b, "    char _pad%d[%d];\n", pad, f.Offset-off)
+				writeS(&b, "    char _pad", dec(pad), "[", dec(f.Offset-off), "];\n")
 				pad++
 			case f.Offset < at:
 				e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: member %s at offset %d, but Metal places it at %d", s.Name, f.Name, f.Offset, at)
@@ -286,7 +285,7 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 	if s.Size != 0 {
 		// Trailing padding makes sizeof equal the IR size (uniform structs round to 16).
 		if _, align := natural(s, false); s.Size > roundUp(off, align) {
-			fmt.Fprintf(&b, "    char _pad%d[%d];\n", pad, s.Size-off)
+			writeS(&b, "    char _pad", dec(pad), "[", dec(s.Size-off), "];\n")
 		}
 		if size, _ := natural(s, false); size != s.Size {
 			e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: size %d, but Metal's is %d", s.Name, s.Size, size)
@@ -300,7 +299,7 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 // reserved words need renaming.
 func fieldName(name string, i int) string {
 	if name == "" {
-		return fmt.Sprintf("m%d", i)
+		return "m" + dec(i)
 	}
 	return ident(name)
 }

@@ -28,6 +28,7 @@ package wgsl
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -324,14 +325,14 @@ func (e *emitter) global(b *strings.Builder, g *ir.Global) {
 			e.errorf(g.Pos, diag.ErrWGSLInternal, "resource %s has no binding", g.Name)
 			return ""
 		}
-		return fmt.Sprintf("@group(%d) @binding(%d) ", g.Binding.Set, g.Binding.Binding)
+		return "@group(" + dec(g.Binding.Set) + ") @binding(" + dec(g.Binding.Binding) + ") "
 	}
 	switch g.Space {
 	case ir.SpacePrivate:
 		t := e.typ(g.Type, v, g.Pos)
 		switch {
 		case g.Spec:
-			fmt.Fprintf(b, "@id(%d) override %s: %s", g.SpecID, name, t)
+			writeS(b, "@id(", dec(g.SpecID), ") override ", name, ": ", t)
 		case g.Const && isConstType(g.Type):
 			writeS(b, "const ", name, ": ", t)
 		default:
@@ -418,4 +419,12 @@ func writeS(b *strings.Builder, parts ...string) {
 	for _, p := range parts {
 		b.WriteString(p)
 	}
+}
+
+// dec formats an integer in decimal, as fmt's %d does, without boxing it.
+func dec[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) string {
+	if v < 0 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatUint(uint64(v), 10)
 }

@@ -1,7 +1,6 @@
 package wgsl
 
 import (
-	"fmt"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -85,7 +84,7 @@ func (e *emitter) entry(b *strings.Builder) {
 				nt[i] = 1
 			}
 		}
-		attrs = fmt.Sprintf("@compute @workgroup_size(%d, %d, %d)", nt[0], nt[1], nt[2])
+		attrs = "@compute @workgroup_size(" + dec(nt[0]) + ", " + dec(nt[1]) + ", " + dec(nt[2]) + ")"
 	case ir.Pixel:
 		attrs = "@fragment"
 	case ir.Vertex:
@@ -111,7 +110,7 @@ func (e *emitter) entry(b *strings.Builder) {
 		if ep.Stage == ir.Pixel && needsFlat(g) {
 			interp = "@interpolate(flat) "
 		}
-		params = append(params, fmt.Sprintf("@location(%d) %s%s: %s", g.Location, interp, pn, e.typ(g.Type, view{}, g.Pos)))
+		params = append(params, "@location("+dec(g.Location)+") "+interp+pn+": "+e.typ(g.Type, view{}, g.Pos))
 		body = append(body, name+" = "+pn+";")
 	}
 	if e.usesLaneIndex {
@@ -151,7 +150,7 @@ func (e *emitter) entry(b *strings.Builder) {
 			if ep.Stage == ir.Vertex && needsFlat(g) {
 				interp = "@interpolate(flat) "
 			}
-			fields = append(fields, fmt.Sprintf("  @location(%d) %s%s: %s,", g.Location, interp, fn.fresh(g.Name), e.typ(g.Type, view{}, g.Pos)))
+			fields = append(fields, "  @location("+dec(g.Location)+") "+interp+fn.fresh(g.Name)+": "+e.typ(g.Type, view{}, g.Pos)+",")
 			values = append(values, name)
 		}
 		e.structDecls = append(e.structDecls, "// Stage outputs of "+ep.Name+".\nstruct "+sname+" {\n"+strings.Join(fields, "\n")+"\n}\n")

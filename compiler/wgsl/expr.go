@@ -1,7 +1,6 @@
 package wgsl
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -116,20 +115,20 @@ func (fe *funcEmitter) binary(x *ir.Binary) string {
 		// or above it is a compile error); HLSL masks the amount to 5 bits.
 		t := x.Y.Type()
 		if c, ok := x.Y.(*ir.Const); ok {
-			r = fmt.Sprintf("%du", c.Bits&31)
+			r = dec(c.Bits&31) + "u"
 		} else if v, ok := x.Y.(*ir.Construct); ok && allConst(v.Args) {
 			var parts []string
 			for _, a := range v.Args {
-				parts = append(parts, fmt.Sprintf("%du", a.(*ir.Const).Bits&31))
+				parts = append(parts, dec(a.(*ir.Const).Bits&31)+"u")
 			}
-			r = fmt.Sprintf("vec%d<u32>(%s)", len(parts), strings.Join(parts, ", "))
+			r = "vec" + dec(len(parts)) + "<u32>(" + strings.Join(parts, ", ") + ")"
 		} else {
 			if s, _ := ir.ScalarOf(t); s.Kind != ir.Uint {
 				r = fe.e.typ(ir.WithScalar(t, ir.U32), view{}, fe.pos()) + "(" + r + ")"
 			}
 			mask := "31u"
 			if vt, ok := t.(ir.Vector); ok {
-				mask = fmt.Sprintf("vec%d<u32>(31u)", vt.N)
+				mask = "vec" + dec(vt.N) + "<u32>(31u)"
 			}
 			r = "(" + r + " & " + mask + ")"
 		}
@@ -161,12 +160,12 @@ func (fe *funcEmitter) constText(c *ir.Const) string {
 		case v == math.MinInt32:
 			return "i32(-2147483647i - 1i)" // the literal 2147483648i does not exist
 		case v < 0:
-			return fmt.Sprintf("(%di)", v)
+			return "(" + dec(v) + "i)"
 		}
-		return fmt.Sprintf("%di", v)
+		return dec(v) + "i"
 	case ir.Uint:
 		fe.e.checkScalar(c.T, fe.pos())
-		return fmt.Sprintf("%du", uint32(c.Bits))
+		return dec(uint32(c.Bits)) + "u"
 	}
 	fe.e.checkScalar(c.T, fe.pos())
 	v := c.Float()
@@ -177,9 +176,9 @@ func (fe *funcEmitter) constText(c *ir.Const) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		// No literal spells these: reinterpret the bits.
 		if c.T.Bits == 16 {
-			return fmt.Sprintf("bitcast<vec2<f16>>(%du).x", uint32(c.Bits)&0xffff)
+			return "bitcast<vec2<f16>>(" + dec(uint32(c.Bits)&0xffff) + "u).x"
 		}
-		return fmt.Sprintf("bitcast<f32>(%du)", uint32(c.Bits))
+		return "bitcast<f32>(" + dec(uint32(c.Bits)) + "u)"
 	}
 	s := strconv.FormatFloat(v, 'g', -1, bits) + suffix
 	if v < 0 || (v == 0 && math.Signbit(v)) {
@@ -199,7 +198,7 @@ func (fe *funcEmitter) matrixColumnwise(op ir.BinOp, m ir.Matrix, l, r string) s
 	name := fe.e.helper("mat_"+opName+"_"+sanitizeTypeText(tn), func(name string) string {
 		var cols []string
 		for c := 0; c < m.Rows; c++ { // WGSL columns are HLSL rows
-			cols = append(cols, fmt.Sprintf("a[%d] %s b[%d]", c, op, c))
+			cols = append(cols, "a["+dec(c)+"] "+op.String()+" b["+dec(c)+"]")
 		}
 		return "// Component-wise " + op.String() + " on " + tn + " (WGSL's matrix * is the matrix product).\nfn " + name + "(a: " + tn + ", b: " + tn + ") -> " + tn + " {\n  return " + tn + "(" + strings.Join(cols, ", ") + ");\n}\n"
 	})
@@ -216,7 +215,7 @@ func (fe *funcEmitter) matrixSelect(x *ir.Select, m ir.Matrix) string {
 	name := fe.e.helper("mat_select_"+sanitizeTypeText(tn), func(name string) string {
 		var cols []string
 		for c := 0; c < m.Rows; c++ {
-			cols = append(cols, fmt.Sprintf("select(f[%d], t[%d], c)", c, c))
+			cols = append(cols, "select(f["+dec(c)+"], t["+dec(c)+"], c)")
 		}
 		return "fn " + name + "(f: " + tn + ", t: " + tn + ", c: bool) -> " + tn + " {\n  return " + tn + "(" + strings.Join(cols, ", ") + ");\n}\n"
 	})

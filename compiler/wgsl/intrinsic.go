@@ -173,7 +173,7 @@ func (fe *funcEmitter) quadReadLaneAt(x *ir.Intrinsic, in *intrinsics.Info) stri
 			fe.e.errorf(x.Pos, diag.ErrWGSLQuadLane, "QuadReadLaneAt lane %d is outside 0..3", lane)
 			return val
 		}
-		return fmt.Sprintf("%s(%s, %du)", in.WGSL, val, lane)
+		return in.WGSL + "(" + val + ", " + dec(lane) + "u)"
 	}
 	tn := fe.tname(x.T)
 	name := fe.e.helper("quad_read_lane_at_"+sanitizeTypeText(tn), func(name string) string {

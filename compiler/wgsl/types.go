@@ -1,7 +1,6 @@
 package wgsl
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,9 +103,9 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 			e.errorf(pos, diag.ErrWGSLType, "matrix type %s: WGSL matrices hold only f32 or f16", t)
 		}
 		if colMajor(t, v) {
-			return fmt.Sprintf("mat%dx%d<%s>", t.Cols, t.Rows, scalarName(t.Elem))
+			return "mat" + dec(t.Cols) + "x" + dec(t.Rows) + "<" + scalarName(t.Elem) + ">"
 		}
-		return fmt.Sprintf("mat%dx%d<%s>", t.Rows, t.Cols, scalarName(t.Elem))
+		return "mat" + dec(t.Rows) + "x" + dec(t.Cols) + "<" + scalarName(t.Elem) + ">"
 	case *ir.Array:
 		elem := e.typ(t.Elem, v, pos)
 		switch e.padOf(t, v) {
@@ -119,7 +118,7 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 		if t.Len == 0 {
 			return "array<" + elem + ">"
 		}
-		return fmt.Sprintf("array<%s, %d>", elem, t.Len)
+		return "array<" + elem + ", " + dec(t.Len) + ">"
 	case *ir.Struct:
 		return e.structType(t, v, pos)
 	case ir.Void:
@@ -147,17 +146,17 @@ func (e *emitter) checkScalar(s ir.Scalar, pos diag.Pos) {
 
 // padStruct declares the wrapper struct that gives an array element its stride.
 func (e *emitter) padStruct(a *ir.Array, elem string, v view) string {
-	key := fmt.Sprintf("pad:%s:%d", elem, a.Stride)
+	key := "pad:" + elem + ":" + dec(a.Stride)
 	if name, ok := e.helpers[key]; ok {
 		return name
 	}
-	name := "wr_pad_" + sanitizeTypeText(elem) + fmt.Sprintf("_%d", a.Stride)
+	name := "wr_pad_" + sanitizeTypeText(elem) + "_" + dec(a.Stride)
 	e.helpers[key] = name
 	align := ""
 	if v.uniform {
 		align = "@align(16) "
 	}
-	e.structDecls = append(e.structDecls, fmt.Sprintf("// %s padded to the array stride %d.\nstruct %s {\n  %s@size(%d) v: %s,\n}\n", elem, a.Stride, name, align, a.Stride, elem))
+	e.structDecls = append(e.structDecls, "// "+elem+" padded to the array stride "+dec(a.Stride)+".\nstruct "+name+" {\n  "+align+"@size("+dec(a.Stride)+") v: "+elem+",\n}\n")
 	return name
 }
 
@@ -218,7 +217,7 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 				if i == 0 {
 					e.errorf(pos, diag.ErrWGSLLayout, "struct %s: first member %s at offset %d", s.Name, f.Name, f.Offset)
 				} else {
-					ms[i-1].attrs += fmt.Sprintf("@size(%d) ", off-ms[i-1].off)
+					ms[i-1].attrs += "@size(" + dec(off-ms[i-1].off) + ") "
 				}
 			}
 		}
@@ -229,7 +228,7 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 		if end := roundUp(maxAlign, cur); s.Size > end && !isRuntimeArray(s.Fields[len(s.Fields)-1].Type) {
 			last := &ms[len(ms)-1]
 			_, size := e.layout(s.Fields[len(s.Fields)-1].Type, v)
-			last.attrs += fmt.Sprintf("@size(%d) ", size+s.Size-end)
+			last.attrs += "@size(" + dec(size+s.Size-end) + ") "
 		}
 	}
 	for _, m := range ms {
@@ -414,7 +413,7 @@ func (n *namer) fresh(name string) string {
 	base := sanitize(name)
 	out := base
 	for i := 1; n.taken(out); i++ {
-		out = fmt.Sprintf("%s_%d", base, i)
+		out = base + "_" + dec(i)
 	}
 	n.take(out)
 	return out
@@ -425,7 +424,7 @@ func (n *namer) fresh(name string) string {
 func (n *namer) internal(name string) string {
 	out := name
 	for i := 1; n.taken(out); i++ {
-		out = fmt.Sprintf("%s_%d", name, i)
+		out = name + "_" + dec(i)
 	}
 	n.take(out)
 	return out
