@@ -89,7 +89,8 @@ func WalkExpr(e Expr, f func(Expr)) {
 
 // Reachable returns the functions reachable from fn (fn included), callees first.
 func Reachable(fn *Function) []*Function {
-	r := reacher{seen: map[*Function]bool{}}
+	var r reacher
+	r.seen = r.seenBuf[:0]
 	r.visit(fn)
 	return r.out
 }
@@ -98,16 +99,38 @@ func Reachable(fn *Function) []*Function {
 // exactly WalkBlock's order, but as methods: the closure-based walk allocated
 // a closure per function and per statement, and the back ends each call
 // Reachable for every entry point.
+//
+// The visited set is a short slice searched linearly (a shader has a handful
+// of functions), and becomes a map only for modules with many.
 type reacher struct {
-	seen map[*Function]bool
-	out  []*Function
+	seen    []*Function
+	seenBuf [16]*Function
+	seenMap map[*Function]bool
+	out     []*Function
 }
 
 func (r *reacher) visit(f *Function) {
-	if r.seen[f] {
-		return
+	if r.seenMap != nil {
+		if r.seenMap[f] {
+			return
+		}
+		r.seenMap[f] = true
+	} else {
+		for _, g := range r.seen {
+			if g == f {
+				return
+			}
+		}
+		if len(r.seen) < 64 {
+			r.seen = append(r.seen, f)
+		} else {
+			r.seenMap = make(map[*Function]bool, 2*len(r.seen))
+			for _, g := range r.seen {
+				r.seenMap[g] = true
+			}
+			r.seenMap[f] = true
+		}
 	}
-	r.seen[f] = true
 	r.block(f.Body)
 	r.out = append(r.out, f)
 }
