@@ -277,23 +277,38 @@ func inList(l []*ir.Global, g *ir.Global) bool {
 
 // analyze computes, callee first, the module-scope state every function needs.
 func (e *emitter) analyze(funcs []*ir.Function) {
-	index := map[*ir.Global]int{}
+	index := make(map[*ir.Global]int, len(e.m.Globals))
 	for i, g := range e.m.Globals {
 		index[g] = i
 	}
+	// The globals a function uses are marked by module index, which yields them
+	// already in module order; a map per function plus a sort cost more. Globals
+	// missing from Module.Globals (malformed IR) take the general path below.
+	marks := make([]bool, len(e.m.Globals))
 	for _, f := range funcs {
 		in := &fnInfo{}
-		set := map[*ir.Global]bool{}
+		clear(marks)
+		var extra map[*ir.Global]bool
+		mark := func(g *ir.Global) {
+			if i, ok := index[g]; ok {
+				marks[i] = true
+				return
+			}
+			if extra == nil {
+				extra = map[*ir.Global]bool{}
+			}
+			extra[g] = true
+		}
 		ir.WalkBlock(f.Body, nil, func(x ir.Expr) {
 			switch x := x.(type) {
 			case *ir.GlobalRef:
 				if !programScope(x.G) {
-					set[x.G] = true
+					mark(x.G)
 				}
 			case *ir.Call:
 				ci := e.info[x.Func]
 				for _, g := range ci.globals {
-					set[g] = true
+					mark(g)
 				}
 				in.laneCount = in.laneCount || ci.laneCount
 				in.laneIndex = in.laneIndex || ci.laneIndex
@@ -317,10 +332,24 @@ func (e *emitter) analyze(funcs []*ir.Function) {
 				}
 			}
 		})
-		for g := range set {
-			in.globals = append(in.globals, g)
+		if extra == nil {
+			for i, g := range e.m.Globals {
+				if marks[i] && index[g] == i {
+					in.globals = append(in.globals, g)
+				}
+			}
+		} else {
+			set := extra
+			for i, g := range e.m.Globals {
+				if marks[i] {
+					set[g] = true
+				}
+			}
+			for g := range set {
+				in.globals = append(in.globals, g)
+			}
+			sort.Slice(in.globals, func(i, j int) bool { return index[in.globals[i]] < index[in.globals[j]] })
 		}
-		sort.Slice(in.globals, func(i, j int) bool { return index[in.globals[i]] < index[in.globals[j]] })
 		e.info[f] = in
 	}
 	// Stage IO is part of the entry's interface even when the body never reads it.
