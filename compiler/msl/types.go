@@ -333,16 +333,21 @@ func isReserved(s string) bool {
 
 // ident turns a name into a valid, non-reserved MSL identifier.
 func ident(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		ok := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
-		if ok {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
+	// Nearly every name is already a plain ASCII identifier: keep it as it is
+	// instead of copying it rune by rune into a builder.
+	s := name
+	if !asciiIdent(name) {
+		var b strings.Builder
+		for i, r := range name {
+			ok := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
+			if ok {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte('_')
+			}
 		}
+		s = b.String()
 	}
-	s := b.String()
 	if s == "" {
 		s = "_"
 	}
@@ -398,4 +403,16 @@ func bitsIndex(bits int) int {
 		return 2
 	}
 	return -1
+}
+
+// asciiIdent reports whether every byte of name is a letter, '_' or (after the
+// first) a digit, so that the rune-by-rune rewrite would return name unchanged.
+func asciiIdent(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -431,16 +431,21 @@ func (n *namer) internal(name string) string {
 }
 
 func sanitize(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		switch {
-		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || (i > 0 && r >= '0' && r <= '9'):
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+	// Nearly every name is already a plain ASCII identifier: keep it as it is
+	// instead of copying it rune by rune into a builder.
+	s := name
+	if !asciiIdent(name) {
+		var b strings.Builder
+		for i, r := range name {
+			switch {
+			case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || (i > 0 && r >= '0' && r <= '9'):
+				b.WriteRune(r)
+			default:
+				b.WriteByte('_')
+			}
 		}
+		s = b.String()
 	}
-	s := b.String()
 	switch {
 	case s == "" || s == "_":
 		s = "v"
@@ -578,4 +583,16 @@ func bitsIndex(bits int) int {
 		return 2
 	}
 	return -1
+}
+
+// asciiIdent reports whether every byte of name is a letter, '_' or (after the
+// first) a digit, so that the rune-by-rune rewrite would return name unchanged.
+func asciiIdent(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
