@@ -184,11 +184,23 @@ type Function struct {
 	Locals []*Local
 	Body   Block
 	Pos    diag.Pos
+
+	// localSlab holds Locals not yet handed out by NewLocal: they are
+	// allocated eight at a time rather than one by one.
+	localSlab []Local
 }
 
 // NewLocal adds a local to the function.
 func (f *Function) NewLocal(name string, t Type) *Local {
-	l := &Local{Name: name, Type: t, ID: len(f.Locals)}
+	if len(f.localSlab) == 0 {
+		f.localSlab = make([]Local, 8)
+	}
+	l := &f.localSlab[0]
+	f.localSlab = f.localSlab[1:]
+	*l = Local{Name: name, Type: t, ID: len(f.Locals)}
+	if f.Locals == nil {
+		f.Locals = make([]*Local, 0, 8)
+	}
 	f.Locals = append(f.Locals, l)
 	return l
 }
