@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"waverig/compiler/args"
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
 	"waverig/compiler/msl"
@@ -296,6 +297,20 @@ func validate(o *Options) error {
 		}
 	}
 	return nil
+}
+
+// OptionsFromArgs turns parsed command-line flags into compile options.
+func OptionsFromArgs(a *args.Args) (Options, error) {
+	o := Options{Entry: a.Entry, Stage: a.Stage, Vulkan: a.Vulkan, Defines: a.Defines, IncludeDirs: a.IncludeDirs,
+		Shifts: a.Shifts, AutoBindings: a.AutoBindings, Extensions: a.Extensions, WGSLDialect: a.WGSLDialect}
+	if len(a.Targets) > 0 {
+		ts, err := ParseTargets(strings.Join(a.Targets, ","))
+		if err != nil {
+			return o, err
+		}
+		o.Targets = ts
+	}
+	return o, nil
 }
 
 // WriteOutputs writes NAME.spv / NAME.wgsl / NAME.metal into dir.

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"waverig/compiler/args"
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
 )
@@ -52,70 +52,23 @@ func fixtureFiles(t testing.TB) (pos, neg []string) {
 	return pos, neg
 }
 
-// fixtureOptions reads the optional first-line `// waverig-args: …` of a fixture.
+// fixtureOptions reads the optional first-line `// waverig-args: …` of a fixture
+// with the command line's own parser; -I directories are relative to the fixture.
 func fixtureOptions(t testing.TB, path string, src []byte) Options {
-	opts := Options{}
-	first, _, _ := bytes.Cut(src, []byte("\n"))
-	line := strings.TrimSpace(string(first))
-	if !strings.HasPrefix(line, "// waverig-args:") {
-		return opts
+	list, ok := args.FixtureLine(string(src))
+	if !ok {
+		return Options{}
 	}
-	args := strings.Fields(strings.TrimPrefix(line, "// waverig-args:"))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		val := func() string {
-			if i+1 >= len(args) {
-				t.Fatalf("%s: waverig-args: %s needs a value", path, a)
-			}
-			i++
-			return args[i]
-		}
-		switch {
-		case a == "-entry":
-			opts.Entry = val()
-		case a == "-stage":
-			opts.Stage = val()
-		case a == "-vulkan":
-			opts.Vulkan = val()
-		case a == "-auto-bindings":
-			opts.AutoBindings = true
-		case a == "-D":
-			k, v, _ := strings.Cut(val(), "=")
-			if opts.Defines == nil {
-				opts.Defines = map[string]string{}
-			}
-			opts.Defines[k] = v
-		case strings.HasPrefix(a, "-D"):
-			k, v, _ := strings.Cut(a[2:], "=")
-			if opts.Defines == nil {
-				opts.Defines = map[string]string{}
-			}
-			opts.Defines[k] = v
-		case a == "-I":
-			opts.IncludeDirs = append(opts.IncludeDirs, filepath.Join(filepath.Dir(path), val()))
-		case strings.HasPrefix(a, "-fspv-extension="):
-			opts.Extensions = append(opts.Extensions, strings.TrimPrefix(a, "-fspv-extension="))
-		case strings.HasPrefix(a, "-fvk-") && strings.HasSuffix(a, "-shift"):
-			var n, m int
-			fmt.Sscan(val(), &n)
-			fmt.Sscan(val(), &m)
-			class := a[len("-fvk-")]
-			if opts.Shifts == nil {
-				opts.Shifts = map[byte]map[int]int{}
-			}
-			if opts.Shifts[class] == nil {
-				opts.Shifts[class] = map[int]int{}
-			}
-			opts.Shifts[class][m] = n
-		case a == "-target":
-			ts, err := ParseTargets(val())
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			opts.Targets = ts
-		default:
-			t.Fatalf("%s: waverig-args: unknown flag %s", path, a)
-		}
+	a, err := args.Parse(list)
+	if err != nil {
+		t.Fatalf("%s: waverig-args: %v", path, err)
+	}
+	for i, d := range a.IncludeDirs {
+		a.IncludeDirs[i] = filepath.Join(filepath.Dir(path), d)
+	}
+	opts, err := OptionsFromArgs(a)
+	if err != nil {
+		t.Fatalf("%s: waverig-args: %v", path, err)
 	}
 	return opts
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"waverig/compiler"
+	"waverig/compiler/args"
 	"waverig/compiler/reflect"
 )
 
@@ -39,118 +39,24 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// parseCompileArgs parses the compile flags by hand: the DXC-style flags take two
-// values (-fvk-t-shift N M) or use '=' (-fspv-extension=NAME), which the flag
-// package cannot express.
-func parseCompileArgs(args []string) (*compileArgs, error) {
-	c := &compileArgs{opts: compiler.Options{Defines: map[string]string{}}}
-	next := func(i *int, name string) (string, error) {
-		if *i+1 >= len(args) {
-			return "", usageError{fmt.Sprintf("%s needs a value", name)}
-		}
-		*i++
-		return args[*i], nil
+// parseCompileArgs turns the DXC-style flags (parsed by compiler/args, the same
+// parser the fixture tests use) into compiler options.
+func parseCompileArgs(list []string) (*compileArgs, error) {
+	a, err := args.Parse(list)
+	if err != nil {
+		return nil, usageError{err.Error()}
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, val, hasVal := strings.Cut(a, "=")
-		if strings.HasPrefix(name, "--") {
-			name = name[1:]
-		}
-		var err error
-		get := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			return next(&i, name)
-		}
-		switch {
-		case name == "-target":
-			var v string
-			if v, err = get(); err == nil {
-				c.opts.Targets, err = compiler.ParseTargets(v)
-				if err != nil {
-					err = usageError{err.Error()}
-				}
-			}
-		case name == "-entry":
-			c.opts.Entry, err = get()
-		case name == "-stage":
-			c.opts.Stage, err = get()
-		case name == "-vulkan":
-			c.opts.Vulkan, err = get()
-		case name == "-o":
-			c.outDir, err = get()
-		case name == "-json":
-			c.json = true
-		case name == "-auto-bindings":
-			c.opts.AutoBindings = true
-		case name == "-wgsl-dialect":
-			c.opts.WGSLDialect, err = get()
-		case name == "-fspv-extension":
-			var v string
-			if v, err = get(); err == nil {
-				c.opts.Extensions = append(c.opts.Extensions, v)
-			}
-		case name == "-D" || (strings.HasPrefix(a, "-D") && len(a) > 2):
-			def := strings.TrimPrefix(a, "-D")
-			if name == "-D" && !hasVal {
-				def, err = next(&i, "-D")
-			} else if name == "-D" {
-				def = strings.TrimPrefix(a, "-D=")
-			}
-			if err == nil {
-				k, v, _ := strings.Cut(def, "=")
-				if k == "" {
-					err = usageError{"-D needs NAME[=VALUE]"}
-				}
-				c.opts.Defines[k] = v
-			}
-		case name == "-I" || (strings.HasPrefix(a, "-I") && len(a) > 2):
-			dir := strings.TrimPrefix(a, "-I")
-			if dir == "" {
-				dir, err = next(&i, "-I")
-			}
-			c.opts.IncludeDirs = append(c.opts.IncludeDirs, dir)
-		case strings.HasPrefix(name, "-fvk-") && strings.HasSuffix(name, "-shift"):
-			class := strings.TrimSuffix(strings.TrimPrefix(name, "-fvk-"), "-shift")
-			if len(class) != 1 || !strings.Contains("btus", class) {
-				return nil, usageError{fmt.Sprintf("unknown flag %s (use -fvk-b-shift, -fvk-t-shift, -fvk-u-shift, -fvk-s-shift)", name)}
-			}
-			if i+2 >= len(args) {
-				return nil, usageError{fmt.Sprintf("%s needs two values: SHIFT SPACE", name)}
-			}
-			n, err1 := strconv.Atoi(args[i+1])
-			m, err2 := strconv.Atoi(args[i+2])
-			if err1 != nil || err2 != nil || n < 0 || m < 0 {
-				return nil, usageError{fmt.Sprintf("%s %s %s: SHIFT and SPACE must be non-negative integers", name, args[i+1], args[i+2])}
-			}
-			i += 2
-			if c.opts.Shifts == nil {
-				c.opts.Shifts = map[byte]map[int]int{}
-			}
-			if c.opts.Shifts[class[0]] == nil {
-				c.opts.Shifts[class[0]] = map[int]int{}
-			}
-			c.opts.Shifts[class[0]][m] = n
-		case a == "-h" || a == "-help" || a == "--help":
-			return nil, usageError{""}
-		case strings.HasPrefix(a, "-") && a != "-":
-			return nil, usageError{fmt.Sprintf("unknown flag %s", a)}
-		default:
-			c.files = append(c.files, a)
-		}
-		if err != nil {
-			if _, ok := err.(usageError); ok {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
+	if a.Help {
+		return nil, usageError{""}
 	}
-	if len(c.files) == 0 {
+	opts, err := compiler.OptionsFromArgs(a)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if len(a.Files) == 0 {
 		return nil, usageError{"no input file"}
 	}
-	return c, nil
+	return &compileArgs{opts: opts, outDir: a.OutDir, json: a.JSON, files: a.Files}, nil
 }
 
 func runCompile(args []string, stdout, stderr io.Writer) int {

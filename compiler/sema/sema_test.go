@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"waverig/compiler/args"
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
 	"waverig/compiler/syntax"
@@ -16,47 +17,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
-// parseArgs reads the `// waverig-args: …` first line of a fixture.
+// parseArgs reads the `// waverig-args: …` first line of a fixture with the
+// command line's own parser.
 func parseArgs(t *testing.T, src string) Options {
-	var opts Options
-	first, _, _ := strings.Cut(src, "\n")
-	rest, ok := strings.CutPrefix(strings.TrimSpace(first), "// waverig-args:")
+	list, ok := args.FixtureLine(src)
 	if !ok {
-		return opts
+		return Options{}
 	}
-	f := strings.Fields(rest)
-	for i := 0; i < len(f); i++ {
-		switch a := f[i]; {
-		case a == "-entry" && i+1 < len(f):
-			i++
-			opts.Entry = f[i]
-		case a == "-stage" && i+1 < len(f):
-			i++
-			opts.Stage = f[i]
-		case a == "-auto-bindings":
-			opts.AutoBindings = true
-		case a == "-fspv-extension=SPV_NV_shader_subgroup_partitioned":
-			opts.PartitionedNV = true
-		case strings.HasPrefix(a, "-fvk-") && strings.HasSuffix(a, "-shift") && len(a) == len("-fvk-t-shift") && i+2 < len(f):
-			n, err1 := strconv.Atoi(f[i+1])
-			m, err2 := strconv.Atoi(f[i+2])
-			if err1 != nil || err2 != nil {
-				t.Fatalf("bad shift option %v", f[i:i+3])
-			}
-			if opts.Shifts == nil {
-				opts.Shifts = map[byte]map[int]int{}
-			}
-			cls := a[len("-fvk-")]
-			if opts.Shifts[cls] == nil {
-				opts.Shifts[cls] = map[int]int{}
-			}
-			opts.Shifts[cls][m] += n
-			i += 2
-		default:
-			t.Fatalf("unknown fixture option %q", a)
-		}
+	a, err := args.Parse(list)
+	if err != nil {
+		t.Fatalf("fixture options: %v", err)
 	}
-	return opts
+	return Options{Entry: a.Entry, Stage: a.Stage, Shifts: a.Shifts, AutoBindings: a.AutoBindings,
+		PartitionedNV: a.HasExtension("SPV_NV_shader_subgroup_partitioned")}
 }
 
 // compile parses and checks src.
