@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
-go build -o bin/waverig ./cmd/waverig
+./scripts/build.sh
 mapfile -t files < <(find fixtures -name '*.hlsl' -not -path 'fixtures/negative/*' -not -path '*/include/*' | sort)
 targets=spirv
 [ "${ALL:-}" = 1 ] && targets=spirv,wgsl,msl

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
-go build -o bin/waverig ./cmd/waverig
+./scripts/build.sh
 if [ "${COLD:-}" = 1 ]; then
   # Go's own caches stay where they were: only the rig's and the driver's are cold.
   export GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE)

@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || exit 1
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
-go build -o bin/waverig ./cmd/waverig || exit 1
+./scripts/build.sh || exit 1
 root=${WAVERIG_RESULTS:-nightly}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 status=0

@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
-go build -o bin/waverig ./cmd/waverig
+./scripts/build.sh
 exec ./bin/waverig run "$@"

@@ -11,7 +11,7 @@ FUZZTIME="${FUZZTIME:-15s}"
 out=$(mktemp -d)
 status=0
 
-go build -o bin/waverig ./cmd/waverig || status=1
+./scripts/build.sh || status=1
 
 # 1. go test over every package but the ginkgo suites (step 3 runs those through
 #    the ginkgo CLI), as a JSON stream the summariser counts.
