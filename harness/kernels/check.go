@@ -14,12 +14,12 @@ import (
 // LaneFailure is one wrong lane: its wave, lane index, the lanes active with it (hex,
 // bit i = lane i), its input, and the expected and actual values.
 type LaneFailure struct {
-	WaveKey    uint32
-	Lane       uint32
-	ActiveMask string // hex of active lanes in that wave
-	Input      string
-	Expected   string
-	Actual     string
+	WaveKey    uint32 `json:"waveKey"`
+	Lane       uint32 `json:"lane"`
+	ActiveMask string `json:"activeMask"` // hex of active lanes in that wave
+	Input      string `json:"input"`
+	Expected   string `json:"expected"`
+	Actual     string `json:"actual"`
 }
 
 // CaseResult is the verdict of one case. Lanes counts the lane values compared
