@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -620,34 +621,15 @@ func (e *emitter) function(f *ir.Function) {
 }
 
 func (e *emitter) line(format string, args ...any) {
-	e.writeIndent()
-	if len(args) == 0 && strings.IndexByte(format, '%') < 0 {
-		e.out.WriteString(format)
-	} else {
-		fmt.Fprintf(e.out, format, args...)
-	}
-	e.out.WriteByte('\n')
+	textgen.Line(e.out, e.indent, "    ", format, args...)
 }
 
-// lineS prints one indented line made of parts. It is line without fmt: most
-// lines are only strings put together, and boxing each into an interface for
-// Fprintf cost an allocation per argument.
 func (e *emitter) lineS(parts ...string) {
-	e.writeIndent()
-	for _, p := range parts {
-		e.out.WriteString(p)
-	}
-	e.out.WriteByte('\n')
+	textgen.LineS(e.out, e.indent, "    ", parts...)
 }
 
-// writeIndent writes the indentation without building a string for it.
 func (e *emitter) writeIndent() {
-	if e.indent < 0 {
-		e.out.WriteString(strings.Repeat("    ", e.indent)) // panics, as it always did
-	}
-	for i := 0; i < e.indent; i++ {
-		e.out.WriteString("    ")
-	}
+	textgen.Indent(e.out, e.indent, "    ")
 }
 
 // writeS writes parts to b one after another: fmt.Fprintf without the format

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/ir"
 )
 
@@ -336,7 +337,7 @@ func ident(name string) string {
 	// Nearly every name is already a plain ASCII identifier: keep it as it is
 	// instead of copying it rune by rune into a builder.
 	s := name
-	if !asciiIdent(name) {
+	if !textgen.ASCIIIdent(name) {
 		var b strings.Builder
 		for i, r := range name {
 			ok := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
@@ -386,33 +387,8 @@ var vectorNames = [4][3][3]string{
 
 // vectorName spells a vector type: scalarName(t.Elem) followed by t.N.
 func vectorName(t ir.Vector) string {
-	if i := bitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
+	if i := textgen.BitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
 		return vectorNames[t.Elem.Kind][i][t.N-2]
 	}
 	return scalarName(t.Elem) + strconv.Itoa(t.N)
-}
-
-// bitsIndex maps 16, 32 and 64 bits to 0, 1, 2 (-1 otherwise).
-func bitsIndex(bits int) int {
-	switch bits {
-	case 16:
-		return 0
-	case 32:
-		return 1
-	case 64:
-		return 2
-	}
-	return -1
-}
-
-// asciiIdent reports whether every byte of name is a letter, '_' or (after the
-// first) a digit, so that the rune-by-rune rewrite would return name unchanged.
-func asciiIdent(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }

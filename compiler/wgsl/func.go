@@ -1,10 +1,10 @@
 package wgsl
 
 import (
-	"fmt"
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -37,34 +37,15 @@ func (fe *funcEmitter) pos() diag.Pos {
 }
 
 func (fe *funcEmitter) line(format string, args ...any) {
-	fe.writeIndent()
-	if len(args) == 0 && strings.IndexByte(format, '%') < 0 {
-		fe.b.WriteString(format)
-	} else {
-		fmt.Fprintf(fe.b, format, args...)
-	}
-	fe.b.WriteByte('\n')
+	textgen.Line(fe.b, fe.depth, "  ", format, args...)
 }
 
-// lineS prints one indented line made of parts. It is line without fmt: most
-// lines are only strings put together, and boxing each into an interface for
-// Fprintf cost an allocation per argument.
 func (fe *funcEmitter) lineS(parts ...string) {
-	fe.writeIndent()
-	for _, p := range parts {
-		fe.b.WriteString(p)
-	}
-	fe.b.WriteByte('\n')
+	textgen.LineS(fe.b, fe.depth, "  ", parts...)
 }
 
-// writeIndent writes the indentation without building a string for it.
 func (fe *funcEmitter) writeIndent() {
-	if fe.depth < 0 {
-		fe.b.WriteString(strings.Repeat("  ", fe.depth)) // panics, as it always did
-	}
-	for i := 0; i < fe.depth; i++ {
-		fe.b.WriteString("  ")
-	}
+	textgen.Indent(fe.b, fe.depth, "  ")
 }
 
 func (fe *funcEmitter) temp(prefix string) string {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -434,7 +435,7 @@ func sanitize(name string) string {
 	// Nearly every name is already a plain ASCII identifier: keep it as it is
 	// instead of copying it rune by rune into a builder.
 	s := name
-	if !asciiIdent(name) {
+	if !textgen.ASCIIIdent(name) {
 		var b strings.Builder
 		for i, r := range name {
 			switch {
@@ -566,33 +567,8 @@ var vectorNames = [4][3][3]string{
 
 // vectorName spells a vector type: vecN<scalarName(t.Elem)>.
 func vectorName(t ir.Vector) string {
-	if i := bitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
+	if i := textgen.BitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
 		return vectorNames[t.Elem.Kind][i][t.N-2]
 	}
 	return "vec" + strconv.Itoa(t.N) + "<" + scalarName(t.Elem) + ">"
-}
-
-// bitsIndex maps 16, 32 and 64 bits to 0, 1, 2 (-1 otherwise).
-func bitsIndex(bits int) int {
-	switch bits {
-	case 16:
-		return 0
-	case 32:
-		return 1
-	case 64:
-		return 2
-	}
-	return -1
-}
-
-// asciiIdent reports whether every byte of name is a letter, '_' or (after the
-// first) a digit, so that the rune-by-rune rewrite would return name unchanged.
-func asciiIdent(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
