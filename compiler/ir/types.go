@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"waverig/compiler/intrinsics"
 )
 
 // ScalarKind is the class of a scalar type.
@@ -356,4 +358,35 @@ func vectorType(v Vector) Type {
 		return vectorTypes[v.Elem.Kind][i][v.N]
 	}
 	return v
+}
+
+// IntrinsicResult forms the result type of an intrinsic-table row from the
+// (converted) type of its argument 0, by the row's Result rule. Sema types calls
+// with it, and the back ends' table tests build their IR with it, so both agree on
+// what each row returns. RSpecial and RVoid give Void (sema types those itself).
+func IntrinsicResult(r intrinsics.Result, t0 Type) Type {
+	switch r {
+	case intrinsics.RSameAsArg0:
+		return t0
+	case intrinsics.RBoolShape0:
+		return WithScalar(t0, BoolT)
+	case intrinsics.RBool:
+		return BoolT
+	case intrinsics.RUint:
+		return U32
+	case intrinsics.RUint4:
+		return Vector{Elem: U32, N: 4}
+	case intrinsics.RFloatScalar:
+		s, _ := ScalarOf(t0)
+		return s
+	case intrinsics.RIntShape0, intrinsics.RSintShape0:
+		return WithScalar(t0, I32)
+	case intrinsics.RUintShape0:
+		return WithScalar(t0, U32)
+	case intrinsics.RFloatShape0:
+		return WithScalar(t0, F32)
+	case intrinsics.RFloat4:
+		return Vector{Elem: F32, N: 4}
+	}
+	return Void{}
 }

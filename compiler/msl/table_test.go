@@ -70,33 +70,6 @@ func variants(in *intrinsics.Info) []ir.Type {
 	return ts
 }
 
-// resultType forms the result of a row from argument 0's type.
-func resultType(r intrinsics.Result, a0 ir.Type) ir.Type {
-	shape := func(s ir.Scalar) ir.Type { return ir.WithScalar(a0, s) }
-	switch r {
-	case intrinsics.RSameAsArg0:
-		return a0
-	case intrinsics.RBoolShape0:
-		return shape(ir.BoolT)
-	case intrinsics.RBool:
-		return ir.BoolT
-	case intrinsics.RUint:
-		return u32
-	case intrinsics.RUint4:
-		return ir.Vector{Elem: u32, N: 4}
-	case intrinsics.RFloatScalar:
-		s, _ := ir.ScalarOf(a0)
-		return s
-	case intrinsics.RIntShape0, intrinsics.RSintShape0:
-		return shape(i32)
-	case intrinsics.RUintShape0:
-		return shape(u32)
-	case intrinsics.RFloatShape0, intrinsics.RFloat4:
-		return shape(f32)
-	}
-	return ir.Void{}
-}
-
 // value produces a non-constant value of type t from the thread id, so nothing
 // folds and every operand is a real expression.
 func value(b *builder, id *ir.Global, t ir.Type, salt uint64) ir.Expr {
@@ -157,7 +130,7 @@ func tableCase(in *intrinsics.Info, a0 ir.Type) *rowCase {
 	if len(args) > 0 {
 		first = args[0].Type()
 	}
-	c := &ir.Intrinsic{Op: in.Op, Args: args, T: resultType(in.Result, first)}
+	c := &ir.Intrinsic{Op: in.Op, Args: args, T: ir.IntrinsicResult(in.Result, first)}
 	if _, void := c.T.(ir.Void); void {
 		b.add(&ir.ExprStmt{X: c})
 	} else {

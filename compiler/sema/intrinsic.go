@@ -155,7 +155,7 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 	if len(types) > 0 {
 		t0 = types[0]
 	}
-	rt := resultType(info.Result, t0)
+	rt := ir.IntrinsicResult(info.Result, t0)
 	switch info.Op {
 	case intrinsics.Asuint, intrinsics.Asint, intrinsics.Asfloat:
 		if scalarOf(t0).Bits != 32 {
@@ -244,35 +244,6 @@ func (c *checker) paramType(info *intrinsics.Info, i int, o operand, pos diag.Po
 		}
 	}
 	return ir.WithScalar(t, s), true
-}
-
-// resultType applies a Result rule to the (converted) type of argument 0.
-func resultType(r intrinsics.Result, t0 ir.Type) ir.Type {
-	switch r {
-	case intrinsics.RSameAsArg0:
-		return t0
-	case intrinsics.RBoolShape0:
-		return ir.WithScalar(t0, ir.BoolT)
-	case intrinsics.RBool:
-		return ir.BoolT
-	case intrinsics.RUint:
-		return ir.U32
-	case intrinsics.RUint4:
-		return ir.Vector{Elem: ir.U32, N: 4}
-	case intrinsics.RFloatScalar:
-		return scalarOf(t0)
-	case intrinsics.RIntShape0:
-		return ir.WithScalar(t0, ir.I32)
-	case intrinsics.RUintShape0:
-		return ir.WithScalar(t0, ir.U32)
-	case intrinsics.RSintShape0:
-		return ir.WithScalar(t0, ir.I32)
-	case intrinsics.RFloatShape0:
-		return ir.WithScalar(t0, ir.F32)
-	case intrinsics.RFloat4:
-		return ir.Vector{Elem: ir.F32, N: 4}
-	}
-	return ir.Void{}
 }
 
 // atomicDest checks the destination of an Interlocked* operation: an integer

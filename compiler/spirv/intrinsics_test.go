@@ -52,35 +52,6 @@ func shapes(s intrinsics.Shapes, sc ir.Scalar, cross bool) []ir.Type {
 	return out
 }
 
-func resultType(in *intrinsics.Info, at ir.Type) ir.Type {
-	sc, _ := ir.ScalarOf(at)
-	switch in.Result {
-	case intrinsics.RSameAsArg0:
-		return at
-	case intrinsics.RBoolShape0:
-		return ir.WithScalar(at, ir.BoolT)
-	case intrinsics.RBool:
-		return ir.BoolT
-	case intrinsics.RUint:
-		return ir.U32
-	case intrinsics.RUint4:
-		return ir.Vector{Elem: ir.U32, N: 4}
-	case intrinsics.RFloatScalar:
-		return sc
-	case intrinsics.RIntShape0:
-		return ir.WithScalar(at, ir.I32)
-	case intrinsics.RUintShape0:
-		return ir.WithScalar(at, ir.U32)
-	case intrinsics.RSintShape0:
-		return ir.WithScalar(at, ir.I32)
-	case intrinsics.RFloatShape0:
-		return ir.WithScalar(at, ir.F32)
-	case intrinsics.RFloat4:
-		return ir.Vector{Elem: ir.F32, N: 4}
-	}
-	return ir.Void{}
-}
-
 type intrinsicCase struct {
 	name string
 	in   *intrinsics.Info
@@ -174,7 +145,7 @@ func addOp(b *mb, in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) {
 		l := b.local(fmt.Sprintf("a%d", i), t)
 		args = append(args, load(lref(l)))
 	}
-	rt := resultType(in, at)
+	rt := ir.IntrinsicResult(in.Result, at)
 	call := intr(in.Op, rt, args...)
 	if _, void := rt.(ir.Void); void {
 		b.add(&ir.ExprStmt{X: call})
