@@ -89,6 +89,7 @@ type Device struct {
 	MaxPushConstantsSize           uint32    `json:"maxPushConstantsSize"`
 	MaxUniformBufferRange          uint32    `json:"maxUniformBufferRange"`
 	MaxStorageBufferRange          uint32    `json:"maxStorageBufferRange"`
+	MaxComputeSharedMemorySize     uint32    `json:"maxComputeSharedMemorySize"`
 }
 
 // CanRequireSubgroupSize reports whether a compute pipeline may name a
@@ -330,6 +331,7 @@ func describe(st *vkState, index int, pd vk.PhysicalDevice) (Device, error) {
 		MaxPushConstantsSize:           caps.MaxPushConstantsSize,
 		MaxUniformBufferRange:          caps.MaxUniformBufferRange,
 		MaxStorageBufferRange:          caps.MaxStorageBufferRange,
+		MaxComputeSharedMemorySize:     p.Limits.MaxComputeSharedMemorySize,
 	}
 	if caps.HasDriverInfo {
 		c := caps.Conformance

@@ -115,6 +115,10 @@ func TestEnumerateLavapipe(t *testing.T) {
 	if d.MaxComputeWorkGroupInvocations < 128 || d.MaxComputeWorkGroupSize[0] < 128 {
 		t.Errorf("compute limits %d / %v below the Vulkan minimum", d.MaxComputeWorkGroupInvocations, d.MaxComputeWorkGroupSize)
 	}
+	if d.MaxComputeSharedMemorySize < 16384 || d.MaxStorageBufferRange < 1<<27 || d.MaxUniformBufferRange < 16384 {
+		t.Errorf("shared memory %d, storage range %d, uniform range %d: below the Vulkan minimum",
+			d.MaxComputeSharedMemorySize, d.MaxStorageBufferRange, d.MaxUniformBufferRange)
+	}
 	t.Logf("%s: size %d, legal %v, ops 0x%x", d.Name, d.SubgroupSize, d.LegalSubgroupSizes(), d.SupportedOperations)
 }
 

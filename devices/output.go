@@ -169,6 +169,7 @@ func WriteJSON(w io.Writer, ds []Device) error {
 					"maxPushConstantsSize":           d.MaxPushConstantsSize,
 					"maxUniformBufferRange":          d.MaxUniformBufferRange,
 					"maxStorageBufferRange":          d.MaxStorageBufferRange,
+					"maxComputeSharedMemorySize":     d.MaxComputeSharedMemorySize,
 				},
 			},
 			"VkPhysicalDeviceSubgroupProperties": {

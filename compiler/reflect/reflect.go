@@ -25,6 +25,10 @@ type EntryPoint struct {
 	Name       string  `json:"name"`
 	Stage      string  `json:"stage"`
 	NumThreads *[3]int `json:"numthreads,omitempty"`
+	// GroupSharedBytes is the size of the groupshared variables the entry point
+	// uses, at natural sizes without padding (a lower bound of what the driver
+	// allocates; hosts compare it with maxComputeSharedMemorySize).
+	GroupSharedBytes int `json:"groupSharedBytes,omitempty"`
 	// SubgroupOperations is the VkSubgroupFeatureFlags mask the SPIR-V module needs.
 	SubgroupOperations uint32   `json:"subgroupOperations"`
 	SubgroupFeatures   []string `json:"subgroupFeatures"` // names of the set bits, in bit order
@@ -145,6 +149,8 @@ func Build(m *ir.Module, ep *ir.EntryPoint, subgroupBits uint32, caps []string, 
 			if st, ok := g.Type.(*ir.Struct); ok {
 				r.PushConstants = &Block{Name: g.Name, Size: st.Size, Members: members(st)}
 			}
+		case g.Space == ir.SpaceWorkgroup:
+			r.GroupSharedBytes += naturalSize(g.Type)
 		case g.Spec:
 			sc := SpecConstant{Name: g.Name, ID: g.SpecID, Type: g.Type.String()}
 			if c, ok := g.Init.(*ir.Const); ok {
@@ -230,6 +236,31 @@ func binding(g *ir.Global) Binding {
 		b.ElementType = ir.VecOf(t.Elem, t.Components).String()
 	}
 	return b
+}
+
+// naturalSize is the unpadded byte size of a groupshared value: scalars at
+// their width (bool as 4 bytes), aggregates as the sum of their parts.
+func naturalSize(t ir.Type) int {
+	switch t := t.(type) {
+	case ir.Scalar:
+		if t.Kind == ir.Bool {
+			return 4
+		}
+		return t.Bits / 8
+	case ir.Vector:
+		return t.N * naturalSize(t.Elem)
+	case ir.Matrix:
+		return t.Rows * t.Cols * naturalSize(t.Elem)
+	case *ir.Array:
+		return t.Len * naturalSize(t.Elem)
+	case *ir.Struct:
+		n := 0
+		for _, f := range t.Fields {
+			n += naturalSize(f.Type)
+		}
+		return n
+	}
+	return 0
 }
 
 func members(st *ir.Struct) []Member {
