@@ -218,6 +218,11 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Limits first: nothing is created or allocated for a job the device
+	// cannot run (drivers crash on some of them rather than fail).
+	if err := CheckDemand(r.dev, demandOf(job, info)); err != nil {
+		return nil, err
+	}
 	bindings, layout, err := r.checkBuffers(job.Buffers)
 	if err != nil {
 		return nil, err
@@ -339,16 +344,10 @@ func (r *Runner) checkBuffers(bufs []Buffer) ([]vkx.Binding, string, error) {
 		seen[[2]uint32{b.Set, b.Binding}] = i
 		var typ uint32
 		switch b.Kind {
-		case Storage:
+		case Storage: // ranges: CheckDemand
 			typ = vkx.DescriptorStorageBuffer
-			if lim := r.dev.MaxStorageBufferRange; lim > 0 && uint64(len(b.Data)) > uint64(lim) {
-				return nil, "", fmt.Errorf("vulkan: storage buffer %d is %d bytes, device limit maxStorageBufferRange is %d", i, len(b.Data), lim)
-			}
 		case Uniform:
 			typ = vkx.DescriptorUniformBuffer
-			if lim := r.dev.MaxUniformBufferRange; lim > 0 && uint64(len(b.Data)) > uint64(lim) {
-				return nil, "", fmt.Errorf("vulkan: uniform buffer %d is %d bytes, device limit maxUniformBufferRange is %d", i, len(b.Data), lim)
-			}
 		default:
 			return nil, "", fmt.Errorf("vulkan: buffer %d has unknown kind %v", i, b.Kind)
 		}
@@ -377,13 +376,11 @@ func (r *Runner) checkPush(p []byte) ([]byte, error) {
 	return p, nil
 }
 
+// checkGroups refuses a zero dimension (the limits are CheckDemand's).
 func (r *Runner) checkGroups(g [3]uint32) error {
-	for i, n := range g {
+	for _, n := range g {
 		if n == 0 {
 			return fmt.Errorf("vulkan: workgroup count %v has a zero dimension", g)
-		}
-		if lim := r.dev.MaxComputeWorkGroupCount[i]; lim > 0 && n > lim {
-			return fmt.Errorf("vulkan: workgroup count %v exceeds maxComputeWorkGroupCount %v", g, r.dev.MaxComputeWorkGroupCount)
 		}
 	}
 	return nil
@@ -396,14 +393,10 @@ func (r *Runner) subgroupSettings(job Job, info spirvInfo) (uint32, uint32, erro
 	d := r.dev
 	req := job.RequiredSubgroupSize
 	var size, flags uint32
+	if err := checkSubgroupSize(d, req, info.localSize); err != nil {
+		return 0, 0, err
+	}
 	if req != 0 {
-		legal := false
-		for _, s := range d.LegalSubgroupSizes() {
-			legal = legal || s == req
-		}
-		if !legal {
-			return 0, 0, fmt.Errorf("vulkan: subgroup size %d is not legal on %s (legal: %v)", req, d.Name, d.LegalSubgroupSizes())
-		}
 		// Without size control the only legal size is the default one,
 		// which needs no create-info (and may not be given one).
 		if d.CanRequireSubgroupSize() {
@@ -435,14 +428,6 @@ func (r *Runner) subgroupSettings(job Job, info spirvInfo) (uint32, uint32, erro
 			return 0, 0, fmt.Errorf("vulkan: REQUIRE_FULL_SUBGROUPS needs local size X (%d) to be a multiple of %d", x, unit)
 		}
 		flags |= vkx.StageRequireFullSubgroups
-	}
-	if size != 0 {
-		if x, y, z := info.localSize[0], info.localSize[1], info.localSize[2]; x != 0 {
-			total := uint64(x) * uint64(y) * uint64(z)
-			if lim := uint64(d.SizeControl.MaxComputeWorkgroupSubgroups) * uint64(size); lim > 0 && total > lim {
-				return 0, 0, fmt.Errorf("vulkan: local size %dx%dx%d needs more than maxComputeWorkgroupSubgroups (%d) subgroups of %d", x, y, z, d.SizeControl.MaxComputeWorkgroupSubgroups, size)
-			}
-		}
 	}
 	return size, flags, nil
 }

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -14,6 +15,9 @@ import (
 type spirvInfo struct {
 	version   uint32    // e.g. 0x00010300
 	localSize [3]uint32 // from OpExecutionMode LocalSize; zero when unknown
+	// sharedBytes is the workgroup memory of the variables the entry point
+	// uses, at natural sizes (a lower bound of what the driver allocates).
+	sharedBytes uint64
 	// used lists the descriptors the entry point's reachable code touches.
 	used []descriptorUse
 }
@@ -32,10 +36,17 @@ const (
 	opName            = 5
 	opEntryPoint      = 15
 	opExecutionMode   = 16
+	opTypeBool        = 20
+	opTypeInt         = 21
+	opTypeFloat       = 22
+	opTypeVector      = 23
+	opTypeMatrix      = 24
 	opTypeArray       = 28
 	opTypeRuntime     = 29
 	opTypeStruct      = 30
 	opTypePointer     = 32
+	opConstant        = 43
+	opSpecConstant    = 50
 	opFunction        = 54
 	opFunctionEnd     = 56
 	opFunctionCall    = 57
@@ -61,6 +72,7 @@ const (
 
 	scUniformConstant = 0
 	scUniform         = 2
+	scWorkgroup       = 4
 	scStorageBuffer   = 12
 )
 
@@ -77,6 +89,11 @@ var pointerOperands = map[uint32][]int{
 	opPtrAccessChain: {2},
 	opInBoundsPtrAC:  {2},
 	opArrayLength:    {2},
+	// Atomics take the pointer directly; a groupshared scalar is used only
+	// through them.
+	227: {2}, 228: {0}, 229: {2}, 230: {2}, 231: {2}, 232: {2}, 233: {2}, 234: {2}, 235: {2}, // OpAtomicLoad … OpAtomicISub
+	236: {2}, 237: {2}, 238: {2}, 239: {2}, 240: {2}, 241: {2}, 242: {2}, // OpAtomicSMin … OpAtomicXor
+	5614: {2}, 5615: {2}, 6035: {2}, // OpAtomicFMinEXT, OpAtomicFMaxEXT, OpAtomicFAddEXT
 }
 
 // parseSPIRV checks the header and the instruction stream, finds the
@@ -103,6 +120,7 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 		decor:    map[uint32]map[uint32]uint32{},
 		pointers: map[uint32][2]uint32{},
 		types:    map[uint32][]uint32{},
+		consts:   map[uint32]uint64{},
 		vars:     map[uint32]uint32{},
 		funcs:    map[uint32][2]int{},
 	}
@@ -160,9 +178,17 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 			if len(ops) >= 3 {
 				m.pointers[ops[0]] = [2]uint32{ops[1], ops[2]}
 			}
-		case opTypeStruct, opTypeArray, opTypeRuntime:
+		case opTypeStruct, opTypeArray, opTypeRuntime, opTypeBool, opTypeInt, opTypeFloat, opTypeVector, opTypeMatrix:
 			if len(ops) >= 1 {
 				m.types[ops[0]] = append([]uint32{op}, ops[1:]...)
+			}
+		case opConstant, opSpecConstant:
+			if len(ops) >= 3 {
+				v := uint64(ops[2])
+				if len(ops) >= 4 {
+					v |= uint64(ops[3]) << 32
+				}
+				m.consts[ops[1]] = v
 			}
 		case opVariable:
 			if len(ops) >= 3 && curFunc == 0 {
@@ -191,7 +217,13 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 			info.localSize = [3]uint32{s.x, s.y, s.z}
 		}
 	}
-	info.used = m.usedDescriptors(words, entryID)
+	used := m.usedVars(words, entryID)
+	info.used = m.usedDescriptors(used)
+	for v := range used {
+		if ptr := m.pointers[m.vars[v]]; ptr[0] == scWorkgroup {
+			info.sharedBytes = satAdd(info.sharedBytes, m.naturalSize(ptr[1], 0))
+		}
+	}
 	return info, nil
 }
 
@@ -200,14 +232,15 @@ type module struct {
 	names    map[uint32]string
 	decor    map[uint32]map[uint32]uint32 // id -> decoration -> first literal
 	pointers map[uint32][2]uint32         // pointer type -> (storage class, pointee)
-	types    map[uint32][]uint32          // struct/array types -> (opcode, operands...)
+	types    map[uint32][]uint32          // scalar, vector, matrix, struct and array types -> (opcode, operands after the result id...)
+	consts   map[uint32]uint64            // OpConstant / OpSpecConstant (default) -> value
 	vars     map[uint32]uint32            // global variable -> its pointer type
 	funcs    map[uint32][2]int            // function id -> [OpFunction word, OpFunctionEnd word]
 }
 
-// usedDescriptors walks the functions reachable from the entry point and
-// returns the resource variables they touch, sorted by set and binding.
-func (m *module) usedDescriptors(words []uint32, entry uint32) []descriptorUse {
+// usedVars walks the functions reachable from the entry point and returns
+// the global variables they touch.
+func (m *module) usedVars(words []uint32, entry uint32) map[uint32]bool {
 	seenFn := map[uint32]bool{entry: true}
 	queue := []uint32{entry}
 	usedVar := map[uint32]bool{}
@@ -243,6 +276,12 @@ func (m *module) usedDescriptors(words []uint32, entry uint32) []descriptorUse {
 			i += n
 		}
 	}
+	return usedVar
+}
+
+// usedDescriptors returns the resource variables among the used ones,
+// sorted by set and binding.
+func (m *module) usedDescriptors(usedVar map[uint32]bool) []descriptorUse {
 	var out []descriptorUse
 	for v := range usedVar {
 		ptr := m.pointers[m.vars[v]]
@@ -277,6 +316,53 @@ func (m *module) usedDescriptors(words []uint32, entry uint32) []descriptorUse {
 		return out[i].binding < out[j].binding
 	})
 	return out
+}
+
+// naturalSize is the unpadded size in bytes of a value of type id (bool as
+// 4 bytes), saturating instead of overflowing; depth stops malformed type
+// cycles.
+func (m *module) naturalSize(id uint32, depth int) uint64 {
+	t := m.types[id]
+	if len(t) == 0 || depth > 64 {
+		return 0
+	}
+	switch t[0] {
+	case opTypeBool:
+		return 4
+	case opTypeInt, opTypeFloat: // width
+		if len(t) >= 2 {
+			return uint64(t[1]) / 8
+		}
+	case opTypeVector, opTypeMatrix: // component or column type, count
+		if len(t) >= 3 {
+			return satMul(m.naturalSize(t[1], depth+1), uint64(t[2]))
+		}
+	case opTypeArray: // element type, length (a constant's id)
+		if len(t) >= 3 {
+			return satMul(m.naturalSize(t[1], depth+1), m.consts[t[2]])
+		}
+	case opTypeStruct: // member types
+		var n uint64
+		for _, f := range t[1:] {
+			n = satAdd(n, m.naturalSize(f, depth+1))
+		}
+		return n
+	}
+	return 0
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+func satMul(a, b uint64) uint64 {
+	if a != 0 && b > math.MaxUint64/a {
+		return math.MaxUint64
+	}
+	return a * b
 }
 
 // checkDescriptors matches the shader's descriptors against the job's
