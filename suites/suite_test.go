@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,24 +13,11 @@ import (
 	"waverig/harness"
 )
 
-// opsEnv carries the operation filter to a child process; typesEnv a type glob;
-// noExpectEnv turns the known-problem files off (to re-check a known crash).
-const (
-	opsEnv      = "WAVERIG_SUITE_OPS"
-	typesEnv    = "WAVERIG_SUITE_TYPES"
-	noExpectEnv = "WAVERIG_SUITE_NO_EXPECTATIONS"
-)
-
-// TestMain lets the suite binary double as the rig's child process: re-executed
-// with harness.ChildEnv set, it runs one wave size and streams records to stdout.
+// TestMain lets the suite binary double as the rig's child process (the same
+// protocol as the waverig binary, harness/child.go).
 func TestMain(m *testing.M) {
-	if os.Getenv(harness.ChildEnv) != "" {
-		cfg := childConfig(os.Getenv(opsEnv))
-		if err := harness.RunChild(0, cfg, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	if harness.IsChild() {
+		os.Exit(harness.ChildMain(os.Stdout))
 	}
 	os.Exit(m.Run())
 }
@@ -92,20 +78,3 @@ func sizePlan(size uint32) (harness.SizePlan, string) {
 	d := suiteEnv.Devices[0]
 	return harness.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Name, d.SubgroupSize, d.LegalSubgroupSizes())
 }
-
-func childConfig(ops string) harness.Config {
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", NoExpectations: os.Getenv(noExpectEnv) != ""}
-	if ops != "" {
-		cfg.Filter = filterFor(strings.Split(ops, ","))
-	}
-	if t := os.Getenv(typesEnv); t != "" {
-		cfg.Filter.Types = []string{t}
-	}
-	if c := os.Getenv(compilersEnv); c != "" {
-		cfg.Compilers = strings.Split(c, ",")
-	}
-	return cfg
-}
-
-// compilersEnv limits a child to some compilers.
-const compilersEnv = "WAVERIG_SUITE_COMPILERS"

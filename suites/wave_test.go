@@ -9,18 +9,24 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"waverig/compiler/intrinsics"
 	"waverig/harness"
+	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/results"
 )
 
 // suiteSizes are the wave sizes the suite covers; a device that cannot run one
-// skips its specs with the reason (e.g. lavapipe 16 needs AVX-512).
+// skips its specs with the reason (e.g. lavapipe 16 needs AVX-512 to be fast).
 var suiteSizes = []uint32{4, 8, 16}
 
 var compilers = []string{harness.Ours, harness.Glslang}
+
+// containerLabels are the labels every wave spec inherits from its containers.
+var containerLabels = []string{"api:vulkan", "stage:compute"}
 
 // family is a group of operations that share a Vulkan subgroup feature bit; each
 // family × size gets one container and one run.
@@ -51,29 +57,69 @@ func filterFor(ops []string) kernels.Filter {
 	return kernels.Filter{Ops: regexp.MustCompile("^(" + strings.Join(ops, "|") + ")$")}
 }
 
+// caseLabels are a case spec's own labels.
+func caseLabels(c kernels.Case, comp string) []string {
+	return []string{"op:" + c.Op.String(), "type:" + c.Type.HLSL(), "compiler:" + comp,
+		"pattern:" + string(c.Pattern), "shape:" + c.Shape.Name}
+}
+
+// selected narrows a family's run to the cases and compilers whose specs ginkgo's
+// label filter keeps, so `--label-filter=op:WaveActiveSum` runs less on the
+// device, not just reports less.
+func selected(f family, size uint32) (kernels.Filter, []string) {
+	filter := filterFor(f.ops)
+	expr := GinkgoLabelFilter()
+	if expr == "" {
+		return filter, compilers
+	}
+	match, err := types.ParseLabelFilter(expr)
+	Expect(err).NotTo(HaveOccurred())
+	inherited := append(append([]string{}, containerLabels...), fmt.Sprintf("size:%d", size))
+	filter.Cases = map[string]bool{}
+	comps := map[string]bool{}
+	for _, k := range kernels.Matrix(filterFor(f.ops)) {
+		for _, c := range k.Cases {
+			for _, comp := range compilers {
+				if match(append(append([]string{}, inherited...), caseLabels(c, comp)...)) {
+					filter.Cases[c.ID()] = true
+					comps[comp] = true
+				}
+			}
+		}
+	}
+	var cs []string
+	for _, comp := range compilers {
+		if comps[comp] {
+			cs = append(cs, comp)
+		}
+	}
+	return filter, cs
+}
+
 type recKey struct{ caseID, compiler string }
 
 // runFamily produces the records of one family at one wave size.
-func runFamily(f family, size uint32) (map[recKey]harness.Record, harness.Record, error) {
-	recs := map[recKey]harness.Record{}
-	var layout harness.Record
-	emit := func(r harness.Record) {
-		if r.Case == harness.LayoutCase {
+func runFamily(f family, size uint32) (map[recKey]results.Record, results.Record, error) {
+	recs := map[recKey]results.Record{}
+	var layout results.Record
+	emit := func(r results.Record) {
+		if r.Case == results.LayoutCase {
 			layout = r
 			return
 		}
 		recs[recKey{r.Case, r.Compiler}] = r
 	}
 	sp, _ := sizePlan(size)
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filterFor(f.ops), Compilers: compilers}
+	filter, comps := selected(f, size)
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps}
 	var err error
+	if len(comps) == 0 {
+		// Only the layout spec is selected: the layout kernel still runs.
+		cfg.Compilers = []string{harness.Ours}
+		cfg.Filter.Cases = map[string]bool{"": true}
+	}
 	if sp.LPWidth > 0 {
-		newCmd := func() *exec.Cmd {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), opsEnv+"="+strings.Join(f.ops, ","))
-			return cmd
-		}
-		_, err = harness.RunChildCommand(newCmd, sp, cfg, emit)
+		_, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, emit)
 	} else {
 		var rig *harness.Rig
 		rig, err = harness.New(0, cfg)
@@ -85,31 +131,30 @@ func runFamily(f family, size uint32) (map[recKey]harness.Record, harness.Record
 	return recs, layout, err
 }
 
-// describeFailure renders a failing record with its per-lane table.
-func describeFailure(r harness.Record) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s [%s] at wave size %d on %s (%s): %s\n", r.Case, r.Compiler, r.WaveSize, r.Device, r.Driver, r.Status)
-	if r.Reason != "" {
-		fmt.Fprintf(&b, "  %s\n", r.Reason)
+// expectVerdict turns a record into the spec's outcome through the one verdict.
+func expectVerdict(r results.Record) {
+	switch r.Verdict() {
+	case results.VerdictSkip:
+		Skip(r.Reason)
+	case results.VerdictKnown:
+		AddReportEntry("known problem", r.Describe())
+	case results.VerdictUnexpected:
+		Fail(r.Describe())
 	}
-	if len(r.Failures) > 0 {
-		fmt.Fprintf(&b, "  %-10s %-5s %-18s %-24s %-24s %s\n", "wave key", "lane", "active mask", "input", "expected", "actual")
-		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "  %#-10x %-5d %-18s %-24s %-24s %s\n", f.WaveKey, f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual)
-		}
+	if r.Blame != "" {
+		AddReportEntry("compiler finding", r.Describe())
 	}
-	return b.String()
 }
 
-var _ = Describe("wave intrinsics on Vulkan", Label("api:vulkan", "stage:compute"), func() {
+var _ = Describe("wave intrinsics on Vulkan", Label(containerLabels...), func() {
 	for _, fam := range families() {
 		fam := fam
 		Describe(fam.name, func() {
 			for _, size := range suiteSizes {
 				size := size
 				Describe(fmt.Sprintf("wave size %d", size), Ordered, Label(fmt.Sprintf("size:%d", size)), func() {
-					var recs map[recKey]harness.Record
-					var layout harness.Record
+					var recs map[recKey]results.Record
+					var layout results.Record
 					BeforeAll(func() {
 						requireDevice()
 						if _, why := sizePlan(size); why != "" {
@@ -127,28 +172,17 @@ var _ = Describe("wave intrinsics on Vulkan", Label("api:vulkan", "stage:compute
 					})
 
 					It("observes a consistent lane layout before trusting wave keys", Label("op:layout"), func() {
-						Expect(layout.Status).To(Equal(harness.Pass), layout.Reason)
+						Expect(layout.Status).To(Equal(results.Pass), layout.Reason)
 					})
 
 					for _, k := range kernels.Matrix(filterFor(fam.ops)) {
 						for _, c := range k.Cases {
 							for _, comp := range compilers {
 								c, comp := c, comp
-								labels := Label("op:"+c.Op.String(), "type:"+c.Type.HLSL(), "compiler:"+comp,
-									"pattern:"+string(c.Pattern), "shape:"+c.Shape.Name)
-								It(fmt.Sprintf("%s [%s]", c.ID(), comp), labels, func() {
+								It(fmt.Sprintf("%s [%s]", c.ID(), comp), Label(caseLabels(c, comp)...), func() {
 									r, ok := recs[recKey{c.ID(), comp}]
 									Expect(ok).To(BeTrue(), "no result for %s [%s]", c.ID(), comp)
-									switch {
-									case r.Status == harness.Skip:
-										Skip(r.Reason)
-									case r.Blame != "":
-										// The same case passed on this device with waverig's compiler:
-										// the finding is about the other compiler, and is reported.
-										AddReportEntry("compiler finding", describeFailure(r))
-									default:
-										Expect(r.Status).To(Equal(harness.Pass), describeFailure(r))
-									}
+									expectVerdict(r)
 								})
 							}
 						}
@@ -157,8 +191,8 @@ var _ = Describe("wave intrinsics on Vulkan", Label("api:vulkan", "stage:compute
 					if fam.name == "Arithmetic" {
 						It("finds, by running, that glslang's WavePrefixSum and WavePrefixProduct are not exclusive",
 							Label("compiler:glslang", "op:WavePrefixSum", "op:WavePrefixProduct"), func() {
-								if _, err := exec.LookPath("glslangValidator"); err != nil {
-									Skip("glslangValidator not installed")
+								if !glslang.Installed() {
+									Skip(glslang.NotInstalled)
 								}
 								found := map[string]bool{}
 								for key, r := range recs {
@@ -169,8 +203,8 @@ var _ = Describe("wave intrinsics on Vulkan", Label("api:vulkan", "stage:compute
 								Expect(found).To(HaveKey("WavePrefixSum"))
 								Expect(found).To(HaveKey("WavePrefixProduct"))
 								for key, r := range recs {
-									if key.compiler == harness.Ours && (r.Op == "WavePrefixSum" || r.Op == "WavePrefixProduct") && r.Status != harness.Skip {
-										Expect(r.Status).To(Equal(harness.Pass), describeFailure(r))
+									if key.compiler == harness.Ours && (r.Op == "WavePrefixSum" || r.Op == "WavePrefixProduct") && r.Status != results.Skip {
+										Expect(r.Status).To(Equal(results.Pass), r.Describe())
 									}
 								}
 							})

@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"waverig/harness"
 )
 
 const usage = `waverig proves GPU wave (subgroup) intrinsics on real drivers.
@@ -17,10 +21,21 @@ usage:
   waverig devices [-json]                                                     list Vulkan devices
   waverig compile [flags] FILE.hlsl                                           compile HLSL (see waverig compile -h)
   waverig report DIR                                                          JUnit/CSV/HTML from DIR/results.jsonl
-  waverig diff BASELINE.jsonl NEW.jsonl                                       regressions and fixes between two runs
+  waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl                       regressions and fixes between two runs
+
+exit status: 0 ok; 1 a wrong result nobody knew about (run, diff), compile errors
+(compile), mismatches (exec); 2 bad usage or input; 3 could not finish or save results.
 `
 
 func main() {
+	// A lavapipe wave size runs in a child process of this binary (harness/child.go).
+	if harness.IsChild() {
+		os.Exit(harness.ChildMain(os.Stdout))
+	}
+	// `waverig run | head -1`: without this, the first write to the closed pipe
+	// kills the process with SIGPIPE before it writes its summary and reports.
+	// With SIGPIPE caught, such writes fail with EPIPE and the run goes on.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -1,54 +1,106 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"waverig/harness/report"
+	"waverig/harness/results"
 )
+
+// writeReports writes summary.json (when sum is given) and the JUnit, CSV and
+// HTML forms of a run next to its results.jsonl, each atomically; the first
+// failure is returned.
+func writeReports(dir, title string, recs []results.Record, sum *results.Summary) error {
+	write := func(name string, f func(io.Writer) error) error {
+		return results.WriteFileAtomic(filepath.Join(dir, name), f)
+	}
+	if sum != nil {
+		if err := write(results.SummaryFile, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sum)
+		}); err != nil {
+			return err
+		}
+	}
+	if err := write(results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }); err != nil {
+		return err
+	}
+	if err := write(results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }); err != nil {
+		return err
+	}
+	return write(results.HTMLFile, func(w io.Writer) error { return report.WriteHTML(w, title, recs) })
+}
 
 // runReport is `waverig report DIR`: rewrite the JUnit/CSV/HTML reports of a run
 // from its results.jsonl (e.g. one copied back from a device machine).
 func runReport(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: waverig report DIR   (DIR holds results.jsonl)")
-		return 2
+	const usage = "waverig report DIR   (DIR holds results.jsonl)"
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pos, code, cont := parseArgs(fs, args, stdout)
+	if !cont {
+		return code
 	}
-	recs, err := report.ReadJSONL(filepath.Join(args[0], "results.jsonl"))
+	if !wantArgs("report", pos, 1, 1, usage, stderr) {
+		return exitUsage
+	}
+	path := filepath.Join(pos[0], results.ResultsFile)
+	recs, truncated, err := results.ReadJSONL(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig report: %v\n", err)
-		return 1
+		return exitUsage
 	}
-	if err := writeReports(args[0], args[0], recs); err != nil {
+	if truncated {
+		fmt.Fprintf(stderr, "waverig report: %s: the last line is cut off; reporting the %d complete records\n", path, len(recs))
+	}
+	if err := writeReports(pos[0], pos[0], recs, nil); err != nil {
 		fmt.Fprintf(stderr, "waverig report: %v\n", err)
-		return 1
+		return exitIncomplete
 	}
-	fmt.Fprintf(stdout, "%d records: wrote results.junit.xml, results.csv, report.html in %s\n", len(recs), args[0])
-	return 0
+	fmt.Fprintf(stdout, "%d records: wrote %s, %s, %s in %s\n", len(recs), results.JUnitFile, results.CSVFile, results.HTMLFile, pos[0])
+	return exitOK
 }
 
 // runDiff is `waverig diff BASELINE.jsonl NEW.jsonl`: regressions, fixes and
-// changes between two runs (e.g. two driver versions). Exit 1 on regressions.
+// changes between two runs of one device (e.g. two driver versions). Exit 1 on
+// regressions; 2 when the files are not two complete runs of the same device.
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 2 {
-		fmt.Fprintln(stderr, "usage: waverig diff BASELINE.jsonl NEW.jsonl")
-		return 2
+	const usage = "waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl"
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cross := fs.Bool("cross-device", false, "compare runs of different devices or drivers (otherwise refused)")
+	pos, code, cont := parseArgs(fs, args, stdout)
+	if !cont {
+		return code
 	}
-	before, err := report.ReadJSONL(args[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "waverig diff: %v\n", err)
-		return 2
+	if !wantArgs("diff", pos, 2, 2, usage, stderr) {
+		return exitUsage
 	}
-	after, err := report.ReadJSONL(args[1])
+	before, err := readRun(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "waverig diff: %v\n", err)
-		return 2
+		fmt.Fprintf(stderr, "waverig diff: baseline: %v\n", err)
+		return exitUsage
+	}
+	after, err := readRun(pos[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig diff: new run: %v\n", err)
+		return exitUsage
+	}
+	if a, b := report.Devices(before), report.Devices(after); !*cross && fmt.Sprint(a) != fmt.Sprint(b) {
+		fmt.Fprintf(stderr, "waverig diff: the runs are of different devices or drivers (baseline: %v; new: %v); -cross-device compares them anyway\n", a, b)
+		return exitUsage
 	}
 	d := report.Compare(before, after)
-	d.WriteText(stdout, args[0], args[1])
-	if len(d.Regressions) > 0 {
-		return 1
+	if err := d.WriteText(stdout, pos[0], pos[1]); err != nil {
+		return exitIncomplete
 	}
-	return 0
+	if len(d.Regressions) > 0 {
+		return exitUnexpected
+	}
+	return exitOK
 }

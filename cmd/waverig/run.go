@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,8 +16,12 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/expect"
+	"waverig/harness/kernels"
 	"waverig/harness/report"
+	"waverig/harness/results"
 )
+
+const runUsage = "waverig run [-device N|substring] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
 
 // runMatrix is `waverig run`: the whole matrix on one device at every wave size.
 func runMatrix(args []string, stdout, stderr io.Writer) int {
@@ -26,166 +30,156 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	devSel := fs.String("device", "0", "device index or name substring")
 	ops := fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)")
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
-	outDir := fs.String("out", "results", "directory for results.jsonl and summary.json")
+	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
 	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
 	noExpect := fs.Bool("no-expectations", false, "ignore the known-problem files (run known crashes too)")
 	expectFile := fs.String("expectations", "", "an extra expectation file (known crashes and failures of a driver)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, cont := parseArgs(fs, args, stdout)
+	if !cont {
+		return code
 	}
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, "repro")}
-	cfg.NoExpectations = *noExpect
+	if !wantArgs("run", pos, 0, 0, runUsage, stderr) {
+		return exitUsage
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "waverig run: "+format+"\n", a...)
+		return exitUsage
+	}
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect}
 	if *expectFile != "" {
-		sets, err := expect.Builtin()
-		if err == nil {
-			var data []byte
-			if data, err = os.ReadFile(*expectFile); err == nil {
-				var s *expect.Set
-				if s, err = expect.Parse(filepath.Base(*expectFile), string(data)); err == nil {
-					cfg.Expectations = append(sets, s)
-				}
-			}
-		}
+		sets, err := loadExpectations(*expectFile)
 		if err != nil {
-			fmt.Fprintf(stderr, "waverig run: -expectations: %v\n", err)
-			return 2
+			return bad("-expectations: %v", err)
 		}
+		cfg.Expectations = sets
 	}
 	if *ops != "" {
 		re, err := regexp.Compile(*ops)
 		if err != nil {
-			fmt.Fprintf(stderr, "waverig run: -ops: %v\n", err)
-			return 2
+			return bad("-ops: %v", err)
 		}
 		cfg.Filter.Ops = re
+	}
+	if len(kernels.Matrix(cfg.Filter)) == 0 {
+		return bad("-ops %q matches no operation of the matrix", *ops)
 	}
 	if *comps != "" {
 		for _, c := range strings.Split(*comps, ",") {
 			if c != harness.Ours && c != harness.Glslang {
-				fmt.Fprintf(stderr, "waverig run: -compilers: unknown compiler %q (use ours, glslang)\n", c)
-				return 2
+				return bad("-compilers: unknown compiler %q (use ours, glslang)", c)
 			}
 			cfg.Compilers = append(cfg.Compilers, c)
 		}
 	}
 	want, err := parseSizes(*sizes)
 	if err != nil {
-		fmt.Fprintf(stderr, "waverig run: -sizes: %v\n", err)
-		return 2
+		return bad("-sizes: %v", err)
+	}
+	// A bad baseline is found now, not after the whole run.
+	var before []results.Record
+	if *baseline != "" {
+		if before, err = readRun(*baseline); err != nil {
+			return bad("-baseline: %v", err)
+		}
 	}
 
 	devs, err := devices.Enumerate()
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig run: %v\n", err)
-		return 1
+		return exitIncomplete
 	}
 	idx, err := pickDevice(devs, *devSel)
 	if err != nil {
-		fmt.Fprintf(stderr, "waverig run: %v\n", err)
-		return 2
+		return bad("%v", err)
 	}
-
-	// A child process (lavapipe at one LP_NATIVE_VECTOR_WIDTH) streams records to stdout.
-	if os.Getenv(harness.ChildEnv) != "" {
-		if err := harness.RunChild(idx, cfg, stdout); err != nil {
-			fmt.Fprintf(stderr, "waverig run (child): %v\n", err)
-			return 1
-		}
-		return 0
-	}
-
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "waverig run: %v\n", err)
-		return 1
-	}
-	resultsPath := filepath.Join(*outDir, "results.jsonl")
-	f, err := os.Create(resultsPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "waverig run: %v\n", err)
-		return 1
-	}
-	defer f.Close()
-	enc := json.NewEncoder(f)
 	dev := devs[idx]
+	if before != nil {
+		if err := sameDevice(before, dev); err != nil {
+			return bad("-baseline: %v", err)
+		}
+	}
+	sets, err := cfg.ExpectationSets()
+	if err != nil {
+		return bad("expectations: %v", err)
+	}
+
+	dir, err := results.OpenDir(*outDir)
+	if errors.Is(err, results.ErrBusy) {
+		return bad("-out %v", err)
+	} else if err != nil {
+		fmt.Fprintf(stderr, "waverig run: -out: %v\n", err)
+		return exitIncomplete
+	}
 	plan := harness.MakePlan(dev, want)
-	fmt.Fprintf(stdout, "waverig run on %s (%s %s), wave sizes %s\n", dev.Name, dev.DriverName, dev.DriverInfo, planSizes(plan))
+	fmt.Fprintf(stdout, "waverig run on %s (%s), wave sizes %s\n", dev.Name, harness.DriverString(dev), planSizes(plan))
 
 	self, err := os.Executable()
 	if err != nil {
+		dir.Close()
 		fmt.Fprintf(stderr, "waverig run: %v\n", err)
-		return 1
+		return exitIncomplete
 	}
 	start := time.Now()
-	failures, knownFails := 0, 0
+	shown := 0
 	blamed := map[string]map[string]int{} // compiler -> op -> failed cases
 	skipReasons := map[string]int{}
-	var all []harness.Record
-	emit := func(r harness.Record) {
-		// Each record is written as it arrives (unbuffered): a crash later in the run
-		// never loses a finished result.
-		enc.Encode(r)
+	var all []results.Record
+	emit := func(r results.Record) {
+		// Each record is appended as it arrives (unbuffered, checked): a crash later
+		// in the run never loses a finished result, and a full disk fails the run.
+		dir.Append(r)
 		all = append(all, r)
-		switch {
-		case strings.HasPrefix(r.Known, "UNEXPECTED PASS"):
-			fmt.Fprintf(stdout, "NOTE %s [%s, wave %d]: %s\n", r.Case, r.Compiler, r.WaveSize, r.Known)
-		case r.Known != "" && r.Status != harness.Pass:
-			knownFails++
-		case r.Blame != "":
+		if r.Blame != "" {
 			if blamed[r.Blame] == nil {
 				blamed[r.Blame] = map[string]int{}
 			}
 			blamed[r.Blame][r.Op]++
-		case r.Status == harness.Fail || r.Status == harness.Error:
-			failures++
-			if failures <= 20 {
-				fmt.Fprintf(stdout, "FAIL %s [%s, wave %d]: %s\n", r.Case, r.Compiler, r.WaveSize, failureLine(r))
+		}
+		switch r.Verdict() {
+		case results.VerdictUnexpected:
+			if shown++; shown <= 20 {
+				fmt.Fprintf(stdout, "FAIL %s: %s\n", r.Title(), r.Headline())
 			}
-		case r.Status == harness.Skip:
+		case results.VerdictSkip:
 			skipReasons[r.Reason]++
 		}
 	}
-	results := harness.RunPlan(plan, idx, cfg, self, os.Args[1:], emit)
-	wall := time.Since(start)
+	sizeResults := harness.RunPlan(plan, idx, cfg, self, emit)
 
-	total := harness.Stats{}
-	fmt.Fprintf(stdout, "\n%-6s %8s %8s %8s %8s %8s %10s %9s\n", "size", "cases", "passed", "failed", "errors", "skipped", "pipelines", "seconds")
-	exit := 0
-	for _, sr := range results {
+	sum := results.Summary{Device: dev.Name, Driver: harness.DriverString(dev)}
+	for _, s := range sets {
+		if s.Driver.MatchString(harness.DeviceString(dev)) {
+			sum.Expectations = append(sum.Expectations, s.Name)
+		}
+	}
+	incomplete := false
+	fmt.Fprintf(stdout, "\n%-6s %8s %8s %8s %8s %8s %8s %10s %9s\n", "size", "cases", "passed", "failed", "errors", "skipped", "known", "pipelines", "seconds")
+	for _, sr := range sizeResults {
 		st := sr.Stats
+		ss := results.SizeSummary{WaveSize: sr.Size, Stats: st, SkipReason: sr.SkipReason}
 		if sr.SkipReason != "" {
 			fmt.Fprintf(stdout, "%-6d skipped: %s\n", sr.Size, sr.SkipReason)
-			continue
+		} else {
+			fmt.Fprintf(stdout, "%-6d %8d %8d %8d %8d %8d %8d %10d %9.1f\n", sr.Size, st.Cases, st.Passed, st.Failed, st.Errors, st.Skipped, st.Known, st.Pipelines, st.Seconds)
 		}
-		fmt.Fprintf(stdout, "%-6d %8d %8d %8d %8d %8d %10d %9.1f\n", sr.Size, st.Cases, st.Passed, st.Failed, st.Errors, st.Skipped, st.Pipelines, st.Wall.Seconds())
 		if sr.Err != nil {
 			fmt.Fprintf(stdout, "       error: %v\n", sr.Err)
-			exit = 1
+			ss.Error = sr.Err.Error()
+			incomplete = true
 		}
-		total.Cases += st.Cases
-		total.Passed += st.Passed
-		total.Failed += st.Failed
-		total.Errors += st.Errors
-		total.Skipped += st.Skipped
-		total.Pipelines += st.Pipelines
+		sum.Total.Merge(st)
+		sum.Sizes = append(sum.Sizes, ss)
 	}
-	fmt.Fprintf(stdout, "%-6s %8d %8d %8d %8d %8d %10d %9.1f\n", "total", total.Cases, total.Passed, total.Failed, total.Errors, total.Skipped, total.Pipelines, wall.Seconds())
-	if wall > 0 {
-		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(total.Cases)/wall.Seconds())
+	sum.Total.Seconds = time.Since(start).Seconds()
+	t := sum.Total
+	fmt.Fprintf(stdout, "%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
+	if t.Seconds > 0 {
+		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(t.Cases)/t.Seconds)
 	}
-	if len(skipReasons) > 0 {
-		fmt.Fprintln(stdout, "skipped, by reason:")
-		var rs []string
-		for r := range skipReasons {
-			rs = append(rs, r)
-		}
-		sort.Strings(rs)
-		for _, r := range rs {
-			fmt.Fprintf(stdout, "  %5d  %s\n", skipReasons[r], r)
-		}
-	}
-	if knownFails > 0 {
-		fmt.Fprintf(stdout, "%d known failures of this driver (expectation files), not counted\n", knownFails)
+	printCounts(stdout, "skipped, by reason:", skipReasons)
+	if t.Known > 0 {
+		fmt.Fprintf(stdout, "%d known problems of this driver or compiler (expectation files %s), not counted\n", t.Known, strings.Join(sum.Expectations, ", "))
 	}
 	for _, comp := range sortedKeys(blamed) {
 		fmt.Fprintf(stdout, "%s: failures where waverig's compiler passed the same case on this device (the compiler, not the driver, is at fault):\n", comp)
@@ -193,66 +187,126 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %5d  %s\n", blamed[comp][op], op)
 		}
 	}
-	writeSummary(filepath.Join(*outDir, "summary.json"), dev, results, total, wall)
-	if err := writeReports(*outDir, dev.Name+" — "+dev.DriverName+" "+dev.DriverInfo, all); err != nil {
-		fmt.Fprintf(stderr, "waverig run: reports: %v\n", err)
+	for _, e := range expect.Stale(expect.For(sets, harness.DeviceString(dev)), all) {
+		sum.Stale = append(sum.Stale, e.Where)
+		fmt.Fprintf(stdout, "NOTE %s: expected to fail, but every case it matched passed: remove or narrow the entry\n", e.Where)
 	}
-	fmt.Fprintf(stdout, "results: %s (also results.junit.xml, results.csv, report.html, summary.json; repro bundles under repro/)\n", resultsPath)
-	if *baseline != "" {
-		before, err := report.ReadJSONL(*baseline)
-		if err != nil {
-			fmt.Fprintf(stderr, "waverig run: -baseline: %v\n", err)
-			return 2
-		}
-		d := report.Compare(before, all)
-		d.WriteText(stdout, *baseline, resultsPath)
-		if len(d.Regressions) > 0 {
-			exit = 1
-		}
+	if t.Unexpected > 0 {
+		fmt.Fprintf(stdout, "%d unexpected failures (wrong results, crashes or errors no expectation file knows)\n", t.Unexpected)
 	}
-	// Failures blamed on a second-opinion compiler are findings about that
-	// compiler; everything else that failed implicates the device or waverig.
-	if failures > 0 || total.Cases == 0 {
-		exit = 1
+	if t.Cases == 0 {
+		fmt.Fprintln(stdout, "no case ran")
+		incomplete = true
 	}
+
+	if before != nil {
+		report.Compare(before, all).WriteText(stdout, *baseline, filepath.Join(*outDir, results.ResultsFile))
+	}
+
+	exit := exitOK
+	switch {
+	case incomplete:
+		exit = exitIncomplete
+	case t.Unexpected > 0:
+		exit = exitUnexpected
+	}
+	sum.ExitStatus, sum.Verdict = exit, exitVerdict(exit)
+	writeErr := writeReports(*outDir, dev.Name+" — "+harness.DriverString(dev), all, &sum)
+	if err := dir.Close(); writeErr == nil {
+		writeErr = err
+	}
+	if writeErr != nil {
+		// The results are not all on disk: nothing this run says can be trusted.
+		fmt.Fprintf(stderr, "waverig run: RESULTS NOT SAVED: %v\n", writeErr)
+		return exitIncomplete
+	}
+	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s; repro bundles under %s/)\n", filepath.Join(*outDir, results.ResultsFile),
+		results.SummaryFile, results.JUnitFile, results.CSVFile, results.HTMLFile, results.ReproDir)
+	fmt.Fprintf(stdout, "exit %d: %s\n", exit, sum.Verdict)
 	return exit
 }
 
-func failureLine(r harness.Record) string {
-	if len(r.Failures) == 0 {
-		return r.Reason
+// exitVerdict says an exit status in words (summary.json and the last line).
+func exitVerdict(code int) string {
+	switch code {
+	case exitOK:
+		return "no wrong result that the expectation files do not know"
+	case exitUnexpected:
+		return "the device or a compiler produced wrong results that nobody knew about"
 	}
-	f := r.Failures[0]
-	more := ""
-	if len(r.Failures) > 1 {
-		more = fmt.Sprintf(" (+%d more lanes)", len(r.Failures)-1)
-	}
-	return fmt.Sprintf("wave %#x lane %d active %s input %s expected %s actual %s%s", f.WaveKey, f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual, more)
+	return "the run did not complete or could not record its results"
 }
 
-func writeSummary(path string, dev devices.Device, results []harness.SizeResult, total harness.Stats, wall time.Duration) {
-	type size struct {
-		Size       uint32        `json:"waveSize"`
-		Stats      harness.Stats `json:"stats"`
-		SkipReason string        `json:"skipReason,omitempty"`
-		Error      string        `json:"error,omitempty"`
+func printCounts(w io.Writer, title string, m map[string]int) {
+	if len(m) == 0 {
+		return
 	}
-	s := struct {
-		Device  string        `json:"device"`
-		Driver  string        `json:"driver"`
-		Sizes   []size        `json:"sizes"`
-		Total   harness.Stats `json:"total"`
-		Seconds float64       `json:"seconds"`
-	}{Device: dev.Name, Driver: dev.DriverName + " " + dev.DriverInfo, Total: total, Seconds: wall.Seconds()}
-	for _, r := range results {
-		e := ""
-		if r.Err != nil {
-			e = r.Err.Error()
+	fmt.Fprintln(w, title)
+	for _, k := range sortedKeys(m) {
+		fmt.Fprintf(w, "  %5d  %s\n", m[k], k)
+	}
+}
+
+// loadExpectations reads an extra expectation file, added to the built-in ones.
+func loadExpectations(path string) ([]*expect.Set, error) {
+	sets, err := expect.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	data, err := readRegular(path, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	s, err := expect.Parse(filepath.Base(path), string(data))
+	if err != nil {
+		return nil, err
+	}
+	return append(sets, s), nil
+}
+
+// readRegular reads a regular file of at most limit bytes (never a device or a
+// FIFO, which could block or never end).
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// readRun reads a results.jsonl for comparison: it must hold records, and a cut
+// last line means the run did not finish, which makes any comparison wrong.
+func readRun(path string) ([]results.Record, error) {
+	recs, truncated, err := results.ReadJSONL(path)
+	if err != nil {
+		return nil, err
+	}
+	if truncated {
+		return nil, fmt.Errorf("%s: the last line is cut off (the run did not finish writing)", path)
+	}
+	return recs, nil
+}
+
+// sameDevice refuses a baseline from another device or driver.
+func sameDevice(recs []results.Record, dev devices.Device) error {
+	got := dev.Name + " (" + harness.DriverString(dev) + ")"
+	for _, d := range report.Devices(recs) {
+		if d != got {
+			return fmt.Errorf("the baseline ran on %s, this run on %s", d, got)
 		}
-		s.Sizes = append(s.Sizes, size{r.Size, r.Stats, r.SkipReason, e})
 	}
-	data, _ := json.MarshalIndent(s, "", "  ")
-	os.WriteFile(path, data, 0o644)
+	return nil
 }
 
 func planSizes(p harness.Plan) string {
@@ -308,26 +362,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// writeReports writes the JUnit, CSV and HTML forms of a run next to results.jsonl.
-func writeReports(dir, title string, recs []harness.Record) error {
-	write := func(name string, f func(io.Writer) error) error {
-		out, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := f(out); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	if err := write("results.junit.xml", func(w io.Writer) error { return report.WriteJUnit(w, recs) }); err != nil {
-		return err
-	}
-	if err := write("results.csv", func(w io.Writer) error { return report.WriteCSV(w, recs) }); err != nil {
-		return err
-	}
-	return write("report.html", func(w io.Writer) error { return report.WriteHTML(w, title, recs) })
 }

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"waverig/harness/results"
 )
 
 //go:embed data/*.txt
@@ -42,6 +44,9 @@ type Set struct {
 	Name    string
 	Driver  *regexp.Regexp
 	Entries []Entry
+	// Text is the file as read: a child process gets the sets as text and parses
+	// them again, so parent and child apply the same entries.
+	Text string
 }
 
 // Builtin returns the embedded expectation files.
@@ -67,7 +72,7 @@ func Builtin() ([]*Set, error) {
 
 // Parse reads one expectation file.
 func Parse(name, text string) (*Set, error) {
-	s := &Set{Name: name}
+	s := &Set{Name: name, Text: text}
 	var comment []string
 	sc := bufio.NewScanner(strings.NewReader(text))
 	line := 0
@@ -173,4 +178,27 @@ func Find(entries []Entry, k Kind, op, typ, compiler string, size uint32) *Entry
 		}
 	}
 	return nil
+}
+
+// Stale returns the `fail` entries that matched cases of a run none of which
+// failed: the bug is gone on this device, or the entry is wider than it.
+func Stale(entries []Entry, recs []results.Record) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		if e.Kind != Fail {
+			continue
+		}
+		matched, failed := false, false
+		for _, r := range recs {
+			if r.Case == results.LayoutCase || r.Status == results.Skip || !e.Matches(r.Op, r.Type, r.Compiler, r.WaveSize) {
+				continue
+			}
+			matched = true
+			failed = failed || r.Status == results.Fail
+		}
+		if matched && !failed {
+			out = append(out, e)
+		}
+	}
+	return out
 }

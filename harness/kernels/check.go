@@ -9,18 +9,8 @@ import (
 
 	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
+	"waverig/harness/results"
 )
-
-// LaneFailure is one wrong lane: its wave, lane index, the lanes active with it (hex,
-// bit i = lane i), its input, and the expected and actual values.
-type LaneFailure struct {
-	WaveKey    uint32 `json:"waveKey"`
-	Lane       uint32 `json:"lane"`
-	ActiveMask string `json:"activeMask"` // hex of active lanes in that wave
-	Input      string `json:"input"`
-	Expected   string `json:"expected"`
-	Actual     string `json:"actual"`
-}
 
 // CaseResult is the verdict of one case. Lanes counts the lane values compared
 // (undefined ones are not); Failures keeps the first MaxFailures failing lanes.
@@ -28,12 +18,8 @@ type CaseResult struct {
 	Case     Case
 	Passed   bool
 	Lanes    int
-	Failures []LaneFailure
+	Failures []results.LaneFailure
 	Note     string
-}
-
-func (f LaneFailure) String() string {
-	return fmt.Sprintf("wave %d lane %d (active %s): %s: expected %s, got %s", f.WaveKey, f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual)
 }
 
 // String is a one-line verdict followed by up to four failing lanes, one per line.
@@ -160,7 +146,7 @@ type caseState struct {
 	problems []string
 }
 
-func (s *caseState) fail(f LaneFailure) {
+func (s *caseState) fail(f results.LaneFailure) {
 	s.res.Passed = false
 	if len(s.res.Failures) < MaxFailures {
 		s.res.Failures = append(s.res.Failures, f)
@@ -295,12 +281,12 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 	for j, h := range wv {
 		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type))
 		if h.branch != want {
-			st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
+			st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 				Input: describe(j) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
 		}
 		if h.branch != 0 && hasLaneArg(op) {
 			if wantArg := laneArgOf(op, h.mode, h.lane, h.count); h.laneArg != wantArg {
-				st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 					Input: describe(j) + " (lane argument)", Expected: fmt.Sprint(wantArg), Actual: fmt.Sprint(h.laneArg)})
 			}
 		}
@@ -339,7 +325,7 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 				ok = ok && models.Equal(rt.Scalar, want[j].Comps[k], actual[k])
 			}
 			if !ok {
-				st.fail(LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
 					Expected: formatResult(op, rt, want[j].Comps), Actual: formatResult(op, rt, actual)})
 			}
 		}

@@ -135,9 +135,19 @@ type Filter struct {
 	Types    []string       // HLSL type ("float3"), or a scalar and "*" for all its widths ("float*")
 	Patterns []Pattern
 	Shapes   []string
+	// Cases, when not nil, keeps only the cases with these IDs (Case.ID): the
+	// suites pass the cases ginkgo's label filter selects, so a filtered run does
+	// less on the device, not just reports less.
+	Cases map[string]bool
 }
 
+// Keep reports whether the filter selects a case.
+func (f Filter) Keep(c Case) bool { return f.keep(c) }
+
 func (f Filter) keep(c Case) bool {
+	if f.Cases != nil && !f.Cases[c.ID()] {
+		return false
+	}
 	if f.Ops != nil && !f.Ops.MatchString(c.Op.String()) {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 
 	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
+	"waverig/harness/results"
 )
 
 func digest(ks []Kernel) string {
@@ -192,7 +193,7 @@ func simulateAndCheck(t *testing.T, ks []Kernel, l SimLayout) {
 	}
 }
 
-func first(f []LaneFailure) any {
+func first(f []results.LaneFailure) any {
 	if len(f) == 0 {
 		return nil
 	}

@@ -1,57 +1,25 @@
 // Package report turns the rig's records into what people act on: JUnit XML for
 // CI dashboards, CSV for spreadsheets, a self-contained HTML page, and diffs
-// between two runs (a baseline and a new driver version).
+// between two runs (a baseline and a new driver version). It reads only the
+// results package: what counts as a failure is results.Record.Verdict, and a
+// failing lane is rendered by results.LaneFailure.String.
 package report
 
 import (
-	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
-	"waverig/harness"
+	"waverig/harness/results"
 )
 
-// ReadJSONL reads a results.jsonl file. A truncated last line (a run that was
-// killed mid-write) is ignored, not fatal: every complete record is kept.
-func ReadJSONL(path string) ([]harness.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []harness.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	line := 0
-	var pending error // a bad line is fatal only if another line follows it
-	for sc.Scan() {
-		line++
-		if len(strings.TrimSpace(sc.Text())) == 0 {
-			continue
-		}
-		if pending != nil {
-			return out, pending
-		}
-		var r harness.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			pending = fmt.Errorf("%s:%d: %v", path, line, err)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out, sc.Err()
-}
-
 // key identifies a case across runs.
-func key(r harness.Record) string {
+func key(r results.Record) string {
 	return fmt.Sprintf("%s|%s|%d", r.Case, r.Compiler, r.WaveSize)
 }
 
@@ -60,24 +28,26 @@ type Change struct {
 	Case     string
 	Compiler string
 	WaveSize uint32
-	Before   string // status in the baseline ("" = absent)
-	After    string // status now ("" = absent)
-	Record   harness.Record
+	Before   results.Verdict // "" = absent
+	After    results.Verdict // "" = absent
+	Record   results.Record
 }
 
-// Diff compares a baseline run with a new one.
+// Diff compares a baseline run with a new one, verdict by verdict: a case that
+// failed as known in both runs is unchanged, a known failure that became an
+// unexpected one is a regression.
 type Diff struct {
-	Regressions []Change // passed before, fails now
-	Fixes       []Change // failed before, passes now
-	New         []Change // not in the baseline
+	Regressions []Change // did not count before (or was absent), counts now
+	Fixes       []Change // counted before, passes now
+	New         []Change // not in the baseline, or another change of verdict
 	Missing     []Change // in the baseline, not run now
 	Unchanged   int
 }
 
 // Compare diffs two runs case by case.
-func Compare(before, after []harness.Record) Diff {
+func Compare(before, after []results.Record) Diff {
 	var d Diff
-	old := map[string]harness.Record{}
+	old := map[string]results.Record{}
 	for _, r := range before {
 		old[key(r)] = r
 	}
@@ -86,54 +56,68 @@ func Compare(before, after []harness.Record) Diff {
 		k := key(r)
 		seen[k] = true
 		b, ok := old[k]
-		c := Change{Case: r.Case, Compiler: r.Compiler, WaveSize: r.WaveSize, After: r.Status, Record: r}
+		c := Change{Case: r.Case, Compiler: r.Compiler, WaveSize: r.WaveSize, After: r.Verdict(), Record: r}
+		if ok {
+			c.Before = b.Verdict()
+		}
 		switch {
-		case !ok:
-			d.New = append(d.New, c)
-		case b.Status == r.Status:
+		case ok && c.Before == c.After && b.Status == r.Status:
 			d.Unchanged++
-		case b.Status == harness.Pass && (r.Status == harness.Fail || r.Status == harness.Error):
-			c.Before = b.Status
+		case c.After.Counts() && !c.Before.Counts():
 			d.Regressions = append(d.Regressions, c)
-		case (b.Status == harness.Fail || b.Status == harness.Error) && r.Status == harness.Pass:
-			c.Before = b.Status
+		case c.Before.Counts() && c.After == results.VerdictPass:
 			d.Fixes = append(d.Fixes, c)
 		default:
-			c.Before = b.Status
 			d.New = append(d.New, c)
 		}
 	}
 	for _, r := range before {
 		if !seen[key(r)] {
-			d.Missing = append(d.Missing, Change{Case: r.Case, Compiler: r.Compiler, WaveSize: r.WaveSize, Before: r.Status, Record: r})
+			d.Missing = append(d.Missing, Change{Case: r.Case, Compiler: r.Compiler, WaveSize: r.WaveSize, Before: r.Verdict(), Record: r})
 		}
 	}
 	return d
 }
 
+// Devices lists the distinct "device (driver)" strings of a run's records.
+func Devices(recs []results.Record) []string {
+	set := map[string]bool{}
+	for _, r := range recs {
+		set[r.Device+" ("+r.Driver+")"] = true
+	}
+	var out []string
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // WriteText prints a diff for people.
-func (d Diff) WriteText(w io.Writer, before, after string) {
-	fmt.Fprintf(w, "baseline: %s\nnew:      %s\n", before, after)
-	fmt.Fprintf(w, "%d regressions, %d fixes, %d new or changed, %d missing, %d unchanged\n",
+func (d Diff) WriteText(w io.Writer, before, after string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "baseline: %s\nnew:      %s\n", before, after)
+	fmt.Fprintf(&b, "%d regressions, %d fixes, %d new or changed, %d missing, %d unchanged\n",
 		len(d.Regressions), len(d.Fixes), len(d.New), len(d.Missing), d.Unchanged)
 	section := func(title string, cs []Change) {
 		if len(cs) == 0 {
 			return
 		}
-		fmt.Fprintf(w, "\n%s:\n", title)
+		fmt.Fprintf(&b, "\n%s:\n", title)
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %-50s %-8s wave %-3d %s -> %s", c.Case, c.Compiler, c.WaveSize, or(c.Before, "-"), or(c.After, "-"))
+			fmt.Fprintf(&b, "  %-50s %-8s wave %-3d %s -> %s", c.Case, c.Compiler, c.WaveSize, or(string(c.Before), "-"), or(string(c.After), "-"))
 			if len(c.Record.Failures) > 0 {
-				f := c.Record.Failures[0]
-				fmt.Fprintf(w, "  (lane %d: expected %s, actual %s)", f.Lane, f.Expected, f.Actual)
+				fmt.Fprintf(&b, "  (%s)", c.Record.Failures[0])
 			}
-			fmt.Fprintln(w)
+			fmt.Fprintln(&b)
 		}
 	}
 	section("regressions", d.Regressions)
 	section("fixes", d.Fixes)
 	section("new or changed", d.New)
 	section("missing from the new run", d.Missing)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func or(s, def string) string {
@@ -172,7 +156,7 @@ type junitMessage struct {
 }
 
 // WriteJUnit writes one test suite per (device, compiler, wave size).
-func WriteJUnit(w io.Writer, recs []harness.Record) error {
+func WriteJUnit(w io.Writer, recs []results.Record) error {
 	suites := map[string]*junitSuite{}
 	var names []string
 	for _, r := range recs {
@@ -185,19 +169,20 @@ func WriteJUnit(w io.Writer, recs []harness.Record) error {
 		}
 		c := junitCase{Name: r.Case, Classname: "waverig." + r.Op}
 		s.Tests++
-		switch r.Status {
-		case harness.Fail:
-			if r.Blame != "" {
-				c.Skipped = &junitMessage{Message: "blamed on " + r.Blame, Body: FailureText(r)}
-				s.Skipped++
-			} else {
-				c.Failure = &junitMessage{Message: firstFailure(r), Body: FailureText(r)}
-				s.Failures++
-			}
-		case harness.Error:
-			c.Error = &junitMessage{Message: r.Reason, Body: r.Reason}
+		// JUnit's failure/error is what fails the run (Verdict); a known problem
+		// is reported as skipped with its expectation entry, so dashboards stay
+		// green on known bugs and still show them.
+		switch v := r.Verdict(); {
+		case v.Counts() && r.Status == results.Error:
+			c.Error = &junitMessage{Message: r.Headline(), Body: r.Describe()}
 			s.Errors++
-		case harness.Skip:
+		case v.Counts():
+			c.Failure = &junitMessage{Message: r.Headline(), Body: r.Describe()}
+			s.Failures++
+		case v == results.VerdictKnown:
+			c.Skipped = &junitMessage{Message: "known problem: " + r.Known, Body: r.Describe()}
+			s.Skipped++
+		case v == results.VerdictSkip:
 			c.Skipped = &junitMessage{Message: r.Reason}
 			s.Skipped++
 		}
@@ -208,50 +193,31 @@ func WriteJUnit(w io.Writer, recs []harness.Record) error {
 	for _, n := range names {
 		out.Suites = append(out.Suites, *suites[n])
 	}
-	io.WriteString(w, xml.Header)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
 	return enc.Encode(out)
 }
 
-func firstFailure(r harness.Record) string {
-	if len(r.Failures) == 0 {
-		return r.Reason
-	}
-	f := r.Failures[0]
-	return fmt.Sprintf("lane %d of wave %#x: expected %s, actual %s", f.Lane, f.WaveKey, f.Expected, f.Actual)
-}
-
-// FailureText is the per-lane table of a failing record.
-func FailureText(r harness.Record) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s [%s] wave size %d on %s (%s)\n", r.Case, r.Compiler, r.WaveSize, r.Device, r.Driver)
-	if r.Reason != "" {
-		fmt.Fprintf(&b, "%s\n", r.Reason)
-	}
-	for _, f := range r.Failures {
-		fmt.Fprintf(&b, "wave %#x lane %d active %s input %s expected %s actual %s\n", f.WaveKey, f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual)
-	}
-	return b.String()
-}
-
 // WriteCSV writes one row per case (failing lanes summarised in the last columns).
-func WriteCSV(w io.Writer, recs []harness.Record) error {
+func WriteCSV(w io.Writer, recs []results.Record) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "compiler", "device", "driver", "status", "blame", "reason", "failing_lanes", "first_failure"})
+	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "compiler", "device", "driver", "status", "verdict", "known", "blame", "reason", "failing_lanes", "first_failure"})
 	for _, r := range recs {
 		cw.Write([]string{r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.Compiler, r.Device, r.Driver,
-			r.Status, r.Blame, r.Reason, fmt.Sprint(len(r.Failures)), firstFailureIf(r)})
+			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Reason, fmt.Sprint(len(r.Failures)), firstFailure(r)})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-func firstFailureIf(r harness.Record) string {
+func firstFailure(r results.Record) string {
 	if len(r.Failures) == 0 {
 		return ""
 	}
-	return firstFailure(r)
+	return r.Failures[0].String()
 }
 
 // page is parsed on first use: `waverig compile` links this package too, and
@@ -268,7 +234,7 @@ th{background:#eee}.pass{background:#dfd}.fail{background:#fbb}.skip{background:
 td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
 </style></head><body>
 <h1>waverig results</h1>
-<p>{{.Title}} — {{.Total}} cases: {{.Passed}} passed, {{.Failed}} failed, {{.Skipped}} skipped, {{.Blamed}} blamed on another compiler.</p>
+<p>{{.Title}} — {{.Total}} cases: {{.Passed}} passed, {{.Failed}} failed unexpectedly, {{.Known}} known problems, {{.Skipped}} skipped.</p>
 <h2>Operation × wave size (failed / cases)</h2>
 <table><tr><th>operation</th>{{range .Sizes}}<th>wave {{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td class="l">{{.Op}}</td>{{range .Cells}}<td class="{{.Class}}">{{.Failed}} / {{.Cases}}</td>{{end}}</tr>
@@ -280,8 +246,8 @@ td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
 `
 
 // WriteHTML writes a self-contained page: a grid of operation × wave size and the
-// per-lane tables of every failure.
-func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
+// per-lane tables of the failures (unexpected ones first, then known problems).
+func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 	type cell struct {
 		Failed, Cases int
 		Class         string
@@ -304,7 +270,7 @@ func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
 	skips := map[string]int{}
 	var data struct {
 		Title                                  string
-		Total, Passed, Failed, Skipped, Blamed int
+		Total, Passed, Failed, Skipped, Known int
 		Sizes                                  []uint32
 		Rows                                   []row
 		Failures                               []failure
@@ -314,7 +280,7 @@ func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
 	// The page stays readable (and small) on a bad night: driver failures first,
 	// at most maxHTMLFailures lane tables; results.jsonl keeps everything.
 	const maxHTMLFailures = 100
-	var blamed []failure
+	var notes []failure // known problems and stale entries, after the failures
 	data.Title = title
 	for _, r := range recs {
 		data.Total++
@@ -328,22 +294,22 @@ func WriteHTML(w io.Writer, title string, recs []harness.Record) error {
 			grid[r.Op][r.WaveSize] = c
 		}
 		c.Cases++
-		switch {
-		case r.Status == harness.Pass:
+		switch v := r.Verdict(); {
+		case v == results.VerdictPass:
 			data.Passed++
-		case r.Status == harness.Skip:
+		case v == results.VerdictSkip:
 			data.Skipped++
 			skips[r.Reason]++
-		case r.Blame != "":
-			data.Blamed++
-			blamed = append(blamed, failure{r.Case, r.Compiler, r.WaveSize, "blamed on " + r.Blame + "\n" + FailureText(r)})
+		case v == results.VerdictKnown:
+			data.Known++
+			notes = append(notes, failure{r.Case, r.Compiler, r.WaveSize, r.Describe()})
 		default:
 			data.Failed++
 			c.Failed++
-			data.Failures = append(data.Failures, failure{r.Case, r.Compiler, r.WaveSize, FailureText(r)})
+			data.Failures = append(data.Failures, failure{r.Case, r.Compiler, r.WaveSize, r.Describe()})
 		}
 	}
-	data.Failures = append(data.Failures, blamed...)
+	data.Failures = append(data.Failures, notes...)
 	if len(data.Failures) > maxHTMLFailures {
 		data.MoreFailures = len(data.Failures) - maxHTMLFailures
 		data.Failures = data.Failures[:maxHTMLFailures]

@@ -98,7 +98,7 @@ type Runner struct {
 	maxPipes int
 	created  int
 	timeout  time.Duration
-	val      *validator
+	val      Validation
 	infos    map[infoKey]spirvInfo // parsed modules, so cached jobs skip the parse
 	closed   bool
 }
@@ -142,7 +142,6 @@ func NewRunner(deviceIndex int) (*Runner, error) {
 		lru:      list.New(),
 		maxPipes: DefaultMaxPipelines,
 		timeout:  DefaultTimeout,
-		val:      newValidator(),
 		infos:    map[infoKey]spirvInfo{},
 	}, nil
 }
@@ -174,7 +173,7 @@ func (r *Runner) SetTimeout(d time.Duration) {
 func (r *Runner) SetValidation(v Validation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.val.mode = v
+	r.val = v
 }
 
 // SetMaxPipelines bounds the pipeline cache (DefaultMaxPipelines when n <= 0).
@@ -297,7 +296,7 @@ func (r *Runner) pipeline(key pipeKey, job Job, info spirvInfo, bindings []vkx.B
 		return e.Value.(*cachedPipe).pipe, nil
 	}
 	start := time.Now()
-	if err := r.val.check(job.SPIRV, key.hash, info.version); err != nil {
+	if err := r.val.check(job.SPIRV); err != nil {
 		return nil, fmt.Errorf("vulkan: %q: %w", job.Entry, err)
 	}
 	p, err := r.ctx.CreatePipeline(job.SPIRV, job.Entry, bindings, key.pushSize, key.size, key.flags)

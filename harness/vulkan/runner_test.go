@@ -352,7 +352,7 @@ func TestBrokenInput(t *testing.T) {
 	// OpExtInstImport instead of a function. lavapipe crashes on this, so
 	// it must be stopped by spirv-val before the driver sees it.
 	t.Run("entry is not a function", func(t *testing.T) {
-		if r.val.tool == "" {
+		if spirvVal() == "" {
 			need(t, "spirv-val not installed (Debian package spirv-tools)")
 		}
 		j := mutate(func(j *Job) {

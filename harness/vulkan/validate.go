@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,19 +38,72 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("spirv-val --target-env %s rejected the module: %s", e.TargetEnv, strings.TrimSpace(e.Output))
 }
 
-// validator runs spirv-val and remembers modules it accepted.
-type validator struct {
-	mode Validation
-	tool string // path, "" when absent
-	seen map[[32]byte]bool
-}
+// ErrNoValidator says spirv-val is not installed.
+var ErrNoValidator = errors.New("spirv-val not installed (Debian package spirv-tools)")
 
-func newValidator() *validator {
-	v := &validator{mode: ValidateAuto, seen: map[[32]byte]bool{}}
-	if p, err := exec.LookPath("spirv-val"); err == nil {
-		v.tool = p
+// validateTimeout bounds one spirv-val process: a validator stuck on a
+// pathological module must not stall a nightly run.
+const validateTimeout = 30 * time.Second
+
+// accepted remembers the modules spirv-val accepted in this process (by hash),
+// so the rig's parallel pre-validation and the runner's check before a pipeline
+// build cost one spirv-val process per module, not two.
+var accepted = struct {
+	sync.Mutex
+	m map[[32]byte]bool
+}{m: map[[32]byte]bool{}}
+
+var spirvVal = sync.OnceValue(func() string {
+	p, _ := exec.LookPath("spirv-val")
+	return p
+})
+
+// Validate runs spirv-val on a module: the target environment follows the
+// module's SPIR-V version, the module goes through stdin, the process has a
+// timeout, and an accepted module is not validated again. It returns
+// ErrNoValidator when spirv-val is absent and a *ValidationError when it rejects
+// the module. Safe for concurrent use.
+func Validate(words []uint32) error {
+	if len(words) < 5 {
+		return &ValidationError{TargetEnv: "-", Output: "not a SPIR-V module (shorter than its header)"}
 	}
-	return v
+	hash := hashWords(words)
+	accepted.Lock()
+	ok := accepted.m[hash]
+	accepted.Unlock()
+	if ok {
+		return nil
+	}
+	tool := spirvVal()
+	if tool == "" {
+		return ErrNoValidator
+	}
+	env := targetEnv(words[1])
+	buf := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(buf[4*i:], w)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), validateTimeout)
+	defer cancel()
+	// Block layout mistakes give wrong values, not crashes, and the rig's
+	// tests catch those; scalar layout is the most permissive rule, so it
+	// never rejects a layout the device could accept.
+	cmd := exec.CommandContext(ctx, tool, "--target-env", env, "--scalar-block-layout", "-")
+	cmd.Stdin = bytes.NewReader(buf)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return fmt.Errorf("vulkan: spirv-val did not finish in %v", validateTimeout)
+	}
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); ok {
+			return &ValidationError{TargetEnv: env, Output: string(out)}
+		}
+		return fmt.Errorf("vulkan: running spirv-val: %w", err)
+	}
+	accepted.Lock()
+	accepted.m[hash] = true
+	accepted.Unlock()
+	return nil
 }
 
 // targetEnv picks the lowest Vulkan environment that accepts the module's
@@ -67,35 +122,17 @@ func targetEnv(version uint32) string {
 	}
 }
 
-func (v *validator) check(words []uint32, hash [32]byte, version uint32) error {
-	if v.mode == ValidateOff || v.seen[hash] {
+// check applies a runner's policy to Validate.
+func (mode Validation) check(words []uint32) error {
+	if mode == ValidateOff {
 		return nil
 	}
-	if v.tool == "" {
-		if v.mode == ValidateRequire {
-			return fmt.Errorf("vulkan: spirv-val not found (Debian package spirv-tools) and validation is required")
+	err := Validate(words)
+	if errors.Is(err, ErrNoValidator) {
+		if mode == ValidateRequire {
+			return fmt.Errorf("vulkan: %w and validation is required", err)
 		}
 		return nil
 	}
-	env := targetEnv(version)
-	buf := make([]byte, 4*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint32(buf[4*i:], w)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	// Block layout mistakes give wrong values, not crashes, and the rig's
-	// tests catch those; scalar layout is the most permissive rule, so it
-	// never rejects a layout the device could accept.
-	cmd := exec.CommandContext(ctx, v.tool, "--target-env", env, "--scalar-block-layout", "-")
-	cmd.Stdin = bytes.NewReader(buf)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if _, ok := err.(*exec.ExitError); ok {
-			return &ValidationError{TargetEnv: env, Output: string(out)}
-		}
-		return fmt.Errorf("vulkan: running spirv-val: %w", err)
-	}
-	v.seen[hash] = true
-	return nil
+	return err
 }

@@ -1,0 +1,318 @@
+package harness
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"waverig/harness/expect"
+	"waverig/harness/kernels"
+	"waverig/harness/results"
+)
+
+// The child-process protocol, the one way the rig reaches a lavapipe wave size
+// (LP_NATIVE_VECTOR_WIDTH is read once, when the driver loads): the parent
+// re-executes a binary (waverig, or a suite's test binary) with ChildEnv holding
+// a ChildRequest as JSON; the binary's main or TestMain calls ChildMain first.
+// The child streams childMsg lines on stdout; before each kernel it sends the
+// records that kernel's cases get if the driver kills the process, so the parent
+// never rebuilds them from its own copy of the configuration.
+
+// ChildEnv carries the ChildRequest of a child process.
+const ChildEnv = "WAVERIG_CHILD"
+
+// ChildRequest is everything a child needs.
+type ChildRequest struct {
+	Device   int        `json:"device"`
+	WaveSize uint32     `json:"waveSize"` // the size the device must report
+	Config   wireConfig `json:"config"`
+	// ResumeAfter skips every kernel/compiler pair up to and including this one
+	// (the one the previous child died in).
+	ResumeAfter string `json:"resumeAfter,omitempty"`
+}
+
+// wireConfig is Config as data.
+type wireConfig struct {
+	Ops            string            `json:"ops,omitempty"`
+	Types          []string          `json:"types,omitempty"`
+	Patterns       []kernels.Pattern `json:"patterns,omitempty"`
+	Shapes         []string          `json:"shapes,omitempty"`
+	Cases          map[string]bool   `json:"cases,omitempty"`
+	Compilers      []string          `json:"compilers,omitempty"`
+	RequireTools   bool              `json:"requireTools,omitempty"`
+	NoExpectations bool              `json:"noExpectations,omitempty"`
+	Expectations   []wireSet         `json:"expectations,omitempty"` // nil: the built-in ones
+	ReproDir       string            `json:"reproDir,omitempty"`
+}
+
+type wireSet struct{ Name, Text string }
+
+func toWire(c Config) wireConfig {
+	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
+		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, ReproDir: c.ReproDir}
+	if c.Filter.Ops != nil {
+		w.Ops = c.Filter.Ops.String()
+	}
+	for _, s := range c.Expectations {
+		w.Expectations = append(w.Expectations, wireSet{s.Name, s.Text})
+	}
+	return w
+}
+
+func fromWire(w wireConfig) (Config, error) {
+	c := Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
+		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, ReproDir: w.ReproDir}
+	if w.Ops != "" {
+		re, err := regexp.Compile(w.Ops)
+		if err != nil {
+			return c, err
+		}
+		c.Filter.Ops = re
+	}
+	for _, s := range w.Expectations {
+		set, err := expect.Parse(s.Name, s.Text)
+		if err != nil {
+			return c, err
+		}
+		c.Expectations = append(c.Expectations, set)
+	}
+	return c, nil
+}
+
+// childMsg is one line a child writes to its stdout.
+type childMsg struct {
+	Record *results.Record `json:"record,omitempty"`
+	Stats  *results.Stats  `json:"stats,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// SizeUnavailable: the device does not report the wave size asked for.
+	SizeUnavailable string `json:"sizeUnavailable,omitempty"`
+	// Begin names the kernel/compiler pair the child starts next, and Pending
+	// holds the records its cases get if the driver kills the process.
+	Begin   string           `json:"begin,omitempty"`
+	Pending []results.Record `json:"pending,omitempty"`
+}
+
+// SizeUnavailableError says a child's device reports another wave size than the
+// one its LP_NATIVE_VECTOR_WIDTH should give.
+type SizeUnavailableError struct{ Msg string }
+
+func (e *SizeUnavailableError) Error() string { return e.Msg }
+
+// IsChild reports whether this process was started as a rig child.
+func IsChild() bool { return os.Getenv(ChildEnv) != "" }
+
+// ChildMain is the body of a child process: read the request, open the device,
+// check that it reports the expected size, run the matrix and stream messages to
+// w. It returns the process exit status.
+func ChildMain(w io.Writer) int {
+	enc := json.NewEncoder(w)
+	send := func(m childMsg) {
+		if err := enc.Encode(m); err != nil {
+			// The parent is gone: nobody will read what follows.
+			os.Exit(3)
+		}
+	}
+	fail := func(err error) int {
+		send(childMsg{Error: err.Error()})
+		return 3
+	}
+	var req ChildRequest
+	if err := json.Unmarshal([]byte(os.Getenv(ChildEnv)), &req); err != nil {
+		return fail(fmt.Errorf("bad %s: %v", ChildEnv, err))
+	}
+	cfg, err := fromWire(req.Config)
+	if err != nil {
+		return fail(fmt.Errorf("bad %s: %v", ChildEnv, err))
+	}
+	rig, err := New(req.Device, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	defer rig.Close()
+	if got := rig.WaveSize(); req.WaveSize != 0 && got != req.WaveSize {
+		send(childMsg{SizeUnavailable: fmt.Sprintf("device %s reports subgroupSize %d with LP_NATIVE_VECTOR_WIDTH=%s, expected %d (AVX-512: %v)",
+			rig.Device().Name, got, os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize, HasAVX512())})
+		return 0
+	}
+	rig.resumeAfter = req.ResumeAfter
+	rig.onBegin = func(key string, pending []results.Record) { send(childMsg{Begin: key, Pending: pending}) }
+	st, err := rig.Run(0, func(r results.Record) { send(childMsg{Record: &r}) })
+	if err != nil {
+		return fail(err)
+	}
+	send(childMsg{Stats: &st})
+	return 0
+}
+
+// SizeResult is the outcome of one wave size.
+type SizeResult struct {
+	Size       uint32
+	Stats      results.Stats
+	SkipReason string
+	Err        error // the size could not be run to the end (not a wrong result)
+}
+
+// RunPlan runs every size of the plan; lavapipe sizes run in child processes of
+// the executable self. emit gets every record.
+func RunPlan(p Plan, deviceIndex int, cfg Config, self string, emit func(results.Record)) []SizeResult {
+	var out []SizeResult
+	for _, sp := range p.Sizes {
+		sr := SizeResult{Size: sp.Size, SkipReason: sp.SkipReason}
+		switch {
+		case sp.SkipReason != "":
+		case sp.LPWidth > 0:
+			sr.Stats, sr.Err = RunChild(func() *exec.Cmd { return exec.Command(self) }, deviceIndex, sp, cfg, emit)
+			var su *SizeUnavailableError
+			if errors.As(sr.Err, &su) && sp.Optional {
+				sr.SkipReason, sr.Err = su.Msg, nil
+			}
+		default:
+			rig, err := New(deviceIndex, cfg)
+			if err != nil {
+				sr.Err = err
+				break
+			}
+			sr.Stats, sr.Err = rig.Run(sp.Size, emit)
+			rig.Close()
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+// maxRestarts bounds how many driver crashes one wave size may survive.
+const maxRestarts = 64
+
+// RunChild runs one lavapipe wave size in child processes made by newCmd (a
+// command for a binary whose main calls ChildMain) and forwards their records.
+//
+// A driver that crashes (lavapipe aborts inside LLVM on some pipelines) kills the
+// child, not the run: the cases of the kernel it was running become the error
+// records the child announced for it, with the crash and the driver's last output
+// as the reason, and a new child resumes after that kernel. Records already
+// received are never lost.
+func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
+	start := time.Now()
+	var st results.Stats
+	count := func(r results.Record) {
+		st.Add(r)
+		emit(r)
+	}
+	req := ChildRequest{Device: deviceIndex, WaveSize: sp.Size, Config: toWire(cfg)}
+	layoutSent := false
+	for restart := 0; ; restart++ {
+		data, err := json.Marshal(req)
+		if err != nil {
+			return st, err
+		}
+		cmd := newCmd()
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
+		cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth), ChildEnv+"="+string(data))
+		tail := &tailWriter{max: 12}
+		cmd.Stderr = io.MultiWriter(os.Stderr, tail)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return st, err
+		}
+		if err := cmd.Start(); err != nil {
+			return st, err
+		}
+		var childErr, unavailable, running string
+		var pending []results.Record
+		finished := false
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), results.MaxLine)
+		for sc.Scan() {
+			var m childMsg
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				continue // not ours (a driver's stray print)
+			}
+			switch {
+			case m.Begin != "":
+				running, pending = m.Begin, m.Pending
+			case m.Record != nil:
+				if m.Record.Case == results.LayoutCase {
+					if layoutSent {
+						continue // a restarted child checks the layout again
+					}
+					layoutSent = true
+				}
+				count(*m.Record)
+			case m.Stats != nil:
+				st.Pipelines += m.Stats.Pipelines
+				st.Kernels += m.Stats.Kernels
+				finished = true
+			case m.Error != "":
+				childErr = m.Error
+			case m.SizeUnavailable != "":
+				unavailable = m.SizeUnavailable
+			}
+		}
+		io.Copy(io.Discard, stdout)
+		werr := cmd.Wait()
+		st.Seconds = time.Since(start).Seconds()
+		switch {
+		case unavailable != "":
+			return st, &SizeUnavailableError{unavailable}
+		case childErr != "":
+			return st, fmt.Errorf("wave size %d: %s", sp.Size, childErr)
+		case finished && werr == nil:
+			return st, nil
+		case running == "":
+			return st, fmt.Errorf("wave size %d: child process died before running a kernel (%v): %s", sp.Size, werr, tail.String())
+		}
+		// The driver died inside `running`: its cases become the records the child
+		// announced, with the crash as the reason, and a new child goes on after it.
+		why := fmt.Sprintf("the driver crashed the process (%v) while creating or running this pipeline; its last output: %s", werr, tail.String())
+		for _, r := range pending {
+			if r.Case == results.LayoutCase {
+				if layoutSent {
+					continue
+				}
+				layoutSent = true
+			}
+			r.Status, r.Reason = results.Error, why
+			count(r)
+		}
+		if restart >= maxRestarts {
+			return st, fmt.Errorf("wave size %d: gave up after %d driver crashes", sp.Size, restart+1)
+		}
+		req.ResumeAfter = running
+	}
+}
+
+// tailWriter keeps the last lines written to it.
+type tailWriter struct {
+	max   int
+	lines []string
+	part  string
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.part += string(p)
+	for {
+		i := strings.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		if l := strings.TrimSpace(t.part[:i]); l != "" {
+			t.lines = append(t.lines, l)
+			if len(t.lines) > t.max {
+				t.lines = t.lines[1:]
+			}
+		}
+		t.part = t.part[i+1:]
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string { return strings.Join(t.lines, " | ") }

@@ -1,0 +1,234 @@
+// Package results is the rig's result vocabulary and nothing else: one case's
+// Record (a line of results.jsonl), the statistics of a wave size and of a run,
+// the Summary written to summary.json, the single Verdict that says whether a
+// record counts against the run, and the one rendering of a failing lane.
+//
+// It is a leaf (standard library only) so that the reports, the CLI, the suites
+// and `waverig diff` share it without linking the compiler or the Vulkan shim.
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Status is what happened to one case on the device.
+const (
+	Pass  = "pass"  // every lane matched the model
+	Fail  = "fail"  // at least one lane did not
+	Skip  = "skip"  // not run; Reason names the missing feature or tool
+	Error = "error" // did not produce lanes to check: a crash, a compile or layout error
+)
+
+// Compiler names used in records.
+const (
+	Ours    = "ours"
+	Glslang = "glslang"
+)
+
+// LayoutCase is the case name of the lane-layout check record.
+const LayoutCase = "layout"
+
+// Record is one case's result: the line streamed to results.jsonl.
+type Record struct {
+	Case     string        `json:"case"`
+	Op       string        `json:"op"`
+	Type     string        `json:"type"`
+	Pattern  string        `json:"pattern"`
+	Shape    string        `json:"shape"`
+	WaveSize uint32        `json:"waveSize"`
+	Compiler string        `json:"compiler"`
+	Device   string        `json:"device"`
+	Driver   string        `json:"driver"`
+	Status   string        `json:"status"` // Pass, Fail, Skip, Error
+	Reason   string        `json:"reason,omitempty"`
+	Lanes    int           `json:"lanes,omitempty"`
+	Failures []LaneFailure `json:"failures,omitempty"`
+	Kernel   string        `json:"kernel"`
+	// Known names the expectation entry (file:line: reason) of a known problem this
+	// case hits (set only when the problem happened, or on a known crash not run).
+	Known string `json:"known,omitempty"`
+	// Blame is set on a second-opinion compiler's failure when the same case passed
+	// on the same device with waverig's compiler ("compiler:glslang"): it says whom
+	// the failure implicates, not whether it counts (Verdict decides that).
+	Blame string `json:"blame,omitempty"`
+}
+
+// LaneFailure is one wrong lane: its wave (the first flat id of the wave, as the
+// kernel recorded it), lane index, the lanes active with it (hex, bit i = lane i),
+// its input, and the expected and actual values.
+type LaneFailure struct {
+	WaveKey    uint32 `json:"waveKey"`
+	Lane       uint32 `json:"lane"`
+	ActiveMask string `json:"activeMask"`
+	Input      string `json:"input"`
+	Expected   string `json:"expected"`
+	Actual     string `json:"actual"`
+}
+
+// String is the one-line form of a failing lane, used by every printout.
+func (f LaneFailure) String() string {
+	return fmt.Sprintf("wave %#x lane %d active %s input %s expected %s actual %s",
+		f.WaveKey, f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual)
+}
+
+// WriteLaneTable writes failing lanes as an aligned table, one lane a line, each
+// line starting with indent.
+func WriteLaneTable(w io.Writer, indent string, fs []LaneFailure) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s%-10s %-5s %-18s %-24s %-24s %s\n", indent, "wave key", "lane", "active mask", "input", "expected", "actual")
+	for _, f := range fs {
+		fmt.Fprintf(w, "%s%-10s %-5d %-18s %-24s %-24s %s\n", indent, fmt.Sprintf("%#x", f.WaveKey), f.Lane, f.ActiveMask, f.Input, f.Expected, f.Actual)
+	}
+}
+
+// Verdict is what a record means for the run.
+type Verdict string
+
+const (
+	// VerdictPass: the case ran and matched the model.
+	VerdictPass Verdict = "pass"
+	// VerdictSkip: not run (missing feature or tool, or a known crash not re-run).
+	VerdictSkip Verdict = "skip"
+	// VerdictKnown: failed or crashed as an expectation entry says it does.
+	VerdictKnown Verdict = "known"
+	// VerdictUnexpected: a wrong result (or crash, or error) that nobody knew about.
+	// It is the only verdict that fails a run.
+	VerdictUnexpected Verdict = "unexpected"
+)
+
+// Verdict decides what the record means. Every consumer (the run's exit status,
+// the statistics, JUnit, HTML, the suites, diff) asks this and nothing else.
+func (r Record) Verdict() Verdict {
+	switch r.Status {
+	case Pass:
+		return VerdictPass
+	case Skip:
+		return VerdictSkip
+	}
+	if r.Known != "" {
+		return VerdictKnown
+	}
+	return VerdictUnexpected
+}
+
+// Counts reports whether the verdict fails the run.
+func (v Verdict) Counts() bool { return v == VerdictUnexpected }
+
+// Headline is a one-line account of a record: the first failing lane (and how
+// many more), or the reason.
+func (r Record) Headline() string {
+	if len(r.Failures) == 0 {
+		return r.Reason
+	}
+	s := r.Failures[0].String()
+	if n := len(r.Failures) - 1; n > 0 {
+		s += fmt.Sprintf(" (+%d more lanes)", n)
+	}
+	return s
+}
+
+// Title names a record in one line: case, compiler and wave size.
+func (r Record) Title() string {
+	return fmt.Sprintf("%s [%s, wave %d]", r.Case, r.Compiler, r.WaveSize)
+}
+
+// Describe renders a record for people: where it ran, its status and verdict,
+// the reason, the expectation or blame, and the per-lane table.
+func (r Record) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on %s (%s): %s (%s)\n", r.Title(), r.Device, r.Driver, r.Status, r.Verdict())
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "  %s\n", r.Reason)
+	}
+	if r.Known != "" {
+		fmt.Fprintf(&b, "  known: %s\n", r.Known)
+	}
+	if r.Blame != "" {
+		fmt.Fprintf(&b, "  blamed on %s: waverig's compiler passed the same case on this device\n", r.Blame)
+	}
+	WriteLaneTable(&b, "  ", r.Failures)
+	return b.String()
+}
+
+// Stats counts records. The JSON names match results.jsonl's style.
+type Stats struct {
+	Cases      int `json:"cases"`
+	Passed     int `json:"passed"`
+	Failed     int `json:"failed"`
+	Errors     int `json:"errors"`
+	Skipped    int `json:"skipped"`
+	Known      int `json:"known"`      // failed or crashed as expected
+	Unexpected int `json:"unexpected"` // what fails the run
+	Pipelines  int `json:"pipelines"`
+	Kernels    int `json:"kernels"`
+	// Seconds is wall time.
+	Seconds float64 `json:"seconds"`
+}
+
+// Add counts one record (the layout check is not a case and is not counted).
+func (s *Stats) Add(r Record) {
+	if r.Case == LayoutCase {
+		if r.Verdict().Counts() {
+			s.Unexpected++
+		}
+		return
+	}
+	s.Cases++
+	switch r.Status {
+	case Pass:
+		s.Passed++
+	case Fail:
+		s.Failed++
+	case Skip:
+		s.Skipped++
+	default:
+		s.Errors++
+	}
+	switch r.Verdict() {
+	case VerdictKnown:
+		s.Known++
+	case VerdictUnexpected:
+		s.Unexpected++
+	}
+}
+
+// Merge adds another count (e.g. a wave size's into the run's total). Seconds
+// are not added: a total's wall time is measured, not summed.
+func (s *Stats) Merge(o Stats) {
+	s.Cases += o.Cases
+	s.Passed += o.Passed
+	s.Failed += o.Failed
+	s.Errors += o.Errors
+	s.Skipped += o.Skipped
+	s.Known += o.Known
+	s.Unexpected += o.Unexpected
+	s.Pipelines += o.Pipelines
+	s.Kernels += o.Kernels
+}
+
+// SizeSummary is one wave size of a run.
+type SizeSummary struct {
+	WaveSize   uint32 `json:"waveSize"`
+	Stats      Stats  `json:"stats"`
+	SkipReason string `json:"skipReason,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Device       string        `json:"device"`
+	Driver       string        `json:"driver"`
+	Expectations []string      `json:"expectations,omitempty"` // files applied
+	// Stale lists expectation entries that matched cases of this run none of
+	// which failed: the problem is gone (or the entry is too wide) here.
+	Stale []string `json:"staleExpectations,omitempty"`
+	Sizes        []SizeSummary `json:"sizes"`
+	Total        Stats         `json:"total"`
+	// ExitStatus is the run's exit status and Verdict says it in words.
+	ExitStatus int    `json:"exitStatus"`
+	Verdict    string `json:"verdict"`
+}
