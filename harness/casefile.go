@@ -121,35 +121,53 @@ func parseCase(path string, data []byte) (*CaseFile, error) {
 		return nil, bad("trailing data after the case object")
 	}
 	c.path, c.dir = path, filepath.Dir(path)
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// check validates the decoded case and fills in each buffer's size and
+// expected words.
+func (c *CaseFile) check() error {
 	if c.Shader == "" || c.Entry == "" {
-		return nil, bad(`"shader" and "entry" are required`)
+		return c.bad(`"shader" and "entry" are required`)
 	}
 	for i, d := range c.Dispatch {
 		if d == 0 {
-			return nil, bad("dispatch[%d] is 0 (each dimension must be at least 1)", i)
+			return c.bad("dispatch[%d] is 0 (each dimension must be at least 1)", i)
 		}
 	}
 	if s := c.SubgroupSize; s != 0 && (s > 128 || s&(s-1) != 0) {
-		return nil, bad("subgroup_size %d: Vulkan subgroup sizes are powers of two from 1 to 128 (0 = the device default)", s)
+		return c.bad("subgroup_size %d: Vulkan subgroup sizes are powers of two from 1 to 128 (0 = the device default)", s)
 	}
 	if len(c.Buffers) > vkx.MaxBuffers {
-		return nil, bad("%d buffers, at most %d", len(c.Buffers), vkx.MaxBuffers)
+		return c.bad("%d buffers, at most %d", len(c.Buffers), vkx.MaxBuffers)
 	}
 	seen := map[string]int{}
 	total := 0
 	for i := range c.Buffers {
 		b := &c.Buffers[i]
 		if err := checkBuffer(b, total); err != nil {
-			return nil, bad("buffers[%d]: %v", i, err)
+			return c.bad("buffers[%d]: %v", i, err)
 		}
 		reg := reflect.NormalizeRegister(b.Binding)
 		if j, dup := seen[reg]; dup {
-			return nil, bad("buffers[%d] and buffers[%d] both bind register %s", j, i, b.Binding)
+			return c.bad("buffers[%d] and buffers[%d] both bind register %s", j, i, b.Binding)
 		}
 		seen[reg] = i
 		total += b.size
 	}
-	return &c, nil
+	return nil
+}
+
+// bad is a *CaseError naming the case file.
+func (c *CaseFile) bad(format string, args ...any) error {
+	name := c.path
+	if name == "" {
+		name = "case"
+	}
+	return &CaseError{name + ": " + fmt.Sprintf(format, args...)}
 }
 
 // checkBuffer validates one buffer of a case whose earlier buffers take
@@ -257,6 +275,10 @@ func encodeValues(format string, vals []json.RawMessage) ([]byte, error) {
 func word(format string, v json.RawMessage) (uint32, error) {
 	var f float64
 	if err := json.Unmarshal(v, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+			return 0, fmt.Errorf("out of range")
+		}
 		return 0, fmt.Errorf("not a number")
 	}
 	switch format {
@@ -293,9 +315,10 @@ func formatWord(format string, w uint32) string {
 // limit it exceeds, an illegal subgroup size) or a missing tool is a *CaseSkip,
 // found before any buffer is allocated.
 func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
-	bad := func(format string, args ...any) error {
-		return &CaseError{c.path + ": " + fmt.Sprintf(format, args...)}
+	if err := c.check(); err != nil { // a case not made by LoadCaseFile
+		return nil, err
 	}
+	bad := c.bad
 	shaderPath := filepath.Join(c.dir, c.Shader)
 	src := c.src
 	if src == nil {
@@ -310,7 +333,7 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 		include := func(p string) ([]byte, error) { return readRegularFile(p, MaxShaderFileBytes) }
 		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, ReadFile: include})
 		if mod.err != nil {
-			return nil, bad("shader does not compile:\n%v", mod.err)
+			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))
 		}
 	case Glslang:
 		if !glslang.Installed() {
@@ -369,9 +392,8 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 		demand.Buffers = append(demand.Buffers, vulkan.BufferDemand{Kind: kinds[i], Size: uint64(b.size)})
 	}
 	for _, reg := range sortedRegisters(mod) {
-		if !bound[reg] {
-			bd, _ := mod.binding(reg)
-			return nil, bad("the shader uses %s (register %s) but the case has no buffer for it", bd.Name, reg)
+		if bd, _ := mod.binding(reg); !bound[reg] {
+			return nil, bad("the shader uses %s %s (register %s) but the case has no buffer for it", bd.Kind, bd.Name, reg)
 		}
 	}
 	if err := vulkan.CheckDemand(r.dev, demand); err != nil {

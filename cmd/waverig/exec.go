@@ -11,67 +11,69 @@ import (
 	"waverig/harness"
 )
 
-// runExec is `waverig exec CASE.json [-device …] [-compiler ours|glslang]`.
-// Exit 0: every expectation holds; 1: mismatches (or a device error); 2: a bad
-// case file or a shader that does not compile.
+const execUsage = "waverig exec CASE.json [-device N|substring] [-compiler ours|glslang]"
+
+// runExec is `waverig exec CASE.json [-device …] [-compiler ours|glslang]`;
+// flags may come before or after the case file. Exit 0: every expectation
+// holds, or "skip: REASON" (the device cannot run the case, or a tool is
+// missing); 1: mismatches, or the device or compiler failed on the case; 2: a
+// bad case file, a shader that does not compile, or bad arguments; 3: no
+// device could be opened.
 func runExec(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	devSel := fs.String("device", "0", "device index or name substring")
 	comp := fs.String("compiler", harness.Ours, "ours or glslang")
-	// Allow the case file before or after the flags.
-	var file string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		file, args = args[0], args[1:]
+	files, code, cont := parseArgs(fs, args, stdout)
+	if !cont {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if !wantArgs("exec", files, 1, 1, execUsage, stderr) {
+		return exitUsage
 	}
-	if file == "" && fs.NArg() > 0 {
-		file = fs.Arg(0)
-	}
-	if file == "" {
-		fmt.Fprintln(stderr, "usage: waverig exec CASE.json [-device N|substring] [-compiler ours|glslang]")
-		return 2
-	}
+	file := files[0]
 	if *comp != harness.Ours && *comp != harness.Glslang {
 		fmt.Fprintf(stderr, "waverig exec: -compiler %q: use ours or glslang\n", *comp)
-		return 2
+		return exitUsage
 	}
 	c, err := harness.LoadCaseFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	devs, err := devices.Enumerate()
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
-		return 1
+		return exitIncomplete
 	}
 	idx, err := pickDevice(devs, *devSel)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	rig, err := harness.New(idx, harness.Config{RequireTools: os.Getenv("CI") != ""})
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
-		return 1
+		return exitIncomplete
 	}
 	defer rig.Close()
 	mism, err := rig.ExecCase(c, *comp)
 	var ce *harness.CaseError
+	var skip *harness.CaseSkip
 	switch {
+	case errors.As(err, &skip):
+		fmt.Fprintf(stdout, "skip: %s\n", skip.Reason)
+		return exitOK
 	case errors.As(err, &ce):
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
-		return 2
+		return exitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
-		return 1
+		return exitUnexpected
 	}
 	if len(mism) == 0 {
 		fmt.Fprintf(stdout, "ok: %s on %s (wave size %d)\n", file, rig.Device().Name, rig.WaveSize())
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "%d mismatch(es) in %s on %s:\n", len(mism), file, rig.Device().Name)
 	for i, m := range mism {
@@ -81,5 +83,5 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "  %s[%d]: expected %s, actual %s\n", m.Buffer, m.Index, m.Expected, m.Actual)
 	}
-	return 1
+	return exitUnexpected
 }

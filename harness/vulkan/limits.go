@@ -111,3 +111,14 @@ func demandOf(job Job, info spirvInfo) Demand {
 	}
 	return d
 }
+
+// ModuleDemand reads what a compute entry point of a SPIR-V module asks of the
+// device (local size, workgroup memory), as Run does, so a caller can check a
+// job with CheckDemand before allocating its buffers.
+func ModuleDemand(spirv []uint32, entry string) (Demand, error) {
+	info, err := parseSPIRV(spirv, entry)
+	if err != nil {
+		return Demand{}, fmt.Errorf("vulkan: %w", err)
+	}
+	return Demand{LocalSize: info.localSize, SharedBytes: info.sharedBytes}, nil
+}

@@ -78,6 +78,9 @@ func TestParseSPIRVSharedBytes(t *testing.T) {
 	if info.localSize != [3]uint32{64, 1, 1} {
 		t.Errorf("localSize = %v", info.localSize)
 	}
+	if d, err := ModuleDemand(compileGLSL(t, "shared.comp"), "main"); err != nil || d.SharedBytes != info.sharedBytes || d.LocalSize != info.localSize {
+		t.Errorf("ModuleDemand = %+v, %v; want the parsed local size and workgroup memory", d, err)
+	}
 	info, err = parseSPIRV(compileGLSL(t, "subgroup.comp"), "main")
 	if err != nil || info.sharedBytes != 0 {
 		t.Errorf("subgroup.comp: sharedBytes %d, err %v", info.sharedBytes, err)
