@@ -27,16 +27,20 @@ exit status: 0 ok; 1 a wrong result nobody knew about (run, diff), compile error
 (compile), mismatches (exec); 2 bad usage or input; 3 could not finish or save results.
 `
 
-func main() {
+func main() { os.Exit(mainStatus()) }
+
+// mainStatus is main without the exit, so tests can run the binary's whole
+// behaviour (child mode and signals included) from the test binary.
+func mainStatus() int {
 	// A lavapipe wave size runs in a child process of this binary (harness/child.go).
 	if harness.IsChild() {
-		os.Exit(harness.ChildMain(os.Stdout))
+		return harness.ChildMain(os.Stdout)
 	}
 	// `waverig run | head -1`: without this, the first write to the closed pipe
 	// kills the process with SIGPIPE before it writes its summary and reports.
 	// With SIGPIPE caught, such writes fail with EPIPE and the run goes on.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	return run(os.Args[1:], os.Stdout, os.Stderr)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

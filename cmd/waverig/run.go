@@ -300,7 +300,7 @@ func readRun(path string) ([]results.Record, error) {
 
 // sameDevice refuses a baseline from another device or driver.
 func sameDevice(recs []results.Record, dev devices.Device) error {
-	got := dev.Name + " (" + harness.DriverString(dev) + ")"
+	got := report.DeviceIdentity(dev.Name, harness.DriverString(dev))
 	for _, d := range report.Devices(recs) {
 		if d != got {
 			return fmt.Errorf("the baseline ran on %s, this run on %s", d, got)

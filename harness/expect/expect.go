@@ -74,6 +74,7 @@ func Builtin() ([]*Set, error) {
 func Parse(name, text string) (*Set, error) {
 	s := &Set{Name: name, Text: text}
 	var comment []string
+	afterEntry := false
 	sc := bufio.NewScanner(strings.NewReader(text))
 	line := 0
 	for sc.Scan() {
@@ -84,6 +85,9 @@ func Parse(name, text string) (*Set, error) {
 			comment = nil
 			continue
 		case strings.HasPrefix(l, "#"):
+			if afterEntry {
+				comment, afterEntry = nil, false
+			}
 			comment = append(comment, strings.TrimSpace(strings.TrimPrefix(l, "#")))
 			continue
 		case strings.HasPrefix(l, "driver:"):
@@ -128,7 +132,8 @@ func Parse(name, text string) (*Set, error) {
 			return nil, fmt.Errorf("%s:%d: type glob %q: %v", name, line, e.Type, err)
 		}
 		s.Entries = append(s.Entries, e)
-		comment = nil
+		// Entries that follow each other share the comment block above them.
+		afterEntry = true
 	}
 	if s.Driver == nil {
 		return nil, fmt.Errorf("%s: no `driver:` line", name)

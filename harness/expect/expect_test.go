@@ -1,6 +1,10 @@
 package expect
 
-import "testing"
+import (
+	"testing"
+
+	"waverig/harness/results"
+)
 
 func TestBuiltinParsesAndMatchesLavapipe(t *testing.T) {
 	sets, err := Builtin()
@@ -20,8 +24,17 @@ func TestBuiltinParsesAndMatchesLavapipe(t *testing.T) {
 	if Find(es, Crash, "WaveReadLaneFirst", "half2", "ours", 8) != nil {
 		t.Error("half2 compiled by waverig does not crash")
 	}
-	if len(For(sets, "NVIDIA H200 | NVIDIA | 580.159.04")) != 0 {
-		t.Error("lavapipe entries must not apply to other drivers")
+	if Find(es, Crash, "WaveReadLaneFirst", "half", "glslang", 16) == nil {
+		t.Error("half with glslang crashes at 16 lanes too")
+	}
+	for _, e := range For(sets, "NVIDIA H200 | NVIDIA | 580.159.04") {
+		if e.Kind == Crash || e.Compiler != "glslang" {
+			t.Errorf("%s applies to the H200: only glslang's own wrong results may", e.Where)
+		}
+	}
+	if Find(es, Fail, "WavePrefixProduct", "uint", "glslang", 8) == nil || Find(es, Fail, "WaveActiveAllEqual", "uint", "glslang", 8) != nil ||
+		Find(es, Fail, "WaveActiveAllEqual", "uint3", "glslang", 8) == nil {
+		t.Error("glslang's known wrong results are not matched as written")
 	}
 	for _, e := range es {
 		if e.Reason == "" {
@@ -43,5 +56,24 @@ func TestParseErrors(t *testing.T) {
 		if _, err := Parse("t.txt", bad); err == nil {
 			t.Errorf("no error for %q", bad)
 		}
+	}
+}
+
+func TestStaleFailEntries(t *testing.T) {
+	s, err := Parse("t.txt", "driver: .*\n# wrong\nfail op=A\n# also wrong\nfail op=B\nfail op=C\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Entries[2].Reason != "also wrong" {
+		t.Errorf("consecutive entries share their comment block: %q", s.Entries[2].Reason)
+	}
+	recs := []results.Record{
+		{Case: "a1", Op: "A", Status: results.Fail}, {Case: "a2", Op: "A", Status: results.Pass},
+		{Case: "b1", Op: "B", Status: results.Pass},
+		{Case: "c1", Op: "C", Status: results.Skip},
+	}
+	stale := Stale(s.Entries, recs)
+	if len(stale) != 1 || stale[0].Op != "B" {
+		t.Fatalf("stale: %+v (A still fails somewhere, C never ran)", stale)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -79,11 +80,21 @@ func Compare(before, after []results.Record) Diff {
 	return d
 }
 
-// Devices lists the distinct "device (driver)" strings of a run's records.
+// lavapipeWidth is the vector width lavapipe puts in its device name
+// ("llvmpipe (LLVM 15.0.6, 256 bits)"): it differs between the wave sizes of one
+// run, so it is not part of a device's identity.
+var lavapipeWidth = regexp.MustCompile(`, \d+ bits\)$`)
+
+// DeviceIdentity is the "device (driver)" a record ran on, as runs are compared.
+func DeviceIdentity(device, driver string) string {
+	return lavapipeWidth.ReplaceAllString(device, ")") + " (" + driver + ")"
+}
+
+// Devices lists the distinct device identities of a run's records.
 func Devices(recs []results.Record) []string {
 	set := map[string]bool{}
 	for _, r := range recs {
-		set[r.Device+" ("+r.Driver+")"] = true
+		set[DeviceIdentity(r.Device, r.Driver)] = true
 	}
 	var out []string
 	for d := range set {
