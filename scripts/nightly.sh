@@ -2,7 +2,7 @@
 # nightly.sh — what a driver team runs every night and on every driver change:
 # the whole matrix on every Vulkan device, results kept per device and driver
 # version under $WAVERIG_RESULTS (default ./nightly), each run diffed against the
-# previous run on the same device. Exit 1 if any device regressed or failed.
+# previous run on the same device. Exit status: the worst of the runs' (see README).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || exit 1
@@ -22,6 +22,9 @@ for ((i = 0; i < count; i++)); do
   echo "== device $i: $name -> $dir"
   args=(-device "$i" -out "$dir")
   if [ -n "$prev" ] && [ -f "$prev/results.jsonl" ]; then args+=(-baseline "$prev/results.jsonl"); fi
-  ./bin/waverig run "${args[@]}" | tee "$dir/run.txt" || status=1
+  ./bin/waverig run "${args[@]}" | tee "$dir/run.txt"
+  rc=${PIPESTATUS[0]}
+  # Keep the worst status (1: unexpected wrong results, 2: bad input, 3: incomplete).
+  [ "$rc" -gt "$status" ] && status=$rc
 done
 exit $status

@@ -18,8 +18,9 @@ status=0
 go test -json -count=1 -timeout 30m $(go list ./... | grep -v '/suites$') > "$out/gotest.json" 2>"$out/gotest.err"
 cat "$out/gotest.err" >&2
 
-# 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic.
-for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile"; do
+# 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic;
+#    nor may reading a case file (exec) or a results file (report, diff, -baseline).
+for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness FuzzLoadCaseFile" "./harness/results FuzzParseJSONL"; do
   set -- $target
   if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" > "$out/fuzz-$2.txt" 2>&1; then
     echo "ok   fuzz $2 ($FUZZTIME)"; echo "PASS fuzz $2" >> "$out/fuzz.txt"

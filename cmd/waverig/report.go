@@ -68,12 +68,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // runDiff is `waverig diff BASELINE.jsonl NEW.jsonl`: regressions, fixes and
 // changes between two runs of one device (e.g. two driver versions). Exit 1 on
-// regressions; 2 when the files are not two complete runs of the same device.
+// regressions; 2 when the files are not two complete runs of one device.
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	const usage = "waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl"
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cross := fs.Bool("cross-device", false, "compare runs of different devices or drivers (otherwise refused)")
+	cross := fs.Bool("cross-device", false, "compare runs of different devices (otherwise refused)")
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -92,9 +92,10 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if a, b := report.Devices(before), report.Devices(after); !*cross && fmt.Sprint(a) != fmt.Sprint(b) {
-		fmt.Fprintf(stderr, "waverig diff: the runs are of different devices or drivers (baseline: %v; new: %v); -cross-device compares them anyway\n", a, b)
+		fmt.Fprintf(stderr, "waverig diff: the runs are of different devices (baseline: %v; new: %v); -cross-device compares them anyway\n", a, b)
 		return exitUsage
 	}
+	fmt.Fprintf(stdout, "drivers: %v -> %v\n", report.Drivers(before), report.Drivers(after))
 	d := report.Compare(before, after)
 	// A reader that went away (`| head`) does not change what the runs say.
 	d.WriteText(stdout, pos[0], pos[1])

@@ -298,9 +298,10 @@ func readRun(path string) ([]results.Record, error) {
 	return recs, nil
 }
 
-// sameDevice refuses a baseline from another device or driver.
+// sameDevice refuses a baseline from another device (another driver version of
+// the same device is what a baseline is for).
 func sameDevice(recs []results.Record, dev devices.Device) error {
-	got := report.DeviceIdentity(dev.Name, harness.DriverString(dev))
+	got := report.DeviceIdentity(dev.Name)
 	for _, d := range report.Devices(recs) {
 		if d != got {
 			return fmt.Errorf("the baseline ran on %s, this run on %s", d, got)

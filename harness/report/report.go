@@ -85,16 +85,27 @@ func Compare(before, after []results.Record) Diff {
 // run, so it is not part of a device's identity.
 var lavapipeWidth = regexp.MustCompile(`, \d+ bits\)$`)
 
-// DeviceIdentity is the "device (driver)" a record ran on, as runs are compared.
-func DeviceIdentity(device, driver string) string {
-	return lavapipeWidth.ReplaceAllString(device, ")") + " (" + driver + ")"
+// DeviceIdentity is the device a record ran on, as runs are compared. The driver
+// is not part of it: comparing two driver versions on one device is what
+// baselines are for.
+func DeviceIdentity(device string) string {
+	return lavapipeWidth.ReplaceAllString(device, ")")
 }
 
-// Devices lists the distinct device identities of a run's records.
+// Devices lists the distinct devices of a run's records.
 func Devices(recs []results.Record) []string {
+	return distinct(recs, func(r results.Record) string { return DeviceIdentity(r.Device) })
+}
+
+// Drivers lists the distinct drivers of a run's records.
+func Drivers(recs []results.Record) []string {
+	return distinct(recs, func(r results.Record) string { return r.Driver })
+}
+
+func distinct(recs []results.Record, key func(results.Record) string) []string {
 	set := map[string]bool{}
 	for _, r := range recs {
-		set[DeviceIdentity(r.Device, r.Driver)] = true
+		set[key(r)] = true
 	}
 	var out []string
 	for d := range set {
