@@ -129,16 +129,6 @@ func (r *Result) Entry(name string) *reflect.EntryPoint {
 	return nil
 }
 
-// HasErrors reports whether any diagnostic is an error.
-func (r *Result) HasErrors() bool {
-	for _, m := range r.Diagnostics {
-		if m.Severity == diag.Error {
-			return true
-		}
-	}
-	return false
-}
-
 // CompileFile compiles the HLSL file at path.
 func CompileFile(path string, opts Options) (*Result, error) {
 	return compile(path, nil, opts)
