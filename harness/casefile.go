@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -293,10 +294,13 @@ func word(format string, v json.RawMessage) (uint32, error) {
 		}
 		return uint32(int32(f)), nil
 	}
-	if math.IsInf(float64(float32(f)), 0) {
+	// Rounded once, to float32 (through float64 it could round twice). JSON
+	// numbers are valid Go float syntax.
+	f32, err := strconv.ParseFloat(string(bytes.TrimSpace(v)), 32)
+	if err != nil {
 		return 0, fmt.Errorf("out of the float32 range")
 	}
-	return math.Float32bits(float32(f)), nil
+	return math.Float32bits(float32(f32)), nil
 }
 
 func formatWord(format string, w uint32) string {
