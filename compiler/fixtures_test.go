@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,10 +13,11 @@ import (
 	"waverig/compiler/args"
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
+	"waverig/compiler/ir/irtest"
+	"waverig/internal/golden"
 )
 
-// -update rewrites the golden files under testdata/golden from the current compiler.
-var update = flag.Bool("update", false, "rewrite golden files")
+func TestMain(m *testing.M) { os.Exit(golden.Main(m, "testdata/golden/**/*.golden")) }
 
 const fixturesDir = "../fixtures"
 
@@ -82,7 +82,7 @@ func needTool(t testing.TB, name string) string {
 		if inCI() {
 			t.Fatalf("%s is required in CI but not installed (apt-get install spirv-tools glslang-tools)", name)
 		}
-		t.Skipf("%s not installed: %v", name, err)
+		golden.Skipf(t, "%s not installed: %v", name, err)
 	}
 	return p
 }
@@ -111,6 +111,7 @@ func TestPositiveFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("compile failed:\n%s", res.Render())
 			}
+			irtest.Valid(t, res.Module)
 			if len(res.Reflection.EntryPoints) == 0 {
 				t.Fatal("no entry points")
 			}
@@ -118,8 +119,8 @@ func TestPositiveFixtures(t *testing.T) {
 			if opts.Vulkan != "" {
 				env = "vulkan" + opts.Vulkan
 			}
-			var golden strings.Builder
-			fmt.Fprintf(&golden, "=== IR\n%s", irDump(res))
+			var out strings.Builder
+			fmt.Fprintf(&out, "=== IR\n%s", irDump(res))
 			for _, ep := range res.Reflection.EntryPoints {
 				spv := res.Find(ep.Name, SPIRV)
 				f := filepath.Join(t.TempDir(), ep.Name+".spv")
@@ -133,12 +134,12 @@ func TestPositiveFixtures(t *testing.T) {
 					t.Fatalf("spirv-dis: %v\n%s", err, dis)
 				}
 				js, _ := json.MarshalIndent(ep, "", "  ")
-				fmt.Fprintf(&golden, "=== %s reflection\n%s\n%s\n", ep.Name, ep.Line(), js)
-				fmt.Fprintf(&golden, "=== %s spirv\n%s", ep.Name, dis)
-				fmt.Fprintf(&golden, "=== %s wgsl\n%s", ep.Name, res.Find(ep.Name, WGSL))
-				fmt.Fprintf(&golden, "=== %s msl\n%s", ep.Name, res.Find(ep.Name, MSL))
+				fmt.Fprintf(&out, "=== %s reflection\n%s\n%s\n", ep.Name, ep.Line(), js)
+				fmt.Fprintf(&out, "=== %s spirv\n%s", ep.Name, dis)
+				fmt.Fprintf(&out, "=== %s wgsl\n%s", ep.Name, res.Find(ep.Name, WGSL))
+				fmt.Fprintf(&out, "=== %s msl\n%s", ep.Name, res.Find(ep.Name, MSL))
 			}
-			checkGolden(t, filepath.Join("testdata", "golden", strings.TrimSuffix(rel, ".hlsl")+".golden"), golden.String())
+			golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(rel, ".hlsl")+".golden"), []byte(out.String()))
 		})
 	}
 }
@@ -148,41 +149,6 @@ func irDump(res *Result) string {
 		return ""
 	}
 	return ir.Dump(res.Module)
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run go test ./compiler -update): %v", path, err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the compiler's output (run go test ./compiler -update and review the diff):\n%s", path, firstDiff(string(want), got))
-	}
-}
-
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, w, g)
-		}
-	}
-	return ""
 }
 
 // expectation is one `/* ERROR CODE "regexp" */` comment of a negative fixture.
@@ -279,18 +245,7 @@ func TestNegativeFixtures(t *testing.T) {
 
 // TestDiagnosticsDoc keeps docs/diagnostics.md equal to the code registry.
 func TestDiagnosticsDoc(t *testing.T) {
-	got := DiagnosticsMarkdown()
-	path := filepath.Join("..", "docs", "diagnostics.md")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil || string(want) != got {
-		t.Fatalf("docs/diagnostics.md is stale: run go test ./compiler -run TestDiagnosticsDoc -update")
-	}
+	golden.Check(t, filepath.Join("..", "docs", "diagnostics.md"), []byte(DiagnosticsMarkdown()))
 	for _, c := range diag.All() {
 		if c.Title == "" {
 			t.Errorf("code %s has no title", c.Code)

@@ -8,19 +8,39 @@
 // close to naga's IR: text back ends print them directly and the SPIR-V back end
 // maps them onto structured control flow.
 //
-// Invariants sema guarantees (back ends may rely on them, Validate checks them):
-//   - Every Expr has a fully resolved Type; Binary operands have equal types
-//     (scalars are splatted and conversions made explicit by sema).
+// Invariants sema guarantees, back ends may rely on and Validate checks (hand-built
+// test modules are held to them too):
+//   - The module is closed: every GlobalRef names one of its Globals, every Call one
+//     of its Functions, every entry point's function is one of them, and every
+//     LocalRef names one of the enclosing function's Locals (parameters included;
+//     Local IDs are unique within the function).
+//   - Functions are in callee-before-caller order; there is no recursion.
+//   - Every Expr has a resolved Type and its operands fit it: Binary operands have
+//     equal types (scalars are splatted and conversions made explicit by sema; the
+//     shift amount may differ in signedness only) and comparisons yield bool of the
+//     operands' shape; Select branches agree; Index, Member and Swizzle select
+//     what their base has; a vector Construct totals N components and a matrix
+//     Construct has Rows row vectors. Types are compared as values: memory layout
+//     (strides, the major order of matrices) does not count.
 //   - Places (lvalues) are LocalRef, GlobalRef, and Index/Member chains on places.
-//     Load reads a place. Stores target places only; swizzle writes are split into
+//     Load reads a place. Stores target places only, never a Const global, and
+//     store a value of the place's type; swizzle writes are split into
 //     per-component stores by sema.
 //   - Arguments for out/inout parameters are LocalRefs of Function-local temporaries
 //     (HLSL's copy-in/copy-out), so back ends never pass pointers to other spaces.
-//   - && and || with side effects on the right are lowered to If by sema; a Binary
-//     LogicalAnd/LogicalOr may therefore evaluate both sides.
+//   - Atomic intrinsics take a place in a global marked Atomic.
+//   - Control flow is structured: Break is inside a Loop or Switch, Continue inside
+//     a Loop, and neither leaves a loop's Continuing block, which holds no Return
+//     either. If, Switch and break-if conditions are scalar (bool; integer for
+//     switch selectors). A switch case ending in Break, Continue or Return is not
+//     marked FallThrough; any other case but the last is. A non-void function
+//     returns a value on every path.
 //   - Entry points are parameterless void functions: stage inputs/outputs are
 //     Globals in the Input/Output spaces with a Builtin or Location.
-//   - Functions are in callee-before-caller order; there is no recursion.
+//
+// One more guarantee is about evaluation, which Validate cannot see: && and ||
+// with side effects on the right are lowered to If by sema, so a Binary
+// LogicalAnd/LogicalOr may evaluate both sides.
 package ir
 
 import (

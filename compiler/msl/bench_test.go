@@ -8,7 +8,7 @@ func BenchmarkEmitMSL(b *testing.B) {
 	p := cssum()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := EmitEntry(p.m, p.ep, Options{}); err != nil {
+		if _, err := EmitEntry(p.M, p.EP, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

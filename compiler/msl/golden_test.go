@@ -2,7 +2,6 @@ package msl
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,46 +11,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"waverig/internal/golden"
 )
 
-// update rewrites the golden files: go test ./compiler/msl -update
-var update = flag.Bool("update", false, "rewrite testdata/*.metal golden files")
+func TestMain(m *testing.M) { os.Exit(golden.Main(m, "testdata/*.metal")) }
 
-// checkGolden compares src with testdata/<name>.metal (or rewrites it with -update).
+// checkGolden compares src with testdata/<name>.metal (-update rewrites it).
 func checkGolden(t *testing.T, name, src string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".metal")
-	if *update {
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./compiler/msl -update to create it)", err)
-	}
-	if string(want) != src {
-		t.Errorf("%s differs from the emitted MSL (go test ./compiler/msl -update refreshes it):\n%s", path, diffLines(string(want), src))
-	}
-}
-
-// diffLines shows the first differing line of two texts.
-func diffLines(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  golden: %q\n  now:    %q", i+1, x, y)
-		}
-	}
-	return "(no line differs)"
+	golden.Check(t, filepath.Join("testdata", name+".metal"), []byte(src))
 }
 
 // requireTool finds a tool or skips the test; with CI set a missing tool fails it.

@@ -71,11 +71,11 @@ var allowList = map[string]knownDifference{
 // crossMSL translates one case's entry point through our SPIR-V back end and SPIRV-Cross.
 func crossMSL(t *testing.T, tool string, c *rowCase) (string, error) {
 	t.Helper()
-	mod, err := spirv.EmitEntry(c.b.m, c.b.ep, spirv.Options{Vulkan: "1.1"})
+	mod, err := spirv.EmitEntry(c.b.M, c.b.EP, spirv.Options{Vulkan: "1.1"})
 	if err != nil && c.call.Op == intrinsics.QuadReadLaneAt {
 		// SPIR-V 1.3 needs a constant QuadBroadcast lane; the case uses a computed
 		// one, which SPIR-V 1.5 (Vulkan 1.2) allows.
-		mod, err = spirv.EmitEntry(c.b.m, c.b.ep, spirv.Options{Vulkan: "1.2"})
+		mod, err = spirv.EmitEntry(c.b.M, c.b.EP, spirv.Options{Vulkan: "1.2"})
 	}
 	if err != nil {
 		return "", err
@@ -146,7 +146,7 @@ func runCross(t *testing.T) []crossResult {
 	tool := requireTool(t, "spirv-cross")
 	var rs []crossResult
 	for _, c := range waveCases() {
-		out, err := EmitEntry(c.b.m, c.b.ep, Options{})
+		out, err := EmitEntry(c.b.M, c.b.EP, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

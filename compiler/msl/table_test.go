@@ -8,12 +8,13 @@ import (
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 )
 
 // rowCase is one hand-built use of an intrinsic-table row.
 type rowCase struct {
 	name string
-	b    *builder
+	b    *Builder
 	call *ir.Intrinsic
 }
 
@@ -72,20 +73,20 @@ func variants(in *intrinsics.Info) []ir.Type {
 
 // value produces a non-constant value of type t from the thread id, so nothing
 // folds and every operand is a real expression.
-func value(b *builder, id *ir.Global, t ir.Type, salt uint64) ir.Expr {
+func value(b *Builder, id *ir.Global, t ir.Type, salt uint64) ir.Expr {
 	s, _ := ir.ScalarOf(t)
 	n := ir.Components(t)
-	lane := bin(ir.Add, x(load(gref(id))), cu(salt))
+	lane := Bin(ir.Add, X(Load(GRef(id))), Uint(salt))
 	var v ir.Expr
 	switch s.Kind {
 	case ir.Bool:
-		v = bin(ir.Lt, lane, cu(16))
+		v = Bin(ir.Lt, lane, Uint(16))
 	case ir.Uint:
 		v = lane
 	default:
-		v = conv(lane, s)
+		v = Conv(lane, s)
 	}
-	return splat(v, n)
+	return Splat(v, n)
 }
 
 // tableCase builds a compute (or pixel, for pixel-only rows) entry that calls
@@ -95,15 +96,15 @@ func tableCase(in *intrinsics.Info, a0 ir.Type) *rowCase {
 	if in.PixelOnly || in.Class == intrinsics.ClassDeriv {
 		stage = ir.Pixel
 	}
-	b := newCompute("main", 32)
+	b := Compute("main", 32)
 	if stage == ir.Pixel {
-		b = newStage("main", ir.Pixel)
+		b = Entry("main", ir.Pixel)
 	}
 	var id *ir.Global
 	if stage == ir.Compute {
-		id = b.input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID)
+		id = b.Input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID, 0)
 	} else {
-		id = b.userInput("id", vec(u32, 3), 0)
+		id = b.Input("id", vec(u32, 3), ir.BuiltinNone, 0)
 		id.Flat = true
 	}
 	var args []ir.Expr
@@ -111,13 +112,13 @@ func tableCase(in *intrinsics.Info, a0 ir.Type) *rowCase {
 	for i, p := range in.Params {
 		switch {
 		case p.Out:
-			args = append(args, lref(b.local("original", u32)))
+			args = append(args, LRef(b.Local("original", u32)))
 		case p.Place:
-			dest = b.rwBuffer("Dest", u32, 0, 2)
+			dest = b.RWBuffer("Dest", u32, 0, 2)
 			dest.Atomic = true
-			args = append(args, elem(dest, x(load(gref(id)))))
+			args = append(args, Elem(dest, X(Load(GRef(id)))))
 		case p.Scalar32:
-			args = append(args, bin(ir.BitAnd, x(load(gref(id))), cu(3)))
+			args = append(args, Bin(ir.BitAnd, X(Load(GRef(id))), Uint(3)))
 		case p.SameAs >= 0:
 			args = append(args, value(b, id, args[p.SameAs].Type(), uint64(i)))
 		case i == 0 && a0 != nil:
@@ -132,20 +133,20 @@ func tableCase(in *intrinsics.Info, a0 ir.Type) *rowCase {
 	}
 	c := &ir.Intrinsic{Op: in.Op, Args: args, T: ir.IntrinsicResult(in.Result, first)}
 	if _, void := c.T.(ir.Void); void {
-		b.add(&ir.ExprStmt{X: c})
+		b.Add(&ir.ExprStmt{X: c})
 	} else {
 		result := ir.Expr(c)
 		rt := c.T
 		if s, _ := ir.ScalarOf(rt); s.Kind == ir.Bool {
 			rt = ir.WithScalar(rt, u32)
-			result = conv(c, rt)
+			result = Conv(c, rt)
 		}
 		if stage == ir.Pixel {
-			o := b.output("color", rt, ir.BuiltinNone, 0)
-			b.add(store(gref(o), result))
+			o := b.Output("color", rt, ir.BuiltinNone, 0)
+			b.Add(Store(GRef(o), result))
 		} else {
-			out := b.rwBuffer("Out", rt, 0, 1)
-			b.add(store(elem(out, x(load(gref(id)))), result))
+			out := b.RWBuffer("Out", rt, 0, 1)
+			b.Add(Store(Elem(out, X(Load(GRef(id)))), result))
 		}
 	}
 	name := "row_" + strings.NewReplacer(".", "_").Replace(in.Name)
@@ -162,12 +163,12 @@ func specialCases() []*rowCase {
 	m34 := ir.Matrix{Elem: f32, Rows: 3, Cols: 4}
 	m43 := ir.Matrix{Elem: f32, Rows: 4, Cols: 3}
 	mulCase := func(name string, at, bt, rt ir.Type) {
-		b := newCompute("main", 1)
-		id := b.input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID)
-		pa, pb := b.local("a", at), b.local("b", bt)
-		out := b.rwBuffer("Out", rt, 0, 0)
-		c := call(intrinsics.Mul, rt, load(lref(pa)), load(lref(pb)))
-		b.add(store(elem(out, x(load(gref(id)))), c))
+		b := Compute("main", 1)
+		id := b.Input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID, 0)
+		pa, pb := b.Local("a", at), b.Local("b", bt)
+		out := b.RWBuffer("Out", rt, 0, 0)
+		c := Intr(intrinsics.Mul, rt, Load(LRef(pa)), Load(LRef(pb)))
+		b.Add(Store(Elem(out, X(Load(GRef(id)))), c))
 		cs = append(cs, &rowCase{name: "row_mul_" + name, b: b, call: c})
 	}
 	mulCase("vec_mat", vec(f32, 3), m34, vec(f32, 4))
@@ -176,57 +177,57 @@ func specialCases() []*rowCase {
 	mulCase("vec_vec", vec(f32, 3), vec(f32, 3), f32)
 	mulCase("scalar_vec", f32, vec(f32, 3), vec(f32, 3))
 
-	tex := func(b *builder, storage bool) (*ir.Global, *ir.Global) {
-		t := b.global(&ir.Global{Name: "tex", Type: ir.Texture2D{Elem: f32, Components: 4, Storage: storage}, Space: ir.SpaceHandle,
+	tex := func(b *Builder, storage bool) (*ir.Global, *ir.Global) {
+		t := b.Global(&ir.Global{Name: "tex", Type: ir.Texture2D{Elem: f32, Components: 4, Storage: storage}, Space: ir.SpaceHandle,
 			Resource: ir.ResTexture2D, Binding: &ir.Binding{Set: 0, Binding: 0}})
 		if storage {
 			t.Resource = ir.ResRWTexture2D
 		}
-		s := b.global(&ir.Global{Name: "samp", Type: ir.Sampler{}, Space: ir.SpaceHandle, Resource: ir.ResSampler, Binding: &ir.Binding{Set: 0, Binding: 1}})
+		s := b.Global(&ir.Global{Name: "samp", Type: ir.Sampler{}, Space: ir.SpaceHandle, Resource: ir.ResSampler, Binding: &ir.Binding{Set: 0, Binding: 1}})
 		return t, s
 	}
 	f4 := vec(f32, 4)
 	{ // Sample (pixel only).
-		b := newStage("main", ir.Pixel)
-		uv := b.userInput("uv", vec(f32, 2), 0)
+		b := Entry("main", ir.Pixel)
+		uv := b.Input("uv", vec(f32, 2), ir.BuiltinNone, 0)
 		t, s := tex(b, false)
-		o := b.output("color", f4, ir.BuiltinNone, 0)
-		c := call(intrinsics.TextureSample, f4, gref(t), gref(s), load(gref(uv)))
-		b.add(store(gref(o), c))
+		o := b.Output("color", f4, ir.BuiltinNone, 0)
+		c := Intr(intrinsics.TextureSample, f4, GRef(t), GRef(s), Load(GRef(uv)))
+		b.Add(Store(GRef(o), c))
 		cs = append(cs, &rowCase{name: "row_Texture2D_Sample", b: b, call: c})
 	}
 	{ // SampleLevel, Load, GetDimensions in compute; RWTexture2D Load + Store.
-		b := newCompute("main", 8)
-		id := b.input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID)
+		b := Compute("main", 8)
+		id := b.Input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID, 0)
 		t, s := tex(b, false)
-		out := b.rwBuffer("Out", f4, 0, 2)
-		lvl := call(intrinsics.TextureSampleLevel, f4, gref(t), gref(s), &ir.Construct{T: vec(f32, 2), Args: []ir.Expr{cf(0.5), cf(0.25)}}, cf(0))
-		ld := call(intrinsics.TextureLoad, vec(f32, 3), gref(t), &ir.Construct{T: vec(i32, 2), Args: []ir.Expr{ci(1), ci(2)}}, ci(0))
-		dims := call(intrinsics.TextureGetDimensions, vec(u32, 2), gref(t))
-		b.add(store(elem(out, x(load(gref(id)))), lvl))
-		b.add(store(elem(out, cu(1)), &ir.Construct{T: f4, Args: []ir.Expr{ld, cf(1)}}))
-		b.add(store(elem(out, cu(2)), &ir.Construct{T: f4, Args: []ir.Expr{conv(dims, vec(f32, 2)), cf(0), cf(0)}}))
+		out := b.RWBuffer("Out", f4, 0, 2)
+		lvl := Intr(intrinsics.TextureSampleLevel, f4, GRef(t), GRef(s), &ir.Construct{T: vec(f32, 2), Args: []ir.Expr{Float(0.5), Float(0.25)}}, Float(0))
+		ld := Intr(intrinsics.TextureLoad, vec(f32, 3), GRef(t), &ir.Construct{T: vec(i32, 2), Args: []ir.Expr{Int(1), Int(2)}}, Int(0))
+		dims := Intr(intrinsics.TextureGetDimensions, vec(u32, 2), GRef(t))
+		b.Add(Store(Elem(out, X(Load(GRef(id)))), lvl))
+		b.Add(Store(Elem(out, Uint(1)), &ir.Construct{T: f4, Args: []ir.Expr{ld, Float(1)}}))
+		b.Add(Store(Elem(out, Uint(2)), &ir.Construct{T: f4, Args: []ir.Expr{Conv(dims, vec(f32, 2)), Float(0), Float(0)}}))
 		cs = append(cs, &rowCase{name: "row_Texture2D_SampleLevel_Load_GetDimensions", b: b, call: lvl})
 	}
 	{
-		b := newCompute("main", 8)
-		id := b.input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID)
+		b := Compute("main", 8)
+		id := b.Input("id", vec(u32, 3), ir.BuiltinGlobalInvocationID, 0)
 		t, _ := tex(b, true)
-		b.m.Globals = b.m.Globals[:len(b.m.Globals)-1] // no sampler
-		xy := &ir.Swizzle{Base: load(gref(id)), Comps: []int{0, 1}}
-		ld := call(intrinsics.TextureLoad, f4, gref(t), xy)
-		st := call(intrinsics.TextureStore, ir.Void{}, gref(t), xy, bin(ir.Add, ld, splat(cf(1), 4)))
-		b.add(&ir.ExprStmt{X: st})
+		b.M.Globals = b.M.Globals[:len(b.M.Globals)-1] // no sampler
+		xy := &ir.Swizzle{Base: Load(GRef(id)), Comps: []int{0, 1}}
+		ld := Intr(intrinsics.TextureLoad, f4, GRef(t), xy)
+		st := Intr(intrinsics.TextureStore, ir.Void{}, GRef(t), xy, Bin(ir.Add, ld, Splat(Float(1), 4)))
+		b.Add(&ir.ExprStmt{X: st})
 		cs = append(cs, &rowCase{name: "row_RWTexture2D_Load_Store", b: b, call: st})
 	}
 	{ // Buffer GetDimensions: element count from _buffer_sizes.
-		b := newCompute("main", 1)
-		in := b.roBuffer("Data", vec(f32, 4), 0, 0)
-		raw := b.global(&ir.Global{Name: "Raw", Type: &ir.Array{Elem: u32, Stride: 4}, Space: ir.SpaceStorage, Resource: ir.ResRWByteAddressBuffer, Binding: &ir.Binding{Set: 0, Binding: 1}})
-		out := b.rwBuffer("Out", u32, 1, 0)
-		c := call(intrinsics.BufferGetDimensions, u32, gref(in))
-		b.add(store(elem(out, cu(0)), c))
-		b.add(store(elem(out, cu(1)), call(intrinsics.BufferGetDimensions, u32, gref(raw))))
+		b := Compute("main", 1)
+		in := b.ROBuffer("Data", vec(f32, 4), 0, 0)
+		raw := b.Global(&ir.Global{Name: "Raw", Type: &ir.Array{Elem: u32, Stride: 4}, Space: ir.SpaceStorage, Resource: ir.ResRWByteAddressBuffer, Binding: &ir.Binding{Set: 0, Binding: 1}})
+		out := b.RWBuffer("Out", u32, 1, 0)
+		c := Intr(intrinsics.BufferGetDimensions, u32, GRef(in))
+		b.Add(Store(Elem(out, Uint(0)), c))
+		b.Add(Store(Elem(out, Uint(1)), Intr(intrinsics.BufferGetDimensions, u32, GRef(raw))))
 		cs = append(cs, &rowCase{name: "row_Buffer_GetDimensions", b: b, call: c})
 	}
 	return cs
@@ -260,7 +261,8 @@ func TestIntrinsicTableGoldens(t *testing.T) {
 	covered := map[intrinsics.Op]bool{}
 	calls := map[intrinsics.Op]bool{}
 	for _, c := range allRowCases() {
-		out, err := EmitEntry(c.b.m, c.b.ep, Options{})
+		Valid(t, c.b.M)
+		out, err := EmitEntry(c.b.M, c.b.EP, Options{})
 		covered[c.call.Op] = true
 		if code, bad := unsupportedInMSL[c.call.Op]; bad {
 			if !hasCode(err, code) {
@@ -274,7 +276,7 @@ func TestIntrinsicTableGoldens(t *testing.T) {
 		}
 		checkGolden(t, c.name, out.Source)
 		checkArguments(t, c.name, out)
-		ir.WalkBlock(c.b.f.Body, nil, func(e ir.Expr) {
+		ir.WalkBlock(c.b.F.Body, nil, func(e ir.Expr) {
 			if x, ok := e.(*ir.Intrinsic); ok {
 				info := intrinsics.Get(x.Op)
 				if strings.Contains(out.Source, info.MSL+"(") || strings.Contains(out.Source, info.MSL+"<") {

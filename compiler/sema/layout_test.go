@@ -115,7 +115,7 @@ RWStructuredBuffer<S> sb : register(u0);
 			}
 		}
 	}
-	for _, v := range validate(m) {
+	for _, v := range invariants(m) {
 		t.Error(v)
 	}
 }

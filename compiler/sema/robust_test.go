@@ -68,7 +68,7 @@ func checkNoPanic(t *testing.T, path string, line int, src string) {
 	}
 	if m != nil {
 		// A program sema accepts must satisfy the IR invariants.
-		for _, v := range validate(m) {
+		for _, v := range invariants(m) {
 			t.Errorf("%s mutated at line %d: invariant: %s\n%s", path, line, v, src)
 			return
 		}

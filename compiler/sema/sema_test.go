@@ -1,7 +1,6 @@
 package sema
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,9 +12,8 @@ import (
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
 	"waverig/compiler/syntax"
+	"waverig/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // parseArgs reads the `// waverig-args: …` first line of a fixture with the
 // command line's own parser.
@@ -54,14 +52,15 @@ func errorsOf(log *diag.Log) string {
 	return b.String()
 }
 
-// TestGolden compiles testdata/*.hlsl and the positive fixtures in fixtures/lang
-// and compares ir.Dump with testdata/*.ir (testdata/lang_*.ir for the fixtures).
-func TestGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.hlsl")
-	lang, _ := filepath.Glob("../../fixtures/lang/*.hlsl")
-	files = append(files, lang...)
+func TestMain(m *testing.M) { os.Exit(golden.Main(m, "testdata/*.ir")) }
+
+// eachProgram runs check on every file matching pattern, each in its own
+// subtest, with the module it compiles to cleanly (the test fails on errors)
+// and satisfying the invariants.
+func eachProgram(t *testing.T, pattern string, check func(t *testing.T, path string, m *ir.Module)) {
+	files, _ := filepath.Glob(pattern)
 	if len(files) == 0 {
-		t.Fatal("no testdata")
+		t.Fatalf("nothing matches %s", pattern)
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -73,78 +72,34 @@ func TestGolden(t *testing.T) {
 			if m == nil || log.HasErrors() {
 				t.Fatalf("errors:\n%s", errorsOf(log))
 			}
-			for _, v := range validate(m) {
+			for _, v := range invariants(m) {
 				t.Errorf("invariant: %s", v)
 			}
-			got := ir.Dump(m)
-			golden := strings.TrimSuffix(path, ".hlsl") + ".ir"
-			if !strings.HasPrefix(path, "testdata/") {
-				golden = "testdata/lang_" + strings.TrimSuffix(filepath.Base(path), ".hlsl") + ".ir"
-			}
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./compiler/sema -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("IR differs from %s (run with -update after checking):\n%s", golden, diffLines(string(want), got))
-			}
+			check(t, path, m)
 		})
 	}
 }
 
-// diffLines shows the first differing lines.
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + a + "\n  got:  " + b
-		}
-	}
-	return ""
+// TestGolden compiles testdata/*.hlsl and compares ir.Dump with testdata/*.ir.
+// The IR of the language fixtures (fixtures/lang) is pinned once, in the
+// compiler's golden files (compiler/testdata/golden/lang), not here.
+func TestGolden(t *testing.T) {
+	eachProgram(t, "testdata/*.hlsl", func(t *testing.T, path string, m *ir.Module) {
+		golden.Check(t, strings.TrimSuffix(path, ".hlsl")+".ir", []byte(ir.Dump(m)))
+	})
 }
 
 // TestLangFixtures checks that every positive language fixture compiles cleanly
 // (no errors), satisfies the IR invariants and has a compute entry point.
 func TestLangFixtures(t *testing.T) {
-	files, _ := filepath.Glob("../../fixtures/lang/*.hlsl")
-	if len(files) == 0 {
-		t.Fatal("no fixtures/lang")
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
+	eachProgram(t, "../../fixtures/lang/*.hlsl", func(t *testing.T, path string, m *ir.Module) {
+		for _, ep := range m.EntryPoints {
+			if ep.Stage == ir.Compute {
+				return
 			}
-			m, log := compile(t, path, string(src), parseArgs(t, string(src)))
-			if m == nil || log.HasErrors() {
-				t.Fatalf("errors:\n%s", errorsOf(log))
-			}
-			for _, v := range validate(m) {
-				t.Errorf("invariant: %s", v)
-			}
-			compute := false
-			for _, ep := range m.EntryPoints {
-				compute = compute || ep.Stage == ir.Compute
-			}
-			if !compute {
-				t.Error("no compute entry point")
-			}
-		})
-	}
+		}
+		t.Error("no compute entry point")
+	})
 }
 
 var expectRE = regexp.MustCompile(`/\*\s*ERROR(-FILE)?\s+(E\d{4}|W\d{4})\s+"((?:[^"\\]|\\.)*)"\s*\*/`)

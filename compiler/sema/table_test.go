@@ -111,7 +111,7 @@ func TestEveryTableRowChecks(t *testing.T) {
 			if m == nil {
 				t.Fatalf("%s: errors:\n%s", call, errorsOf(log))
 			}
-			for _, v := range validate(m) {
+			for _, v := range invariants(m) {
 				t.Errorf("invariant: %s", v)
 			}
 			found := false
@@ -180,7 +180,7 @@ func TestWaveTypes(t *testing.T) {
 				t.Errorf("%s(%s): %s", op, ty, errorsOf(log))
 				continue
 			}
-			for _, v := range validate(m) {
+			for _, v := range invariants(m) {
 				t.Errorf("%s(%s): %s", op, ty, v)
 			}
 		}

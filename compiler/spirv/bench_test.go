@@ -7,7 +7,7 @@ func BenchmarkEmitCSSum(b *testing.B) {
 	m := cssum()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := EmitEntry(m.m, m.ep, Options{}); err != nil {
+		if _, err := EmitEntry(m.M, m.EP, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -18,7 +18,7 @@ func BenchmarkEmitControlFlow(b *testing.B) {
 	m := controlFlow()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := EmitEntry(m.m, m.ep, Options{}); err != nil {
+		if _, err := EmitEntry(m.M, m.EP, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

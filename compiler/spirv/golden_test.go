@@ -4,14 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	. "waverig/compiler/ir/irtest"
+	"waverig/internal/golden"
 )
+
+func TestMain(m *testing.M) { os.Exit(golden.Main(m, "testdata/*.spvasm")) }
 
 // TestGolden pins the disassembly (spirv-dis, friendly names) of a few modules
 // at the default target (Vulkan 1.2 / SPIR-V 1.5). Refresh with -update.
 func TestGolden(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		b    *mb
+		b    *Builder
 		opts Options
 	}{
 		{"cssum", cssum(), Options{}},
@@ -20,25 +25,12 @@ func TestGolden(t *testing.T) {
 		{"resources_vk11", resources(), Options{Vulkan: "1.1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			mod, err := EmitEntry(c.b.m, c.b.ep, c.opts)
+			Valid(t, c.b.M)
+			mod, err := EmitEntry(c.b.M, c.b.EP, c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := disassemble(t, mod)
-			path := filepath.Join("testdata", c.name+".spvasm")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the golden file (run go test -update after checking the change):\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", c.name+".spvasm"), []byte(disassemble(t, mod)))
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 )
 
 // kindTypes are the representative scalar types per table Kinds bit. Wave and
@@ -55,7 +56,7 @@ func shapes(s intrinsics.Shapes, sc ir.Scalar, cross bool) []ir.Type {
 type intrinsicCase struct {
 	name string
 	in   *intrinsics.Info
-	b    *mb
+	b    *Builder
 	opts Options
 }
 
@@ -108,18 +109,17 @@ func hasLane(in *intrinsics.Info) bool {
 
 // singleOp builds a module whose entry point applies one intrinsic to values
 // loaded from locals and stores the result into a local.
-func singleOp(in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) *mb {
-	stage := ir.Compute
+func singleOp(in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) *Builder {
+	b := Compute("main", 64)
 	if in.PixelOnly {
-		stage = ir.Pixel
+		b = Entry("main", ir.Pixel)
 	}
-	b := newModule(stage, "main")
 	addOp(b, in, at, laneT)
 	return b
 }
 
 // addOp appends one application of the intrinsic to b's entry point.
-func addOp(b *mb, in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) {
+func addOp(b *Builder, in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) {
 	var args []ir.Expr
 	for i, p := range in.Params {
 		var t ir.Type
@@ -142,16 +142,16 @@ func addOp(b *mb, in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) {
 				t = ir.Vector{Elem: sc, N: 4}
 			}
 		}
-		l := b.local(fmt.Sprintf("a%d", i), t)
-		args = append(args, load(lref(l)))
+		l := b.Local(fmt.Sprintf("a%d", i), t)
+		args = append(args, Load(LRef(l)))
 	}
 	rt := ir.IntrinsicResult(in.Result, at)
-	call := intr(in.Op, rt, args...)
+	call := Intr(in.Op, rt, args...)
 	if _, void := rt.(ir.Void); void {
-		b.add(&ir.ExprStmt{X: call})
+		b.Add(&ir.ExprStmt{X: call})
 	} else {
-		r := b.local("r", rt)
-		b.add(&ir.Store{Place: lref(r), Value: call})
+		r := b.Local("r", rt)
+		b.Add(&ir.Store{Place: LRef(r), Value: call})
 	}
 }
 
@@ -161,15 +161,15 @@ func atomicCases(in *intrinsics.Info) []intrinsicCase {
 	var cases []intrinsicCase
 	for _, sc := range []ir.Scalar{ir.U32, ir.I32} {
 		for _, shared := range []bool{false, true} {
-			b := newModule(ir.Compute, "main")
+			b := Compute("main", 64)
 			var dest ir.Expr
 			if shared {
-				g := b.global(&ir.Global{Name: "gs", Type: &ir.Array{Elem: sc, Len: 64}, Space: ir.SpaceWorkgroup, Atomic: true})
-				dest = elem(g, u32c(3))
+				g := b.Global(&ir.Global{Name: "gs", Type: &ir.Array{Elem: sc, Len: 64}, Space: ir.SpaceWorkgroup, Atomic: true})
+				dest = Elem(g, Uint(3))
 			} else {
-				g := b.rwBuffer("buf", sc, 0)
+				g := b.RWBuffer("buf", sc, 0, 0)
 				g.Atomic = true
-				dest = elem(g, u32c(3))
+				dest = Elem(g, Uint(3))
 			}
 			args := []ir.Expr{dest}
 			for _, p := range in.Params[1:] {
@@ -178,8 +178,8 @@ func atomicCases(in *intrinsics.Info) []intrinsicCase {
 				}
 				args = append(args, ir.ConstInt(sc, 5))
 			}
-			r := b.local("orig", sc)
-			b.add(&ir.Store{Place: lref(r), Value: intr(in.Op, sc, args...)})
+			r := b.Local("orig", sc)
+			b.Add(&ir.Store{Place: LRef(r), Value: Intr(in.Op, sc, args...)})
 			cases = append(cases, intrinsicCase{fmt.Sprintf("%s/%v/shared=%v", in.Name, sc, shared), in, b, Options{}})
 		}
 	}
@@ -194,7 +194,8 @@ func TestEveryTableRow(t *testing.T) {
 	var merged []*intrinsicCase
 	for i := range cases {
 		c := &cases[i]
-		mod, err := EmitEntry(c.b.m, c.b.ep, Options{Vulkan: "1.1", PartitionedNV: c.opts.PartitionedNV})
+		Valid(t, c.b.M)
+		mod, err := EmitEntry(c.b.M, c.b.EP, Options{Vulkan: "1.1", PartitionedNV: c.opts.PartitionedNV})
 		if err != nil {
 			// Only a kind the table gives no opcode for may be rejected, and
 			// only with a coded message.
@@ -213,9 +214,9 @@ func TestEveryTableRow(t *testing.T) {
 		}
 		if n := len(merged); n > 0 && merged[n-1].in == c.in {
 			last := merged[n-1].b
-			last.f.Locals = append(last.f.Locals, renumber(c.b.f.Locals, len(last.f.Locals))...)
-			last.m.Globals = append(last.m.Globals, c.b.m.Globals...)
-			last.add(c.b.f.Body...)
+			last.F.Locals = append(last.F.Locals, renumber(c.b.F.Locals, len(last.F.Locals))...)
+			last.M.Globals = append(last.M.Globals, c.b.M.Globals...)
+			last.Add(c.b.F.Body...)
 			continue
 		}
 		merged = append(merged, c)
@@ -248,7 +249,7 @@ func renumber(ls []*ir.Local, base int) []*ir.Local {
 // module the table test builds: SubgroupBits is the OR over declared capabilities.
 func TestSubgroupBitsAreCapabilityBits(t *testing.T) {
 	for _, c := range tableCases() {
-		mod, err := EmitEntry(c.b.m, c.b.ep, Options{PartitionedNV: c.opts.PartitionedNV})
+		mod, err := EmitEntry(c.b.M, c.b.EP, Options{PartitionedNV: c.opts.PartitionedNV})
 		if err != nil {
 			continue
 		}
@@ -283,10 +284,10 @@ func declaredCaps(w []uint32) []uint16 {
 }
 
 // argScalar is the scalar type of the first local of a single-op module (its first argument).
-func argScalar(b *mb) ir.Scalar {
-	if len(b.f.Locals) == 0 {
+func argScalar(b *Builder) ir.Scalar {
+	if len(b.F.Locals) == 0 {
 		return ir.U32
 	}
-	sc, _ := ir.ScalarOf(b.f.Locals[0].Type)
+	sc, _ := ir.ScalarOf(b.F.Locals[0].Type)
 	return sc
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 )
 
 // explicitLayoutLeaks reports pointer types of Function, Private, Workgroup,
@@ -73,7 +74,7 @@ func explicitLayoutLeaks(w []uint32) []string {
 // buffer, copied to and from locals, privates and groupshared, keep their
 // decorations only in the buffer blocks (values are converted on the way).
 func TestNoExplicitLayoutOutsideBlocks(t *testing.T) {
-	b := newModule(ir.Compute, "main")
+	b := Compute("main", 64)
 	arr := &ir.Array{Elem: ir.F32, Len: 4, Stride: 16}
 	st := &ir.Struct{Name: "S", Size: 80, Align: 16, Fields: []ir.Field{
 		{Name: "m", Type: ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 2, Stride: 16}},
@@ -81,22 +82,22 @@ func TestNoExplicitLayoutOutsideBlocks(t *testing.T) {
 		{Name: "u", Type: ir.U32, Offset: 96},
 	}}
 	st.Size = 112
-	buf := b.rwBuffer("Buf", st, 0)
+	buf := b.RWBuffer("Buf", st, 0, 0)
 	buf.Type.(*ir.Array).Stride = 112
-	cb := b.global(&ir.Global{Name: "cb", Type: &ir.Struct{Name: "CB", Size: 112, Align: 16, Fields: []ir.Field{{Name: "s", Type: st}}},
+	cb := b.Global(&ir.Global{Name: "cb", Type: &ir.Struct{Name: "CB", Size: 112, Align: 16, Fields: []ir.Field{{Name: "s", Type: st}}},
 		Space: ir.SpaceUniform, Binding: &ir.Binding{Binding: 1}})
-	gs := b.global(&ir.Global{Name: "gs", Type: &ir.Array{Elem: st, Len: 8}, Space: ir.SpaceWorkgroup})
-	priv := b.global(&ir.Global{Name: "priv", Type: st, Space: ir.SpacePrivate})
-	l := b.local("l", st)
-	la := b.local("la", arr)
-	b.add(
-		&ir.Store{Place: lref(l), Value: load(elem(buf, u32c(0)))},
-		&ir.Store{Place: lref(la), Value: load(&ir.Member{Base: &ir.Member{Base: gref(cb), Field: 0}, Field: 1})},
-		&ir.Store{Place: &ir.Member{Base: lref(l), Field: 1}, Value: load(lref(la))},
-		&ir.Store{Place: &ir.Index{Base: gref(gs), Idx: u32c(1), T: st}, Value: load(lref(l))},
-		&ir.Store{Place: gref(priv), Value: load(&ir.Index{Base: gref(gs), Idx: u32c(1), T: st})},
-		&ir.Store{Place: elem(buf, u32c(1)), Value: load(gref(priv))},
-		&ir.Store{Place: &ir.Member{Base: elem(buf, u32c(2)), Field: 1}, Value: load(lref(la))},
+	gs := b.Global(&ir.Global{Name: "gs", Type: &ir.Array{Elem: st, Len: 8}, Space: ir.SpaceWorkgroup})
+	priv := b.Global(&ir.Global{Name: "priv", Type: st, Space: ir.SpacePrivate})
+	l := b.Local("l", st)
+	la := b.Local("la", arr)
+	b.Add(
+		&ir.Store{Place: LRef(l), Value: Load(Elem(buf, Uint(0)))},
+		&ir.Store{Place: LRef(la), Value: Load(&ir.Member{Base: &ir.Member{Base: GRef(cb), Field: 0}, Field: 1})},
+		&ir.Store{Place: &ir.Member{Base: LRef(l), Field: 1}, Value: Load(LRef(la))},
+		&ir.Store{Place: &ir.Index{Base: GRef(gs), Idx: Uint(1), T: st}, Value: Load(LRef(l))},
+		&ir.Store{Place: GRef(priv), Value: Load(&ir.Index{Base: GRef(gs), Idx: Uint(1), T: st})},
+		&ir.Store{Place: Elem(buf, Uint(1)), Value: Load(GRef(priv))},
+		&ir.Store{Place: &ir.Member{Base: Elem(buf, Uint(2)), Field: 1}, Value: Load(LRef(la))},
 	)
 	emitValid(t, b, Options{})
 }
@@ -203,16 +204,16 @@ func nestedBlocks(w []uint32) []uint32 {
 // as a structured-buffer element gets a separate Block type, and whole-block
 // loads and stores convert between the forms.
 func TestBlockStructNotShared(t *testing.T) {
-	b := newModule(ir.Compute, "main")
+	b := Compute("main", 64)
 	st := &ir.Struct{Name: "S", Size: 80, Align: 16, Fields: []ir.Field{{Name: "v", Type: v4f}, {Name: "a", Type: &ir.Array{Elem: ir.F32, Len: 4, Stride: 16}, Offset: 16}}}
-	cb := b.global(&ir.Global{Name: "cb", Type: st, Space: ir.SpaceUniform, Binding: &ir.Binding{Binding: 0}})
-	pc := b.global(&ir.Global{Name: "pc", Type: st, Space: ir.SpacePushConstant})
-	sb := b.global(&ir.Global{Name: "sb", Type: &ir.Array{Elem: st, Stride: 80}, Space: ir.SpaceStorage, Binding: &ir.Binding{Binding: 1}})
-	l := b.local("l", st)
-	b.add(
-		&ir.Store{Place: elem(sb, u32c(0)), Value: load(gref(cb))},
-		&ir.Store{Place: lref(l), Value: load(gref(pc))},
-		&ir.Store{Place: elem(sb, u32c(1)), Value: load(lref(l))},
+	cb := b.Global(&ir.Global{Name: "cb", Type: st, Space: ir.SpaceUniform, Binding: &ir.Binding{Binding: 0}})
+	pc := b.Global(&ir.Global{Name: "pc", Type: st, Space: ir.SpacePushConstant})
+	sb := b.Global(&ir.Global{Name: "sb", Type: &ir.Array{Elem: st, Stride: 80}, Space: ir.SpaceStorage, Binding: &ir.Binding{Binding: 1}})
+	l := b.Local("l", st)
+	b.Add(
+		&ir.Store{Place: Elem(sb, Uint(0)), Value: Load(GRef(cb))},
+		&ir.Store{Place: LRef(l), Value: Load(GRef(pc))},
+		&ir.Store{Place: Elem(sb, Uint(1)), Value: Load(LRef(l))},
 	)
 	emitValid(t, b, Options{}) // checks nestedBlocks on every target
 }

@@ -7,6 +7,7 @@ import (
 
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 	"waverig/harness/webgpu"
 )
 
@@ -31,6 +32,7 @@ func fill(n int, v uint32) []byte {
 
 func run(t *testing.T, m *ir.Module, groups uint32, bindings []webgpu.Binding) [][]byte {
 	t.Helper()
+	Valid(t, m)
 	d := device(t)
 	ep := m.EntryPoints[0]
 	out, err := EmitEntry(m, ep, Options{Dialect: Naga})
@@ -50,38 +52,38 @@ func run(t *testing.T, m *ir.Module, groups uint32, bindings []webgpu.Binding) [
 func TestLoweringsExecute(t *testing.T) {
 	const threads, slots = 64, 16
 	b := newCompute("Lowerings", threads)
-	out := b.rwBuffer("Out", ir.U32, 0)
-	lane := intr(intrinsics.WaveGetLaneIndex, ir.U32)
-	count := intr(intrinsics.WaveGetLaneCount, ir.U32)
+	out := b.RWBuffer("Out", ir.U32, 0, 0)
+	lane := Intr(intrinsics.WaveGetLaneIndex, ir.U32)
+	count := Intr(intrinsics.WaveGetLaneCount, ir.U32)
 	bin := func(op ir.BinOp, x, y ir.Expr, t ir.Type) ir.Expr { return &ir.Binary{Op: op, X: x, Y: y, T: t} }
 	u := func(x ir.Expr) ir.Expr { return &ir.Convert{X: x, T: ir.U32} }
-	odd := bin(ir.Ne, bin(ir.BitAnd, lane, u32c(1), ir.U32), u32c(0), ir.BoolT)
+	odd := bin(ir.Ne, bin(ir.BitAnd, lane, Uint(1), ir.U32), Uint(0), ir.BoolT)
 	v2 := ir.Vector{Elem: ir.U32, N: 2}
 	b2 := ir.Vector{Elem: ir.BoolT, N: 2}
-	allEq2 := intr(intrinsics.WaveActiveAllEqual, b2, &ir.Construct{T: v2, Args: []ir.Expr{u32c(7), lane}})
+	allEq2 := Intr(intrinsics.WaveActiveAllEqual, b2, &ir.Construct{T: v2, Args: []ir.Expr{Uint(7), lane}})
 	values := []ir.Expr{
 		lane,
 		count,
-		intr(intrinsics.WaveActiveCountBits, ir.U32, ir.ConstBool(true)),
-		intr(intrinsics.WavePrefixCountBits, ir.U32, ir.ConstBool(true)),
-		u(intr(intrinsics.WaveIsFirstLane, ir.BoolT)),
-		u(intr(intrinsics.WaveActiveAllEqual, ir.BoolT, u32c(5))),
-		u(intr(intrinsics.WaveActiveAllEqual, ir.BoolT, lane)),
-		bin(ir.BitOr, u(&ir.Swizzle{Base: allEq2, Comps: []int{0}}), bin(ir.Shl, u(&ir.Swizzle{Base: allEq2, Comps: []int{1}}), u32c(1), ir.U32), ir.U32),
-		intr(intrinsics.QuadReadLaneAt, ir.U32, lane, bin(ir.BitAnd, bin(ir.Add, lane, u32c(1), ir.U32), u32c(3), ir.U32)),
-		intr(intrinsics.QuadReadLaneAt, ir.U32, lane, u32c(2)),
-		u(intr(intrinsics.WaveReadLaneAt, ir.BoolT, odd, bin(ir.Rem, bin(ir.Add, lane, u32c(1), ir.U32), count, ir.U32))),
-		intr(intrinsics.WavePrefixCountBits, ir.U32, odd),
-		intr(intrinsics.WaveActiveCountBits, ir.U32, bin(ir.Lt, lane, u32c(3), ir.BoolT)),
-		u(intr(intrinsics.WaveReadLaneFirst, ir.BoolT, bin(ir.Eq, lane, u32c(0), ir.BoolT))),
-		&ir.Swizzle{Base: intr(intrinsics.WaveActiveBallot, vec4u, ir.ConstBool(true)), Comps: []int{0}},
-		intr(intrinsics.QuadReadAcrossDiagonal, ir.U32, lane),
+		Intr(intrinsics.WaveActiveCountBits, ir.U32, ir.ConstBool(true)),
+		Intr(intrinsics.WavePrefixCountBits, ir.U32, ir.ConstBool(true)),
+		u(Intr(intrinsics.WaveIsFirstLane, ir.BoolT)),
+		u(Intr(intrinsics.WaveActiveAllEqual, ir.BoolT, Uint(5))),
+		u(Intr(intrinsics.WaveActiveAllEqual, ir.BoolT, lane)),
+		bin(ir.BitOr, u(&ir.Swizzle{Base: allEq2, Comps: []int{0}}), bin(ir.Shl, u(&ir.Swizzle{Base: allEq2, Comps: []int{1}}), Uint(1), ir.U32), ir.U32),
+		Intr(intrinsics.QuadReadLaneAt, ir.U32, lane, bin(ir.BitAnd, bin(ir.Add, lane, Uint(1), ir.U32), Uint(3), ir.U32)),
+		Intr(intrinsics.QuadReadLaneAt, ir.U32, lane, Uint(2)),
+		u(Intr(intrinsics.WaveReadLaneAt, ir.BoolT, odd, bin(ir.Rem, bin(ir.Add, lane, Uint(1), ir.U32), count, ir.U32))),
+		Intr(intrinsics.WavePrefixCountBits, ir.U32, odd),
+		Intr(intrinsics.WaveActiveCountBits, ir.U32, bin(ir.Lt, lane, Uint(3), ir.BoolT)),
+		u(Intr(intrinsics.WaveReadLaneFirst, ir.BoolT, bin(ir.Eq, lane, Uint(0), ir.BoolT))),
+		&ir.Swizzle{Base: Intr(intrinsics.WaveActiveBallot, vec4u, ir.ConstBool(true)), Comps: []int{0}},
+		Intr(intrinsics.QuadReadAcrossDiagonal, ir.U32, lane),
 	}
 	for i, v := range values {
-		idx := bin(ir.Add, bin(ir.MulOp, b.laneX(), u32c(slots), ir.U32), u32c(uint64(i)), ir.U32)
-		b.add(store(at(out, idx), v))
+		idx := bin(ir.Add, bin(ir.MulOp, b.laneX(), Uint(slots), ir.U32), Uint(uint64(i)), ir.U32)
+		b.Add(Store(Elem(out, idx), v))
 	}
-	res := run(t, b.finish(), 1, []webgpu.Binding{{Binding: 0, Data: fill(threads*slots, 0xdeadbeef), ReadBack: true}})
+	res := run(t, b.M, 1, []webgpu.Binding{{Binding: 0, Data: fill(threads*slots, 0xdeadbeef), ReadBack: true}})
 	got := u32s(res[0])
 	n := got[1]
 	if n < 4 || n > 128 || n&(n-1) != 0 {
@@ -141,16 +143,17 @@ func TestEarlyReturnExecutes(t *testing.T) {
 // exchange loop (the first lane always sees 0 and must swap it).
 func TestAtomicsExecute(t *testing.T) {
 	b := newCompute("Atomics", 64)
-	ctr := b.rwBuffer("Counters", ir.U32, 0)
-	out := b.rwBuffer("Out", ir.U32, 1)
-	orig := b.f.NewLocal("orig", ir.U32)
-	b.add(
-		&ir.ExprStmt{X: intr(intrinsics.InterlockedAdd, ir.U32, at(ctr, u32c(0)), u32c(1))},
-		store(&ir.LocalRef{L: orig}, intr(intrinsics.InterlockedCompareExchange, ir.U32, at(ctr, u32c(1)), b.laneX(),
-			&ir.Binary{Op: ir.Add, X: b.laneX(), Y: u32c(1), T: ir.U32})),
-		store(at(out, b.laneX()), load(&ir.LocalRef{L: orig})),
+	ctr := b.RWBuffer("Counters", ir.U32, 0, 0)
+	ctr.Atomic = true
+	out := b.RWBuffer("Out", ir.U32, 0, 1)
+	orig := b.F.NewLocal("orig", ir.U32)
+	b.Add(
+		&ir.ExprStmt{X: Intr(intrinsics.InterlockedAdd, ir.U32, Elem(ctr, Uint(0)), Uint(1))},
+		Store(&ir.LocalRef{L: orig}, Intr(intrinsics.InterlockedCompareExchange, ir.U32, Elem(ctr, Uint(1)), b.laneX(),
+			&ir.Binary{Op: ir.Add, X: b.laneX(), Y: Uint(1), T: ir.U32})),
+		Store(Elem(out, b.laneX()), Load(&ir.LocalRef{L: orig})),
 	)
-	res := run(t, b.finish(), 1, []webgpu.Binding{
+	res := run(t, b.M, 1, []webgpu.Binding{
 		{Binding: 0, Data: fill(2, 0), ReadBack: true},
 		{Binding: 1, Data: fill(64, 0xffff), ReadBack: true},
 	})
@@ -193,23 +196,23 @@ func TestMatricesExecute(t *testing.T) {
 	cm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 8}
 	rm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 16, RowMajor: true}
 	st := &ir.Struct{Name: "Mats", Fields: []ir.Field{{Name: "cm", Type: cm}, {Name: "rm", Type: rm, Offset: 32}}, Size: 64, Align: 16}
-	b.m.Structs = append(b.m.Structs, st)
-	buf := b.global(&ir.Global{Name: "M", Type: st, Space: ir.SpaceStorage, Resource: ir.ResRWStructuredBuffer, Binding: &ir.Binding{Binding: 0}})
-	out := b.rwBuffer("Out", vec3f, 1)
+	b.M.Structs = append(b.M.Structs, st)
+	buf := b.Global(&ir.Global{Name: "M", Type: st, Space: ir.SpaceStorage, Resource: ir.ResRWStructuredBuffer, Binding: &ir.Binding{Binding: 0}})
+	out := b.RWBuffer("Out", vec3f, 0, 1)
 	field := func(i int) ir.Expr { return &ir.Member{Base: &ir.GlobalRef{G: buf}, Field: i} }
-	row := func(m ir.Expr, r uint64) *ir.Index { return &ir.Index{Base: m, Idx: u32c(r), T: vec3f} }
+	row := func(m ir.Expr, r uint64) *ir.Index { return &ir.Index{Base: m, Idx: Uint(r), T: vec3f} }
 	f := func(v float64) ir.Expr { return ir.ConstFloat(ir.F32, v) }
 	v := &ir.Construct{T: ir.Vector{Elem: ir.F32, N: 2}, Args: []ir.Expr{f(2), f(3)}}
 	w := &ir.Construct{T: vec3f, Args: []ir.Expr{f(1), f(10), f(100)}}
-	b.add(
-		store(at(out, u32c(0)), intr(intrinsics.Mul, vec3f, v, load(field(0)))),
-		store(at(out, u32c(1)), intr(intrinsics.Mul, vec3f, v, load(field(1)))),
-		store(at(out, u32c(2)), load(row(field(0), 1))),
-		store(at(out, u32c(3)), load(row(field(1), 1))),
-		store(at(out, u32c(4)), &ir.Construct{T: vec3f, Args: []ir.Expr{
-			intr(intrinsics.Mul, ir.Vector{Elem: ir.F32, N: 2}, load(field(0)), w), f(0)}}),
-		store(row(field(0), 0), &ir.Construct{T: vec3f, Args: []ir.Expr{f(-1), f(-2), f(-3)}}),
-		store(&ir.Index{Base: row(field(1), 0), Idx: u32c(2), T: ir.F32}, f(99)),
+	b.Add(
+		Store(Elem(out, Uint(0)), Intr(intrinsics.Mul, vec3f, v, Load(field(0)))),
+		Store(Elem(out, Uint(1)), Intr(intrinsics.Mul, vec3f, v, Load(field(1)))),
+		Store(Elem(out, Uint(2)), Load(row(field(0), 1))),
+		Store(Elem(out, Uint(3)), Load(row(field(1), 1))),
+		Store(Elem(out, Uint(4)), &ir.Construct{T: vec3f, Args: []ir.Expr{
+			Intr(intrinsics.Mul, ir.Vector{Elem: ir.F32, N: 2}, Load(field(0)), w), f(0)}}),
+		Store(row(field(0), 0), &ir.Construct{T: vec3f, Args: []ir.Expr{f(-1), f(-2), f(-3)}}),
+		Store(&ir.Index{Base: row(field(1), 0), Idx: Uint(2), T: ir.F32}, f(99)),
 	)
 	// m[r][c] = 10*r + c + 1 in both matrices, in HLSL's byte layouts.
 	in := make([]byte, 64)
@@ -220,7 +223,7 @@ func TestMatricesExecute(t *testing.T) {
 			putF32(in, 32+r*16+c*4, val) // row-major: 2 rows of 3 (stride 16)
 		}
 	}
-	res := run(t, b.finish(), 1, []webgpu.Binding{{Binding: 0, Data: in, ReadBack: true}, {Binding: 1, Data: make([]byte, 5*16), ReadBack: true}})
+	res := run(t, b.M, 1, []webgpu.Binding{{Binding: 0, Data: in, ReadBack: true}, {Binding: 1, Data: make([]byte, 5*16), ReadBack: true}})
 	got := f32s(res[1])
 	m := func(r, c int) float32 { return float32(10*r + c + 1) }
 	vecMul := []float32{2*m(0, 0) + 3*m(1, 0), 2*m(0, 1) + 3*m(1, 1), 2*m(0, 2) + 3*m(1, 2)}

@@ -8,6 +8,7 @@ import (
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 )
 
 // csSum is the seed kernel: Out[tid.x] = WaveActiveSum(In[tid.x]); the first
@@ -16,18 +17,18 @@ import (
 //	if (WaveIsFirstLane()) Count[tid.x / WaveGetLaneCount()] = WaveGetLaneCount();
 func csSum() *ir.Module {
 	b := newCompute("CSSum", 64)
-	in := b.roBuffer("In", ir.U32, 0)
-	out := b.rwBuffer("Out", ir.U32, 1)
-	count := b.rwBuffer("Count", ir.U32, 2)
-	lanes := intr(intrinsics.WaveGetLaneCount, ir.U32)
-	b.add(
-		store(at(out, b.laneX()), intr(intrinsics.WaveActiveSum, ir.U32, load(at(in, b.laneX())))),
-		&ir.If{Cond: intr(intrinsics.WaveIsFirstLane, ir.BoolT), Then: ir.Block{
-			store(at(count, &ir.Binary{Op: ir.Div, X: b.laneX(), Y: lanes, T: ir.U32}), lanes),
-			store(at(count, u32c(63)), intr(intrinsics.WaveGetLaneIndex, ir.U32)),
+	in := b.ROBuffer("In", ir.U32, 0, 0)
+	out := b.RWBuffer("Out", ir.U32, 0, 1)
+	count := b.RWBuffer("Count", ir.U32, 0, 2)
+	lanes := Intr(intrinsics.WaveGetLaneCount, ir.U32)
+	b.Add(
+		Store(Elem(out, b.laneX()), Intr(intrinsics.WaveActiveSum, ir.U32, Load(Elem(in, b.laneX())))),
+		&ir.If{Cond: Intr(intrinsics.WaveIsFirstLane, ir.BoolT), Then: ir.Block{
+			Store(Elem(count, &ir.Binary{Op: ir.Div, X: b.laneX(), Y: lanes, T: ir.U32}), lanes),
+			Store(Elem(count, Uint(63)), Intr(intrinsics.WaveGetLaneIndex, ir.U32)),
 		}},
 	)
-	return b.finish()
+	return b.M
 }
 
 func TestCSSumBothDialects(t *testing.T) {
@@ -61,19 +62,20 @@ func TestDialectsDifferOnlyInDocumentedLines(t *testing.T) {
 	modules := map[string]*ir.Module{"cssum": csSum()}
 	// A module with half, a vector AllEqual and an elect inside a helper function.
 	b := newCompute("Mixed", 32)
-	out := b.rwBuffer("Out", ir.U32, 0)
+	out := b.RWBuffer("Out", ir.U32, 0, 0)
 	helper := &ir.Function{Name: "first", Result: ir.BoolT}
-	helper.Body = ir.Block{&ir.Return{Value: intr(intrinsics.WaveIsFirstLane, ir.BoolT)}}
+	helper.Body = ir.Block{&ir.Return{Value: Intr(intrinsics.WaveIsFirstLane, ir.BoolT)}}
 	h := b.value(ir.Vector{Elem: ir.F16, N: 2})
-	b.add(
-		store(at(out, b.laneX()), &ir.Convert{X: &ir.Call{Func: helper}, T: ir.U32}),
-		store(at(out, u32c(0)), &ir.Convert{X: intr(intrinsics.WaveActiveSum, ir.Vector{Elem: ir.F16, N: 2}, h), T: ir.Vector{Elem: ir.U32, N: 2}}),
-		store(at(out, u32c(1)), intr(intrinsics.WaveGetLaneIndex, ir.U32)),
+	b.Add(
+		Store(Elem(out, b.laneX()), &ir.Convert{X: &ir.Call{Func: helper}, T: ir.U32}),
+		Store(Elem(out, Uint(0)), X(Conv(Intr(intrinsics.WaveActiveSum, ir.Vector{Elem: ir.F16, N: 2}, h), ir.Vector{Elem: ir.U32, N: 2}))),
+		Store(Elem(out, Uint(1)), Intr(intrinsics.WaveGetLaneIndex, ir.U32)),
 	)
-	b.m.Functions = append(b.m.Functions, helper)
-	modules["mixed"] = b.finish()
+	b.Func(helper)
+	modules["mixed"] = b.M
 
 	for name, m := range modules {
+		Valid(t, m)
 		std, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: Standard})
 		if err != nil {
 			t.Fatal(err)
@@ -115,11 +117,12 @@ func TestDialectsDifferOnlyInDocumentedLines(t *testing.T) {
 func TestVertexWaveIsAnError(t *testing.T) {
 	for _, d := range []Dialect{Standard, Naga} {
 		b := newStage("VSMain", ir.Vertex)
-		vid := b.input(&ir.Global{Name: "vid", Type: ir.U32, Builtin: ir.BuiltinVertexIndex, Semantic: "SV_VertexID"})
-		pos := b.output(&ir.Global{Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
-		sum := intr(intrinsics.WaveActiveSum, ir.U32, load(&ir.GlobalRef{G: vid}))
-		b.add(store(&ir.GlobalRef{G: pos}, splat(vec4f, &ir.Convert{X: sum, T: ir.F32})))
-		m := b.finish()
+		vid := b.Global(&ir.Global{Space: ir.SpaceInput, Name: "vid", Type: ir.U32, Builtin: ir.BuiltinVertexIndex, Semantic: "SV_VertexID"})
+		pos := b.Global(&ir.Global{Space: ir.SpaceOutput, Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+		sum := Intr(intrinsics.WaveActiveSum, ir.U32, Load(&ir.GlobalRef{G: vid}))
+		b.Add(Store(&ir.GlobalRef{G: pos}, Splat(&ir.Convert{X: sum, T: ir.F32}, 4)))
+		m := b.M
+		Valid(t, m)
 		_, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: d})
 		if !hasCode(err, diag.ErrWGSLVertexWave) {
 			t.Fatalf("%v: want %s, got %v", d, diag.ErrWGSLVertexWave, err)
@@ -136,9 +139,10 @@ func TestTypesWithoutWGSL(t *testing.T) {
 		name string
 	}{{ir.F64, "double"}, {ir.I64, "int64_t"}, {ir.U64, "uint64_t"}} {
 		b := newCompute("main", 1)
-		out := b.rwBuffer("Out", c.t, 0)
-		b.add(store(at(out, u32c(0)), &ir.Const{T: c.t, Bits: 1}))
-		m := b.finish()
+		out := b.RWBuffer("Out", c.t, 0, 0)
+		b.Add(Store(Elem(out, Uint(0)), &ir.Const{T: c.t, Bits: 1}))
+		m := b.M
+		Valid(t, m)
 		_, err := EmitEntry(m, m.EntryPoints[0], Options{})
 		if !hasCode(err, diag.ErrWGSLType) || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s: want %s naming %s, got %v", c.t, diag.ErrWGSLType, c.name, err)
@@ -150,14 +154,15 @@ func TestPushConstants(t *testing.T) {
 	build := func() *ir.Module {
 		b := newCompute("main", 8)
 		st := &ir.Struct{Name: "Params", Fields: []ir.Field{{Name: "scale", Type: ir.U32}, {Name: "bias", Type: ir.U32, Offset: 4}}, Size: 8, Align: 4}
-		b.m.Structs = append(b.m.Structs, st)
-		pc := b.global(&ir.Global{Name: "params", Type: st, Space: ir.SpacePushConstant, Resource: ir.ResPushConstant})
-		out := b.rwBuffer("Out", ir.U32, 0)
-		b.add(store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.U32,
-			X: load(&ir.Member{Base: &ir.GlobalRef{G: pc}, Field: 0}), Y: load(&ir.Member{Base: &ir.GlobalRef{G: pc}, Field: 1})}))
-		return b.finish()
+		b.M.Structs = append(b.M.Structs, st)
+		pc := b.Global(&ir.Global{Name: "params", Type: st, Space: ir.SpacePushConstant, Resource: ir.ResPushConstant})
+		out := b.RWBuffer("Out", ir.U32, 0, 0)
+		b.Add(Store(Elem(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.U32,
+			X: Load(&ir.Member{Base: &ir.GlobalRef{G: pc}, Field: 0}), Y: Load(&ir.Member{Base: &ir.GlobalRef{G: pc}, Field: 1})}))
+		return b.M
 	}
 	m := build()
+	Valid(t, m)
 	if _, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: Standard}); !hasCode(err, diag.ErrWGSLPushConstant) {
 		t.Fatalf("standard: want %s, got %v", diag.ErrWGSLPushConstant, err)
 	}
@@ -174,27 +179,27 @@ func TestPushConstants(t *testing.T) {
 // and a loop with a barrier whose body may return.
 func earlyReturn() *ir.Module {
 	b := newCompute("Reduce", 64)
-	out := b.rwBuffer("Out", ir.U32, 0)
-	g := b.global(&ir.Global{Name: "shared", Type: &ir.Array{Elem: ir.U32, Len: 64}, Space: ir.SpaceWorkgroup})
+	out := b.RWBuffer("Out", ir.U32, 0, 0)
+	g := b.Global(&ir.Global{Name: "shared", Type: &ir.Array{Elem: ir.U32, Len: 64}, Space: ir.SpaceWorkgroup})
 	gi := func(idx ir.Expr) *ir.Index { return &ir.Index{Base: &ir.GlobalRef{G: g}, Idx: idx, T: ir.U32} }
-	i := b.f.NewLocal("i", ir.U32)
-	iv := load(&ir.LocalRef{L: i})
-	barrier := &ir.ExprStmt{X: intr(intrinsics.GroupMemoryBarrierWithGroupSync, ir.Void{})}
-	b.add(
-		&ir.If{Cond: &ir.Binary{Op: ir.Ge, X: b.laneX(), Y: u32c(48), T: ir.BoolT}, Then: ir.Block{&ir.Return{}}},
-		store(gi(b.laneX()), b.laneX()),
+	i := b.F.NewLocal("i", ir.U32)
+	iv := Load(&ir.LocalRef{L: i})
+	barrier := &ir.ExprStmt{X: Intr(intrinsics.GroupMemoryBarrierWithGroupSync, ir.Void{})}
+	b.Add(
+		&ir.If{Cond: &ir.Binary{Op: ir.Ge, X: b.laneX(), Y: Uint(48), T: ir.BoolT}, Then: ir.Block{&ir.Return{}}},
+		Store(gi(b.laneX()), b.laneX()),
 		barrier,
-		store(at(out, b.laneX()), load(gi(&ir.Binary{Op: ir.BitXor, X: b.laneX(), Y: u32c(1), T: ir.U32}))),
-		store(&ir.LocalRef{L: i}, u32c(0)),
+		Store(Elem(out, b.laneX()), Load(gi(&ir.Binary{Op: ir.BitXor, X: b.laneX(), Y: Uint(1), T: ir.U32}))),
+		Store(&ir.LocalRef{L: i}, Uint(0)),
 		&ir.Loop{Body: ir.Block{
-			&ir.If{Cond: &ir.Binary{Op: ir.Ge, X: iv, Y: u32c(4), T: ir.BoolT}, Then: ir.Block{&ir.Break{}}},
-			&ir.If{Cond: &ir.Binary{Op: ir.Eq, X: load(at(out, b.laneX())), Y: iv, T: ir.BoolT}, Then: ir.Block{&ir.Return{}}},
-			store(gi(b.laneX()), &ir.Binary{Op: ir.Add, X: load(gi(b.laneX())), Y: iv, T: ir.U32}),
+			&ir.If{Cond: &ir.Binary{Op: ir.Ge, X: iv, Y: Uint(4), T: ir.BoolT}, Then: ir.Block{&ir.Break{}}},
+			&ir.If{Cond: &ir.Binary{Op: ir.Eq, X: Load(Elem(out, b.laneX())), Y: iv, T: ir.BoolT}, Then: ir.Block{&ir.Return{}}},
+			Store(gi(b.laneX()), &ir.Binary{Op: ir.Add, X: Load(gi(b.laneX())), Y: iv, T: ir.U32}),
 			barrier,
-		}, Continuing: ir.Block{store(&ir.LocalRef{L: i}, &ir.Binary{Op: ir.Add, X: iv, Y: u32c(1), T: ir.U32})}},
-		store(at(out, b.laneX()), load(gi(b.laneX()))),
+		}, Continuing: ir.Block{Store(&ir.LocalRef{L: i}, &ir.Binary{Op: ir.Add, X: iv, Y: Uint(1), T: ir.U32})}},
+		Store(Elem(out, b.laneX()), Load(gi(b.laneX()))),
 	)
-	return b.finish()
+	return b.M
 }
 
 func TestEarlyReturnBeforeBarrier(t *testing.T) {
@@ -238,32 +243,32 @@ func matricesModule() *ir.Module {
 	cm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 8}                  // float2x3, column-major: 3 columns of 2
 	rm := ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3, Stride: 16, RowMajor: true} // row_major float2x3: 2 rows of 3
 	st := &ir.Struct{Name: "Mats", Fields: []ir.Field{{Name: "cm", Type: cm}, {Name: "rm", Type: rm, Offset: 32}}, Size: 64, Align: 16}
-	b.m.Structs = append(b.m.Structs, st)
-	buf := b.global(&ir.Global{Name: "M", Type: st, Space: ir.SpaceStorage, Resource: ir.ResRWStructuredBuffer, Binding: &ir.Binding{Binding: 0}})
-	out := b.rwBuffer("Out", vec3f, 1)
+	b.M.Structs = append(b.M.Structs, st)
+	buf := b.Global(&ir.Global{Name: "M", Type: st, Space: ir.SpaceStorage, Resource: ir.ResRWStructuredBuffer, Binding: &ir.Binding{Binding: 0}})
+	out := b.RWBuffer("Out", vec3f, 0, 1)
 	field := func(i int) ir.Expr { return &ir.Member{Base: &ir.GlobalRef{G: buf}, Field: i} }
 	v2 := b.value(ir.Vector{Elem: ir.F32, N: 2})
 	row := func(m ir.Expr, r uint64) *ir.Index {
-		return &ir.Index{Base: m, Idx: u32c(r), T: vec3f}
+		return &ir.Index{Base: m, Idx: Uint(r), T: vec3f}
 	}
-	local := b.f.NewLocal("m", ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3})
-	b.add(
-		store(&ir.LocalRef{L: local}, load(field(0))),
-		store(at(out, u32c(0)), intr(intrinsics.Mul, vec3f, v2, load(field(0)))),
-		store(at(out, u32c(1)), intr(intrinsics.Mul, vec3f, v2, load(field(1)))),
-		store(at(out, u32c(2)), load(row(field(0), 1))),
-		store(at(out, u32c(3)), load(row(field(1), 1))),
-		store(row(field(0), 0), b.value(vec3f)),
-		store(&ir.Index{Base: row(field(0), 1), Idx: u32c(2), T: ir.F32}, ir.ConstFloat(ir.F32, 7)),
-		store(field(1), load(&ir.LocalRef{L: local})),
+	local := b.F.NewLocal("m", ir.Matrix{Elem: ir.F32, Rows: 2, Cols: 3})
+	b.Add(
+		Store(&ir.LocalRef{L: local}, Load(field(0))),
+		Store(Elem(out, Uint(0)), Intr(intrinsics.Mul, vec3f, v2, Load(field(0)))),
+		Store(Elem(out, Uint(1)), Intr(intrinsics.Mul, vec3f, v2, Load(field(1)))),
+		Store(Elem(out, Uint(2)), Load(row(field(0), 1))),
+		Store(Elem(out, Uint(3)), Load(row(field(1), 1))),
+		Store(row(field(0), 0), b.value(vec3f)),
+		Store(&ir.Index{Base: row(field(0), 1), Idx: Uint(2), T: ir.F32}, ir.ConstFloat(ir.F32, 7)),
+		Store(field(1), Load(&ir.LocalRef{L: local})),
 		// Component-wise operators and select on matrix values.
-		store(&ir.LocalRef{L: local}, &ir.Binary{Op: ir.MulOp, X: load(&ir.LocalRef{L: local}), Y: load(field(1)), T: local.Type}),
-		store(&ir.LocalRef{L: local}, &ir.Unary{Op: ir.Neg, X: load(&ir.LocalRef{L: local})}),
-		store(&ir.LocalRef{L: local}, &ir.Select{Cond: &ir.Binary{Op: ir.Gt, X: b.laneX(), Y: u32c(2), T: ir.BoolT},
-			True: load(&ir.LocalRef{L: local}), False: load(field(0))}),
-		store(field(1), &ir.Binary{Op: ir.Div, X: load(&ir.LocalRef{L: local}), Y: load(field(1)), T: local.Type}),
+		Store(&ir.LocalRef{L: local}, &ir.Binary{Op: ir.MulOp, X: Load(&ir.LocalRef{L: local}), Y: Load(field(1)), T: local.Type}),
+		Store(&ir.LocalRef{L: local}, &ir.Unary{Op: ir.Neg, X: Load(&ir.LocalRef{L: local})}),
+		Store(&ir.LocalRef{L: local}, &ir.Select{Cond: &ir.Binary{Op: ir.Gt, X: b.laneX(), Y: Uint(2), T: ir.BoolT},
+			True: Load(&ir.LocalRef{L: local}), False: Load(field(0))}),
+		Store(field(1), &ir.Binary{Op: ir.Div, X: Load(&ir.LocalRef{L: local}), Y: Load(field(1)), T: local.Type}),
 	)
-	return b.finish()
+	return b.M
 }
 
 func TestMatrices(t *testing.T) {
@@ -297,16 +302,16 @@ func uniformPaddingModule() *ir.Module {
 	arr := &ir.Array{Elem: ir.F32, Len: 4, Stride: 16}
 	arr2 := &ir.Array{Elem: ir.Vector{Elem: ir.F32, N: 2}, Len: 2, Stride: 16}
 	st := &ir.Struct{Name: "Consts", Fields: []ir.Field{{Name: "a", Type: arr}, {Name: "b", Type: arr2, Offset: 64}, {Name: "n", Type: ir.U32, Offset: 96}}, Size: 112, Align: 16}
-	b.m.Structs = append(b.m.Structs, st)
-	cb := b.global(&ir.Global{Name: "C", Type: st, Space: ir.SpaceUniform, Resource: ir.ResConstantBuffer, Binding: &ir.Binding{Binding: 1}})
-	out := b.rwBuffer("Out", ir.F32, 0)
+	b.M.Structs = append(b.M.Structs, st)
+	cb := b.Global(&ir.Global{Name: "C", Type: st, Space: ir.SpaceUniform, Resource: ir.ResConstantBuffer, Binding: &ir.Binding{Binding: 1}})
+	out := b.RWBuffer("Out", ir.F32, 0, 0)
 	a := &ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 0}
 	bb := &ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 1}
-	n := load(&ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 2})
-	b.add(store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.F32,
-		X: load(&ir.Index{Base: a, Idx: &ir.Binary{Op: ir.Rem, X: b.laneX(), Y: n, T: ir.U32}, T: ir.F32}),
-		Y: &ir.Swizzle{Base: load(&ir.Index{Base: bb, Idx: u32c(1), T: arr2.Elem}), Comps: []int{1}}}))
-	return b.finish()
+	n := Load(&ir.Member{Base: &ir.GlobalRef{G: cb}, Field: 2})
+	b.Add(Store(Elem(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.F32,
+		X: Load(&ir.Index{Base: a, Idx: &ir.Binary{Op: ir.Rem, X: b.laneX(), Y: n, T: ir.U32}, T: ir.F32}),
+		Y: &ir.Swizzle{Base: Load(&ir.Index{Base: bb, Idx: Uint(1), T: arr2.Elem}), Comps: []int{1}}}))
+	return b.M
 }
 
 func TestUniformArrayPadding(t *testing.T) {
@@ -322,29 +327,29 @@ func TestUniformArrayPadding(t *testing.T) {
 // and quad ops; vertex shader with location IO.
 func TestStageIO(t *testing.T) {
 	p := newStage("PSMain", ir.Pixel)
-	pos := p.input(&ir.Global{Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
-	uv := p.input(&ir.Global{Name: "uv", Type: ir.Vector{Elem: ir.F32, N: 2}, Location: 0, Semantic: "TEXCOORD0"})
-	id := p.input(&ir.Global{Name: "id", Type: ir.U32, Location: 1, Semantic: "ID", Flat: true})
-	target := p.output(&ir.Global{Name: "color", Type: vec4f, Location: 0, Semantic: "SV_Target"})
-	x := &ir.Swizzle{Base: load(&ir.GlobalRef{G: pos}), Comps: []int{0}}
-	slope := intr(intrinsics.QuadReadAcrossX, ir.F32, x)
-	lane := &ir.Convert{X: intr(intrinsics.WaveGetLaneIndex, ir.U32), T: ir.F32}
-	p.add(store(&ir.GlobalRef{G: target}, &ir.Construct{T: vec4f, Args: []ir.Expr{
-		slope, intr(intrinsics.QuadReadAcrossY, ir.F32, &ir.Swizzle{Base: load(&ir.GlobalRef{G: uv}), Comps: []int{1}}),
-		&ir.Convert{X: load(&ir.GlobalRef{G: id}), T: ir.F32}, lane}}))
-	o := emitValid(t, "stage_io_pixel", p.finish(), Naga)
+	pos := p.Global(&ir.Global{Space: ir.SpaceInput, Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+	uv := p.Global(&ir.Global{Space: ir.SpaceInput, Name: "uv", Type: ir.Vector{Elem: ir.F32, N: 2}, Location: 0, Semantic: "TEXCOORD0"})
+	id := p.Global(&ir.Global{Space: ir.SpaceInput, Name: "id", Type: ir.U32, Location: 1, Semantic: "ID", Flat: true})
+	target := p.Global(&ir.Global{Space: ir.SpaceOutput, Name: "color", Type: vec4f, Location: 0, Semantic: "SV_Target"})
+	x := &ir.Swizzle{Base: Load(&ir.GlobalRef{G: pos}), Comps: []int{0}}
+	slope := Intr(intrinsics.QuadReadAcrossX, ir.F32, x)
+	lane := &ir.Convert{X: Intr(intrinsics.WaveGetLaneIndex, ir.U32), T: ir.F32}
+	p.Add(Store(&ir.GlobalRef{G: target}, &ir.Construct{T: vec4f, Args: []ir.Expr{
+		slope, Intr(intrinsics.QuadReadAcrossY, ir.F32, &ir.Swizzle{Base: Load(&ir.GlobalRef{G: uv}), Comps: []int{1}}),
+		&ir.Convert{X: Load(&ir.GlobalRef{G: id}), T: ir.F32}, lane}}))
+	o := emitValid(t, "stage_io_pixel", p.M, Naga)
 	if !strings.Contains(o.Source, "@location(1) @interpolate(flat) id_in: u32") {
 		t.Errorf("flat input missing:\n%s", o.Source)
 	}
 
 	v := newStage("VSMain", ir.Vertex)
-	vid := v.input(&ir.Global{Name: "vid", Type: ir.U32, Builtin: ir.BuiltinVertexIndex, Semantic: "SV_VertexID"})
-	in := v.input(&ir.Global{Name: "position", Type: vec3f, Location: 0, Semantic: "POSITION"})
-	opos := v.output(&ir.Global{Name: "opos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
-	oid := v.output(&ir.Global{Name: "oid", Type: ir.I32, Location: 1, Semantic: "ID"})
-	v.add(store(&ir.GlobalRef{G: opos}, &ir.Construct{T: vec4f, Args: []ir.Expr{load(&ir.GlobalRef{G: in}), ir.ConstFloat(ir.F32, 1)}}),
-		store(&ir.GlobalRef{G: oid}, &ir.Convert{X: load(&ir.GlobalRef{G: vid}), T: ir.I32}))
-	o = emitValid(t, "stage_io_vertex", v.finish(), Naga)
+	vid := v.Global(&ir.Global{Space: ir.SpaceInput, Name: "vid", Type: ir.U32, Builtin: ir.BuiltinVertexIndex, Semantic: "SV_VertexID"})
+	in := v.Global(&ir.Global{Space: ir.SpaceInput, Name: "position", Type: vec3f, Location: 0, Semantic: "POSITION"})
+	opos := v.Global(&ir.Global{Space: ir.SpaceOutput, Name: "opos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+	oid := v.Global(&ir.Global{Space: ir.SpaceOutput, Name: "oid", Type: ir.I32, Location: 1, Semantic: "ID"})
+	v.Add(Store(&ir.GlobalRef{G: opos}, &ir.Construct{T: vec4f, Args: []ir.Expr{Load(&ir.GlobalRef{G: in}), ir.ConstFloat(ir.F32, 1)}}),
+		Store(&ir.GlobalRef{G: oid}, &ir.Convert{X: Load(&ir.GlobalRef{G: vid}), T: ir.I32}))
+	o = emitValid(t, "stage_io_vertex", v.M, Naga)
 	if !strings.Contains(o.Source, "@location(1) @interpolate(flat) oid: i32") {
 		t.Errorf("integer output not flat:\n%s", o.Source)
 	}
@@ -354,51 +359,50 @@ func TestStageIO(t *testing.T) {
 // assigned in-parameters, keyword names, constants at the edges, shifts.
 func TestStatementsAndNames(t *testing.T) {
 	b := newCompute("main", 8)
-	out := b.rwBuffer("Out", ir.I32, 0)
+	out := b.RWBuffer("Out", ir.I32, 0, 0)
 	// int select(int loop, out int var, inout int wr_x)
 	fn := &ir.Function{Name: "select", Result: ir.I32}
 	pLoop := fn.NewLocal("loop", ir.I32)
 	pVar := fn.NewLocal("var", ir.I32)
 	pIO := fn.NewLocal("wr_x", ir.I32)
 	fn.Params = []ir.Param{{Local: pLoop}, {Local: pVar, Dir: ir.Out}, {Local: pIO, Dir: ir.InOut}}
-	lref := func(l *ir.Local) ir.Expr { return &ir.LocalRef{L: l} }
 	fn.Body = ir.Block{
-		store(lref(pLoop), &ir.Binary{Op: ir.Shl, X: load(lref(pLoop)), Y: load(lref(pIO)), T: ir.I32}),
-		store(lref(pVar), &ir.Binary{Op: ir.Shr, X: load(lref(pLoop)), Y: i32c(33), T: ir.I32}),
-		store(lref(pIO), &ir.Binary{Op: ir.Rem, X: load(lref(pIO)), Y: i32c(-7), T: ir.I32}),
+		Store(LRef(pLoop), &ir.Binary{Op: ir.Shl, X: Load(LRef(pLoop)), Y: Load(LRef(pIO)), T: ir.I32}),
+		Store(LRef(pVar), &ir.Binary{Op: ir.Shr, X: Load(LRef(pLoop)), Y: Int(33), T: ir.I32}),
+		Store(LRef(pIO), &ir.Binary{Op: ir.Rem, X: Load(LRef(pIO)), Y: Int(-7), T: ir.I32}),
 		&ir.Return{Value: &ir.Select{Cond: &ir.Binary{Op: ir.LogicalAnd, T: ir.BoolT,
-			X: &ir.Binary{Op: ir.Gt, X: load(lref(pLoop)), Y: i32c(0), T: ir.BoolT},
-			Y: &ir.Binary{Op: ir.Lt, X: load(lref(pVar)), Y: i32c(math.MinInt32), T: ir.BoolT}},
-			True: load(lref(pLoop)), False: load(lref(pVar))}},
+			X: &ir.Binary{Op: ir.Gt, X: Load(LRef(pLoop)), Y: Int(0), T: ir.BoolT},
+			Y: &ir.Binary{Op: ir.Lt, X: Load(LRef(pVar)), Y: Int(math.MinInt32), T: ir.BoolT}},
+			True: Load(LRef(pLoop)), False: Load(LRef(pVar))}},
 	}
-	b.m.Functions = append(b.m.Functions, fn)
-	t1 := b.f.NewLocal("tmp", ir.I32)
-	t2 := b.f.NewLocal("let", ir.I32)
-	r := b.f.NewLocal("r", ir.I32)
+	b.Func(fn)
+	t1 := b.F.NewLocal("tmp", ir.I32)
+	t2 := b.F.NewLocal("let", ir.I32)
+	r := b.F.NewLocal("r", ir.I32)
 	sel := &ir.Convert{X: b.laneX(), T: ir.I32}
 	bv := ir.Vector{Elem: ir.BoolT, N: 2}
 	vecAnd := &ir.Binary{Op: ir.LogicalOr, T: bv, X: &ir.Construct{T: bv, Args: []ir.Expr{ir.ConstBool(true), ir.ConstBool(false)}},
 		Y: &ir.Construct{T: bv, Args: []ir.Expr{ir.ConstBool(false), ir.ConstBool(false)}}}
 	nan := &ir.Const{T: ir.F32, Bits: 0x7fc00000}
-	b.add(
-		store(lref(t2), i32c(3)),
-		store(lref(r), &ir.Call{Func: fn, Args: []ir.Expr{sel, lref(t1), lref(t2)}}),
+	b.Add(
+		Store(LRef(t2), Int(3)),
+		Store(LRef(r), &ir.Call{Func: fn, Args: []ir.Expr{sel, LRef(t1), LRef(t2)}}),
 		&ir.Switch{Selector: sel, Cases: []*ir.Case{
-			{Values: []int64{0}, Body: ir.Block{store(lref(r), i32c(10))}, FallThrough: true},
-			{Values: []int64{1, 2}, Body: ir.Block{store(lref(r), &ir.Binary{Op: ir.Add, X: load(lref(r)), Y: i32c(1), T: ir.I32}), &ir.Break{}}},
+			{Values: []int64{0}, Body: ir.Block{Store(LRef(r), Int(10))}, FallThrough: true},
+			{Values: []int64{1, 2}, Body: ir.Block{Store(LRef(r), &ir.Binary{Op: ir.Add, X: Load(LRef(r)), Y: Int(1), T: ir.I32}), &ir.Break{}}},
 			{Values: []int64{-3}, Body: ir.Block{&ir.Break{}}},
 		}},
 		&ir.Loop{Body: ir.Block{
-			store(lref(r), &ir.Binary{Op: ir.Sub, X: load(lref(r)), Y: i32c(1), T: ir.I32}),
-			&ir.If{Cond: &ir.Binary{Op: ir.Lt, X: load(lref(r)), Y: i32c(0), T: ir.BoolT}, Then: ir.Block{&ir.Continue{}}},
-		}, BreakIf: &ir.Binary{Op: ir.Lt, X: load(lref(r)), Y: i32c(5), T: ir.BoolT}},
-		store(at(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.I32, X: load(lref(r)),
-			Y: &ir.Binary{Op: ir.Add, T: ir.I32, X: load(lref(t1)), Y: load(lref(t2))}}),
-		store(at(out, u32c(1)), &ir.Select{Cond: &ir.Swizzle{Base: vecAnd, Comps: []int{1}}, True: i32c(1),
+			Store(LRef(r), &ir.Binary{Op: ir.Sub, X: Load(LRef(r)), Y: Int(1), T: ir.I32}),
+			&ir.If{Cond: &ir.Binary{Op: ir.Lt, X: Load(LRef(r)), Y: Int(0), T: ir.BoolT}, Then: ir.Block{&ir.Continue{}}},
+		}, BreakIf: &ir.Binary{Op: ir.Lt, X: Load(LRef(r)), Y: Int(5), T: ir.BoolT}},
+		Store(Elem(out, b.laneX()), &ir.Binary{Op: ir.Add, T: ir.I32, X: Load(LRef(r)),
+			Y: &ir.Binary{Op: ir.Add, T: ir.I32, X: Load(LRef(t1)), Y: Load(LRef(t2))}}),
+		Store(Elem(out, Uint(1)), &ir.Select{Cond: &ir.Swizzle{Base: vecAnd, Comps: []int{1}}, True: Int(1),
 			False: &ir.Convert{X: &ir.Binary{Op: ir.Ne, X: nan, Y: nan, T: ir.BoolT}, T: ir.I32}}),
-		store(at(out, u32c(2)), &ir.Convert{X: ir.ConstFloat(ir.F32, math.Copysign(0, -1)), T: ir.I32}),
+		Store(Elem(out, Uint(2)), &ir.Convert{X: ir.ConstFloat(ir.F32, math.Copysign(0, -1)), T: ir.I32}),
 	)
-	o := emitValid(t, "statements", b.finish(), Naga)
+	o := emitValid(t, "statements", b.M, Naga)
 	for _, want := range []string{
 		"fn u_select(loop_in: i32, u_var: ptr<function, i32>, u_wr_x: ptr<function, i32>) -> i32",
 		"var u_loop: i32 = loop_in;",
@@ -424,6 +428,7 @@ func TestStatementsAndNames(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	for _, m := range []*ir.Module{csSum(), earlyReturn()} {
+		Valid(t, m)
 		a, err := EmitEntry(m, m.EntryPoints[0], Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -443,22 +448,25 @@ func TestBadInputIsAnError(t *testing.T) {
 	}
 	// A QuadReadLaneAt with a constant lane outside the quad.
 	b := newCompute("main", 4)
-	out := b.rwBuffer("Out", ir.U32, 0)
-	b.add(store(at(out, u32c(0)), intr(intrinsics.QuadReadLaneAt, ir.U32, b.laneX(), u32c(5))))
-	m := b.finish()
+	out := b.RWBuffer("Out", ir.U32, 0, 0)
+	b.Add(Store(Elem(out, Uint(0)), Intr(intrinsics.QuadReadLaneAt, ir.U32, b.laneX(), Uint(5))))
+	m := b.M
+	Valid(t, m)
 	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLQuadLane) {
 		t.Errorf("lane 5: %v", err)
 	}
 	// A barrier in a pixel shader.
 	p := newPixel("PS")
-	p.add(&ir.ExprStmt{X: intr(intrinsics.GroupMemoryBarrierWithGroupSync, ir.Void{})})
-	m = p.finish()
+	p.Add(&ir.ExprStmt{X: Intr(intrinsics.GroupMemoryBarrierWithGroupSync, ir.Void{})})
+	m = p.M
+	Valid(t, m)
 	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLStage) {
 		t.Errorf("pixel barrier: %v", err)
 	}
 	// An entry point WebGPU could not name.
 	k := newCompute("loop", 1)
-	m = k.finish()
+	m = k.M
+	Valid(t, m)
 	if _, err := EmitEntry(m, m.EntryPoints[0], Options{}); !hasCode(err, diag.ErrWGSLEntryName) {
 		t.Errorf("entry named loop: %v", err)
 	}
@@ -487,25 +495,25 @@ func BenchmarkEmitWGSL(b *testing.B) {
 // coded error, never a panic.
 func TestMalformedIRIsAnError(t *testing.T) {
 	cases := map[string]func(b *builder, out *ir.Global){
-		"nil value": func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), nil)) },
+		"nil value": func(b *builder, out *ir.Global) { b.Add(Store(Elem(out, Uint(0)), nil)) },
 		"member of vector": func(b *builder, out *ir.Global) {
-			b.add(store(at(out, u32c(0)), &ir.Member{Base: b.laneX(), Field: 3}))
+			b.Add(Store(Elem(out, Uint(0)), &ir.Member{Base: b.laneX(), Field: 3}))
 		},
-		"unknown op":  func(b *builder, out *ir.Global) { b.add(store(at(out, u32c(0)), intr(intrinsics.Op(9999), ir.U32))) },
-		"call of nil": func(b *builder, out *ir.Global) { b.add(&ir.ExprStmt{X: &ir.Call{}}) },
+		"unknown op":  func(b *builder, out *ir.Global) { b.Add(Store(Elem(out, Uint(0)), Intr(intrinsics.Op(9999), ir.U32))) },
+		"call of nil": func(b *builder, out *ir.Global) { b.Add(&ir.ExprStmt{X: &ir.Call{}}) },
 		"foreign local": func(b *builder, out *ir.Global) {
-			b.add(store(at(out, u32c(0)), load(&ir.LocalRef{L: &ir.Local{Name: "ghost", Type: ir.U32}})))
+			b.Add(Store(Elem(out, Uint(0)), Load(&ir.LocalRef{L: &ir.Local{Name: "ghost", Type: ir.U32}})))
 		},
 		"atomic on a local": func(b *builder, out *ir.Global) {
-			l := b.f.NewLocal("x", ir.U32)
-			b.add(&ir.ExprStmt{X: intr(intrinsics.InterlockedAdd, ir.U32, &ir.LocalRef{L: l}, u32c(1))})
+			l := b.F.NewLocal("x", ir.U32)
+			b.Add(&ir.ExprStmt{X: Intr(intrinsics.InterlockedAdd, ir.U32, &ir.LocalRef{L: l}, Uint(1))})
 		},
 	}
 	for name, mk := range cases {
 		b := newCompute("main", 1)
-		out := b.rwBuffer("Out", ir.U32, 0)
+		out := b.RWBuffer("Out", ir.U32, 0, 0)
 		mk(b, out)
-		m := b.finish()
+		m := b.M
 		func() {
 			defer func() {
 				if r := recover(); r != nil {

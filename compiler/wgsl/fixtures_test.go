@@ -10,6 +10,7 @@ import (
 	"waverig/compiler/args"
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 	"waverig/compiler/sema"
 	"waverig/compiler/syntax"
 	"waverig/harness/webgpu"
@@ -75,6 +76,7 @@ func TestFixtures(t *testing.T) {
 			t.Errorf("%s: front end errors: %v", path, log.Msgs)
 			continue
 		}
+		Valid(t, m)
 		base := strings.TrimSuffix(filepath.Base(path), ".hlsl")
 		for _, ep := range m.EntryPoints {
 			entries++

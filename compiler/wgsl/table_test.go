@@ -7,6 +7,7 @@ import (
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 )
 
 // tcase is one hand-built module exercising one intrinsic row.
@@ -100,9 +101,9 @@ func intrinsicCases() []tcase {
 		switch in.Class {
 		case intrinsics.ClassBarrier:
 			b := newCompute("main", 64)
-			out := b.rwBuffer("Out", ir.U32, 0)
-			b.add(store(at(out, b.laneX()), u32c(1)), &ir.ExprStmt{X: intr(in.Op, ir.Void{})}, store(at(out, u32c(0)), u32c(2)))
-			cases = append(cases, tcase{name: base, m: b.finish()})
+			out := b.RWBuffer("Out", ir.U32, 0, 0)
+			b.Add(Store(Elem(out, b.laneX()), Uint(1)), &ir.ExprStmt{X: Intr(in.Op, ir.Void{})}, Store(Elem(out, Uint(0)), Uint(2)))
+			cases = append(cases, tcase{name: base, m: b.M})
 			continue
 		case intrinsics.ClassAtomic:
 			cases = append(cases, atomicCases(in, base)...)
@@ -151,9 +152,9 @@ func rowCase(in *intrinsics.Info, base string, a0 ir.Type, dynamicLane bool) tca
 			args = append(args, b.value(args[p.SameAs].Type()))
 		case p.Scalar32:
 			if dynamicLane {
-				args = append(args, &ir.Binary{Op: ir.BitAnd, X: b.laneX(), Y: u32c(3), T: ir.U32})
+				args = append(args, &ir.Binary{Op: ir.BitAnd, X: b.laneX(), Y: Uint(3), T: ir.U32})
 			} else {
-				args = append(args, u32c(1))
+				args = append(args, Uint(1))
 			}
 		default:
 			ks := kindTypes(p.Kinds)
@@ -165,31 +166,31 @@ func rowCase(in *intrinsics.Info, base string, a0 ir.Type, dynamicLane bool) tca
 		}
 	}
 	rt := resultType(in, a0)
-	call := intr(in.Op, rt, args...)
+	call := Intr(in.Op, rt, args...)
 	st := toStorable(call).Type()
 	if s, _ := ir.ScalarOf(st); s.Bits == 16 {
 		st = ir.WithScalar(st, ir.F32)
 	}
-	out := b.rwBuffer("Out", st, 0)
+	out := b.RWBuffer("Out", st, 0, 0)
 	var v ir.Expr = toStorable(call)
 	if !ir.Equal(v.Type(), st) {
 		v = &ir.Convert{X: v, T: st}
 	}
-	b.add(store(at(out, b.laneX()), v))
+	b.Add(Store(Elem(out, b.laneX()), v))
 	want := diag.Code("")
 	if in.WGSL == "" && in.WGSLLowering != "" && strings.HasPrefix(in.WGSLLowering, "not expressible") {
 		want = diag.ErrWGSLNoLowering
 	}
-	return tcase{name: name, m: b.finish(), want: want}
+	return tcase{name: name, m: b.M, want: want}
 }
 
 // newPixel: a pixel shader with SV_Position in and SV_Target out; laneX reads
 // the pixel x coordinate.
 func newPixel(name string) *builder {
 	b := newStage(name, ir.Pixel)
-	b.tid = b.input(&ir.Global{Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
-	target := b.output(&ir.Global{Name: "target", Type: vec4f, Location: 0, Semantic: "SV_Target"})
-	b.add(store(&ir.GlobalRef{G: target}, splat(vec4f, ir.ConstFloat(ir.F32, 1))))
+	b.tid = b.Global(&ir.Global{Space: ir.SpaceInput, Name: "pos", Type: vec4f, Builtin: ir.BuiltinPosition, Semantic: "SV_Position"})
+	target := b.Global(&ir.Global{Space: ir.SpaceOutput, Name: "target", Type: vec4f, Location: 0, Semantic: "SV_Target"})
+	b.Add(Store(&ir.GlobalRef{G: target}, Splat(Float(1), 4)))
 	return b
 }
 
@@ -202,32 +203,33 @@ func atomicCases(in *intrinsics.Info, base string) []tcase {
 		switch variant {
 		case "groupshared_i32":
 			elem = ir.I32
-			g := b.global(&ir.Global{Name: "counters", Type: &ir.Array{Elem: ir.I32, Len: 4}, Space: ir.SpaceWorkgroup})
-			dst = &ir.Index{Base: &ir.GlobalRef{G: g}, Idx: u32c(1), T: ir.I32}
+			g := b.Global(&ir.Global{Name: "counters", Type: &ir.Array{Elem: ir.I32, Len: 4}, Space: ir.SpaceWorkgroup, Atomic: true})
+			dst = &ir.Index{Base: &ir.GlobalRef{G: g}, Idx: Uint(1), T: ir.I32}
 		default:
-			g := b.rwBuffer("Counters", ir.U32, 1)
-			dst = at(g, u32c(0))
+			g := b.RWBuffer("Counters", ir.U32, 0, 1)
+			g.Atomic = true
+			dst = Elem(g, Uint(0))
 		}
-		out := b.rwBuffer("Out", elem, 0)
+		out := b.RWBuffer("Out", elem, 0, 0)
 		args := []ir.Expr{dst}
 		for _, p := range in.Params[1:] {
 			if p.Out {
 				if variant != "buffer_u32_orig" && in.Op != intrinsics.InterlockedCompareExchange {
 					continue
 				}
-				orig := b.f.NewLocal("original", elem)
+				orig := b.F.NewLocal("original", elem)
 				args = append(args, &ir.LocalRef{L: orig})
 				continue
 			}
 			args = append(args, b.value(elem))
 		}
-		b.add(&ir.ExprStmt{X: intr(in.Op, ir.Void{}, args...)})
+		b.Add(&ir.ExprStmt{X: Intr(in.Op, ir.Void{}, args...)})
 		// Read the destination back and, where there is one, the original value.
-		b.add(store(at(out, b.laneX()), load(dst)))
+		b.Add(Store(Elem(out, b.laneX()), Load(dst)))
 		if r, ok := args[len(args)-1].(*ir.LocalRef); ok {
-			b.add(store(at(out, u32c(0)), load(r)))
+			b.Add(Store(Elem(out, Uint(0)), Load(r)))
 		}
-		cases = append(cases, tcase{name: base + "_" + variant, m: b.finish()})
+		cases = append(cases, tcase{name: base + "_" + variant, m: b.M})
 	}
 	return cases
 }
@@ -238,11 +240,11 @@ func resourceCases(in *intrinsics.Info, base string) []tcase {
 		if storage {
 			kind = ir.ResRWTexture2D
 		}
-		return b.global(&ir.Global{Name: "tex", Type: ir.Texture2D{Elem: ir.F32, Components: 4, Storage: storage}, Space: ir.SpaceHandle,
+		return b.Global(&ir.Global{Name: "tex", Type: ir.Texture2D{Elem: ir.F32, Components: 4, Storage: storage}, Space: ir.SpaceHandle,
 			Resource: kind, Binding: &ir.Binding{Set: 0, Binding: binding}})
 	}
 	sampler := func(b *builder) *ir.Global {
-		return b.global(&ir.Global{Name: "samp", Type: ir.Sampler{}, Space: ir.SpaceHandle, Resource: ir.ResSampler, Binding: &ir.Binding{Set: 0, Binding: 2}})
+		return b.Global(&ir.Global{Name: "samp", Type: ir.Sampler{}, Space: ir.SpaceHandle, Resource: ir.ResSampler, Binding: &ir.Binding{Set: 0, Binding: 2}})
 	}
 	uv := func(b *builder) ir.Expr { return b.value(ir.Vector{Elem: ir.F32, N: 2}) }
 	var b *builder
@@ -250,49 +252,49 @@ func resourceCases(in *intrinsics.Info, base string) []tcase {
 	case intrinsics.TextureSample:
 		b = newPixel(base)
 		t, s := tex(b, false, 1), sampler(b)
-		out := b.rwBuffer("Out", vec4f, 0)
-		b.add(store(at(out, b.laneX()), intr(in.Op, vec4f, &ir.GlobalRef{G: t}, &ir.GlobalRef{G: s}, uv(b))))
+		out := b.RWBuffer("Out", vec4f, 0, 0)
+		b.Add(Store(Elem(out, b.laneX()), Intr(in.Op, vec4f, &ir.GlobalRef{G: t}, &ir.GlobalRef{G: s}, uv(b))))
 	case intrinsics.TextureSampleLevel:
 		b = newCompute("main", 64)
 		t, s := tex(b, false, 1), sampler(b)
-		out := b.rwBuffer("Out", vec3f, 0)
-		b.add(store(at(out, b.laneX()), intr(in.Op, vec3f, &ir.GlobalRef{G: t}, &ir.GlobalRef{G: s}, uv(b), ir.ConstFloat(ir.F32, 0))))
+		out := b.RWBuffer("Out", vec3f, 0, 0)
+		b.Add(Store(Elem(out, b.laneX()), Intr(in.Op, vec3f, &ir.GlobalRef{G: t}, &ir.GlobalRef{G: s}, uv(b), ir.ConstFloat(ir.F32, 0))))
 	case intrinsics.TextureLoad:
 		var cases []tcase
 		for _, storage := range []bool{false, true} {
 			b = newCompute("main", 64)
 			t := tex(b, storage, 1)
-			out := b.rwBuffer("Out", vec4f, 0)
-			args := []ir.Expr{&ir.GlobalRef{G: t}, b.value(ir.Vector{Elem: ir.I32, N: 2}), i32c(0)}
+			out := b.RWBuffer("Out", vec4f, 0, 0)
+			args := []ir.Expr{&ir.GlobalRef{G: t}, b.value(ir.Vector{Elem: ir.I32, N: 2}), Int(0)}
 			name := base
 			if storage {
 				args = args[:2]
 				name += "_rw"
 			}
-			b.add(store(at(out, b.laneX()), intr(in.Op, vec4f, args...)))
-			cases = append(cases, tcase{name: name, m: b.finish()})
+			b.Add(Store(Elem(out, b.laneX()), Intr(in.Op, vec4f, args...)))
+			cases = append(cases, tcase{name: name, m: b.M})
 		}
 		return cases
 	case intrinsics.TextureStore:
 		b = newCompute("main", 64)
 		t := tex(b, true, 1)
-		b.add(&ir.ExprStmt{X: intr(in.Op, ir.Void{}, &ir.GlobalRef{G: t}, b.value(ir.Vector{Elem: ir.I32, N: 2}), b.value(vec4f))})
+		b.Add(&ir.ExprStmt{X: Intr(in.Op, ir.Void{}, &ir.GlobalRef{G: t}, b.value(ir.Vector{Elem: ir.I32, N: 2}), b.value(vec4f))})
 	case intrinsics.TextureGetDimensions:
 		b = newCompute("main", 64)
 		t := tex(b, false, 1)
-		out := b.rwBuffer("Out", vec2u, 0)
-		b.add(store(at(out, b.laneX()), intr(in.Op, vec2u, &ir.GlobalRef{G: t})))
+		out := b.RWBuffer("Out", vec2u, 0, 0)
+		b.Add(Store(Elem(out, b.laneX()), Intr(in.Op, vec2u, &ir.GlobalRef{G: t})))
 	case intrinsics.BufferGetDimensions:
 		b = newCompute("main", 64)
-		out := b.rwBuffer("Out", ir.U32, 0)
-		raw := b.global(&ir.Global{Name: "Raw", Type: &ir.Array{Elem: ir.U32, Stride: 4}, Space: ir.SpaceStorageRead,
+		out := b.RWBuffer("Out", ir.U32, 0, 0)
+		raw := b.Global(&ir.Global{Name: "Raw", Type: &ir.Array{Elem: ir.U32, Stride: 4}, Space: ir.SpaceStorageRead,
 			Resource: ir.ResByteAddressBuffer, Binding: &ir.Binding{Set: 0, Binding: 1}})
-		b.add(store(at(out, u32c(0)), intr(in.Op, ir.U32, &ir.GlobalRef{G: out})))
-		b.add(store(at(out, u32c(1)), intr(in.Op, ir.U32, &ir.GlobalRef{G: raw})))
+		b.Add(Store(Elem(out, Uint(0)), Intr(in.Op, ir.U32, &ir.GlobalRef{G: out})))
+		b.Add(Store(Elem(out, Uint(1)), Intr(in.Op, ir.U32, &ir.GlobalRef{G: raw})))
 	default:
 		return []tcase{{name: base, want: diag.ErrWGSLNoLowering}}
 	}
-	return []tcase{{name: base, m: b.finish()}}
+	return []tcase{{name: base, m: b.M}}
 }
 
 // mulCases: every shape pairing of HLSL mul.
@@ -314,16 +316,16 @@ func mulCases() []tcase {
 	var cases []tcase
 	for _, s := range shapes {
 		b := newCompute("main", 64)
-		r := intr(intrinsics.Mul, s.r, b.value(s.x), b.value(s.y))
+		r := Intr(intrinsics.Mul, s.r, b.value(s.x), b.value(s.y))
 		var v ir.Expr = r
 		st := s.r
 		if m, ok := s.r.(ir.Matrix); ok {
-			v = &ir.Index{Base: r, Idx: u32c(1), T: ir.Vector{Elem: ir.F32, N: m.Cols}}
+			v = &ir.Index{Base: r, Idx: Uint(1), T: ir.Vector{Elem: ir.F32, N: m.Cols}}
 			st = v.Type()
 		}
-		out := b.rwBuffer("Out", st, 0)
-		b.add(store(at(out, b.laneX()), v))
-		cases = append(cases, tcase{name: "mul_" + s.name, m: b.finish()})
+		out := b.RWBuffer("Out", st, 0, 0)
+		b.Add(Store(Elem(out, b.laneX()), v))
+		cases = append(cases, tcase{name: "mul_" + s.name, m: b.M})
 	}
 	return cases
 }
@@ -346,6 +348,7 @@ func TestIntrinsicTable(t *testing.T) {
 				if c.m == nil {
 					t.Skip("no module")
 				}
+				Valid(t, c.m)
 				_, err := EmitEntry(c.m, c.m.EntryPoints[0], Options{Dialect: Naga})
 				if !hasCode(err, c.want) {
 					t.Fatalf("want %s, got %v", c.want, err)
