@@ -3,7 +3,6 @@ package msl
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -111,7 +110,7 @@ func (e *emitter) fail() error {
 func (e *emitter) unique(base string) string {
 	n := base
 	for i := 1; e.names[n]; i++ {
-		n = base + "_" + dec(i)
+		n = base + "_" + textgen.Dec(i)
 	}
 	e.names[n] = true
 	return n
@@ -551,11 +550,11 @@ func (e *emitter) constants(funcs []*ir.Function) string {
 		}
 		if g.Spec {
 			// A Metal function constant may be left unset by the pipeline; fall back to the HLSL default.
-			writeS(&b, "constant ", e.typeName(g.Type), " ", n, "_fc [[function_constant(", dec(g.SpecID), ")]];\n")
-			writeS(&b, "constant ", e.typeName(g.Type), " ", n, " = is_function_constant_defined(", n, "_fc) ? ", n, "_fc : ", e.typeName(g.Type), "(", init, ");\n")
+			textgen.Write(&b, "constant ", e.typeName(g.Type), " ", n, "_fc [[function_constant(", textgen.Dec(g.SpecID), ")]];\n")
+			textgen.Write(&b, "constant ", e.typeName(g.Type), " ", n, " = is_function_constant_defined(", n, "_fc) ? ", n, "_fc : ", e.typeName(g.Type), "(", init, ");\n")
 			continue
 		}
-		writeS(&b, "constant ", e.typeName(g.Type), " ", n, " = ", init, ";\n")
+		textgen.Write(&b, "constant ", e.typeName(g.Type), " ", n, " = ", init, ";\n")
 	}
 	e.out = saved
 	if b.Len() > 0 {
@@ -577,7 +576,7 @@ func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 		base := ident(l.Name)
 		n := base
 		for i := 1; e.names[n] || taken[n]; i++ {
-			n = base + "_" + dec(i)
+			n = base + "_" + textgen.Dec(i)
 		}
 		taken[n] = true
 		e.localNames[l] = n
@@ -587,7 +586,7 @@ func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 			base := ident(p.Local.Name)
 			n := base
 			for i := 1; e.names[n] || taken[n]; i++ {
-				n = base + "_" + dec(i)
+				n = base + "_" + textgen.Dec(i)
 			}
 			taken[n] = true
 			e.localNames[p.Local] = n
@@ -609,7 +608,7 @@ func (e *emitter) function(f *ir.Function) {
 		}
 	}
 	ps = append(ps, e.extraParams(e.info[f])...)
-	writeS(e.out, e.typeName(f.Result), " ", e.funcNames[f], "(", strings.Join(ps, ", "), ")\n{\n")
+	textgen.Write(e.out, e.typeName(f.Result), " ", e.funcNames[f], "(", strings.Join(ps, ", "), ")\n{\n")
 	e.indent = 1
 	for _, l := range f.Locals {
 		if !isParam[l] {
@@ -630,20 +629,4 @@ func (e *emitter) lineS(parts ...string) {
 
 func (e *emitter) writeIndent() {
 	textgen.Indent(e.out, e.indent, "    ")
-}
-
-// writeS writes parts to b one after another: fmt.Fprintf without the format
-// parsing and without boxing every string argument into an interface.
-func writeS(b *strings.Builder, parts ...string) {
-	for _, p := range parts {
-		b.WriteString(p)
-	}
-}
-
-// dec formats an integer in decimal, as fmt's %d does, without boxing it.
-func dec[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) string {
-	if v < 0 {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatUint(uint64(v), 10)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/ir"
 )
 
@@ -52,9 +53,9 @@ func (e *emitter) entry() {
 	}
 	for _, a := range e.args {
 		if g, ok := byName[a.Name]; ok {
-			params = append(params, e.globalParam(g)+" [["+a.Kind+"("+dec(a.Index)+")]]")
+			params = append(params, e.globalParam(g)+" [["+a.Kind+"("+textgen.Dec(a.Index)+")]]")
 		} else if a.Name == "_buffer_sizes" {
-			params = append(params, "constant uint* _buffer_sizes [[buffer("+dec(a.Index)+")]]")
+			params = append(params, "constant uint* _buffer_sizes [[buffer("+textgen.Dec(a.Index)+")]]")
 		}
 	}
 
@@ -81,9 +82,9 @@ func (e *emitter) entry() {
 			}
 			continue
 		}
-		attr := "user(loc" + dec(g.Location) + ")"
+		attr := "user(loc" + textgen.Dec(g.Location) + ")"
 		if ep.Stage == ir.Vertex {
-			attr = "attribute(" + dec(g.Location) + ")"
+			attr = "attribute(" + textgen.Dec(g.Location) + ")"
 		}
 		if g.Flat && ep.Stage == ir.Pixel {
 			attr += ", flat"
@@ -93,7 +94,7 @@ func (e *emitter) entry() {
 	}
 	if len(stageIn) > 0 {
 		sn := e.inStruct
-		writeS(e.out, "struct ", sn, "\n{\n", strings.Join(stageIn, "\n"), "\n};\n\n")
+		textgen.Write(e.out, "struct ", sn, "\n{\n", strings.Join(stageIn, "\n"), "\n};\n\n")
 		params = append(params, sn+" _wr_in [[stage_in]]")
 	}
 	if in.laneCount {
@@ -116,9 +117,9 @@ func (e *emitter) entry() {
 			e.errorf(g.Pos, diag.ErrMSLUnsupported, "output %s: builtin %s is not supported as a %s output", g.Name, g.Builtin, ep.Stage)
 			continue
 		case ep.Stage == ir.Pixel:
-			attr = "color(" + dec(g.Location) + ")"
+			attr = "color(" + textgen.Dec(g.Location) + ")"
 		default:
-			attr = "user(loc" + dec(g.Location) + ")"
+			attr = "user(loc" + textgen.Dec(g.Location) + ")"
 		}
 		outFields = append(outFields, "    "+e.typeName(g.Type)+" "+n+" [["+attr+"]];")
 		outNames = append(outNames, n)
@@ -126,14 +127,14 @@ func (e *emitter) entry() {
 	}
 	if len(outFields) > 0 {
 		result = e.outStruct
-		writeS(e.out, "struct ", result, "\n{\n", strings.Join(outFields, "\n"), "\n};\n\n")
+		textgen.Write(e.out, "struct ", result, "\n{\n", strings.Join(outFields, "\n"), "\n};\n\n")
 		e.entryReturn = "return " + result + "{" + strings.Join(outNames, ", ") + "};"
 	} else {
 		e.entryReturn = "return;"
 	}
 
 	qual := map[ir.Stage]string{ir.Compute: "kernel", ir.Pixel: "fragment", ir.Vertex: "vertex"}[ep.Stage]
-	writeS(e.out, qual, " ", result, " ", name, "(", strings.Join(params, ", "), ")\n{\n")
+	textgen.Write(e.out, qual, " ", result, " ", name, "(", strings.Join(params, ", "), ")\n{\n")
 	e.indent = 1
 	// Module-scope state Metal keeps per invocation or per threadgroup lives here.
 	for _, g := range in.globals {

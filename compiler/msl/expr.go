@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/ir"
 )
 
@@ -71,7 +72,7 @@ func (e *emitter) literal(c *ir.Const) string {
 				return "(-2147483647 - 1)"
 			}
 			if v < 0 {
-				return "(" + dec(v) + ")"
+				return "(" + textgen.Dec(v) + ")"
 			}
 			return strconv.FormatInt(v, 10)
 		}
@@ -79,14 +80,14 @@ func (e *emitter) literal(c *ir.Const) string {
 			return "(-9223372036854775807l - 1l)"
 		}
 		if v < 0 {
-			return "(" + dec(v) + "l)"
+			return "(" + textgen.Dec(v) + "l)"
 		}
-		return dec(v) + "l"
+		return textgen.Dec(v) + "l"
 	case ir.Uint:
 		if c.T.Bits == 64 {
-			return dec(c.Bits) + "ul"
+			return textgen.Dec(c.Bits) + "ul"
 		}
-		return dec(uint32(c.Bits)) + "u"
+		return textgen.Dec(uint32(c.Bits)) + "u"
 	}
 	f := c.Float()
 	var s string
@@ -159,7 +160,7 @@ func (e *emitter) binary(x *ir.Binary) string {
 			if x.Op == ir.LogicalOr {
 				op = "|"
 			}
-			return "bool" + dec(v.N) + "(uint" + dec(v.N) + "(" + a + ") " + op + " uint" + dec(v.N) + "(" + b + "))"
+			return "bool" + textgen.Dec(v.N) + "(uint" + textgen.Dec(v.N) + "(" + a + ") " + op + " uint" + textgen.Dec(v.N) + "(" + b + "))"
 		}
 	case ir.MulOp, ir.Div:
 		if m, ok := t.(ir.Matrix); ok {
@@ -181,7 +182,7 @@ func (e *emitter) selectExpr(x *ir.Select) string {
 	}
 	if v, ok := vt.(ir.Vector); ok {
 		if _, scalar := x.Cond.Type().(ir.Scalar); scalar {
-			c = "bool" + dec(v.N) + "(" + c + ")"
+			c = "bool" + textgen.Dec(v.N) + "(" + c + ")"
 		}
 	}
 	// select evaluates both sides, as HLSL's ?: does.

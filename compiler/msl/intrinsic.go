@@ -2,6 +2,7 @@ package msl
 
 import (
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -169,7 +170,7 @@ func (e *emitter) wave(x *ir.Intrinsic, info *intrinsics.Info) string {
 	}
 	if info.SPIRV.QuadDirection >= 0 && info.Class == intrinsics.ClassQuad {
 		// QuadSwap direction d exchanges lanes l and l ^ (d + 1).
-		as = append(as, "ushort("+dec(info.SPIRV.QuadDirection+1)+")")
+		as = append(as, "ushort("+textgen.Dec(info.SPIRV.QuadDirection+1)+")")
 	}
 	call := info.MSL + "(" + callArgs(as) + ")"
 	if viaUshort {
@@ -387,7 +388,7 @@ func (e *emitter) bufferLength(x *ir.Intrinsic) string {
 		e.errorf(x.Pos, diag.ErrMSLUnsupported, "GetDimensions on %s, which is not a runtime array", g.Name)
 		return "0"
 	}
-	v := "(_buffer_sizes[" + dec(idx) + "] / " + dec(stride) + "u)"
+	v := "(_buffer_sizes[" + textgen.Dec(idx) + "] / " + textgen.Dec(stride) + "u)"
 	if !ir.Equal(x.T, ir.U32) {
 		return e.typeName(x.T) + "(" + v + ")"
 	}

@@ -3,6 +3,7 @@ package msl
 import (
 	"strings"
 
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/ir"
 )
 
@@ -127,14 +128,14 @@ func (e *emitter) helperAllEqual(t ir.Type) string {
 	}
 	var b strings.Builder
 	if n == 1 {
-		writeS(&b, "inline bool ", name, "(", tn, " x)\n{\n    return simd_all(", conv("x"), " == simd_broadcast_first(", conv("x"), "));\n}\n")
+		textgen.Write(&b, "inline bool ", name, "(", tn, " x)\n{\n    return simd_all(", conv("x"), " == simd_broadcast_first(", conv("x"), "));\n}\n")
 	} else {
 		var comps []string
 		for i := 0; i < n; i++ {
 			c := "x." + string("xyzw"[i])
 			comps = append(comps, "simd_all("+conv(c)+" == simd_broadcast_first("+conv(c)+"))")
 		}
-		writeS(&b, "inline bool", dec(n), " ", name, "(", tn, " x)\n{\n    return bool", dec(n), "(", strings.Join(comps, ",\n                 "), ");\n}\n")
+		textgen.Write(&b, "inline bool", textgen.Dec(n), " ", name, "(", tn, " x)\n{\n    return bool", textgen.Dec(n), "(", strings.Join(comps, ",\n                 "), ");\n}\n")
 	}
 	e.helpers[name] = true
 	e.dynHelpers = append(e.dynHelpers, "// WaveActiveAllEqual on "+tn+": one vote per component.\n"+b.String())
@@ -153,13 +154,13 @@ func (e *emitter) helperMatrixCW(m ir.Matrix, op ir.BinOp) string {
 		return name
 	}
 	var b strings.Builder
-	writeS(&b, "// Component-wise ", verb, " of ", tn, " (Metal's * on matrices is the matrix product).\n")
-	writeS(&b, "inline ", tn, " ", name, "(", tn, " a, ", tn, " b)\n{\n")
+	textgen.Write(&b, "// Component-wise ", verb, " of ", tn, " (Metal's * on matrices is the matrix product).\n")
+	textgen.Write(&b, "inline ", tn, " ", name, "(", tn, " a, ", tn, " b)\n{\n")
 	var cols []string
 	for i := 0; i < m.Rows; i++ {
-		cols = append(cols, "a["+dec(i)+"] "+op.String()+" b["+dec(i)+"]")
+		cols = append(cols, "a["+textgen.Dec(i)+"] "+op.String()+" b["+textgen.Dec(i)+"]")
 	}
-	writeS(&b, "    return ", tn, "(", strings.Join(cols, ", "), ");\n}\n")
+	textgen.Write(&b, "    return ", tn, "(", strings.Join(cols, ", "), ");\n}\n")
 	e.helpers[name] = true
 	e.dynHelpers = append(e.dynHelpers, b.String())
 	return name

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -106,7 +107,7 @@ func (e *emitter) loop(l *ir.Loop) {
 		e.line("}")
 		return
 	}
-	flag := "_wr_c" + dec(e.tmp)
+	flag := "_wr_c" + textgen.Dec(e.tmp)
 	e.tmp++
 	e.lineS("for (bool ", flag, " = false;; ", flag, " = true) {")
 	e.indent++
@@ -174,7 +175,7 @@ func (e *emitter) store(s *ir.Store) {
 		e.lineS(e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}), " _wr_arr = ", e.expr(s.Value), ";")
 		base := e.place(place)
 		for i := 0; i < a.Len; i++ {
-			e.lineS(base, "[", dec(i), "].v = _wr_arr[", dec(i), "];")
+			e.lineS(base, "[", textgen.Dec(i), "].v = _wr_arr[", textgen.Dec(i), "];")
 		}
 		e.indent--
 		e.line("}")
@@ -189,7 +190,7 @@ func (e *emitter) store(s *ir.Store) {
 		e.lineS("int _wr_i = int(", e.expr(ix.Idx), ");")
 		base := e.place(ix.Base)
 		for j := 0; j < m.Cols; j++ {
-			e.lineS(base, "[", dec(j), "][_wr_i] = _wr_row[", dec(j), "];")
+			e.lineS(base, "[", textgen.Dec(j), "][_wr_i] = _wr_row[", textgen.Dec(j), "];")
 		}
 		e.indent--
 		e.line("}")
@@ -287,7 +288,7 @@ func (e *emitter) load(p ir.Expr) string {
 		base := e.place(p)
 		var es []string
 		for i := 0; i < a.Len; i++ {
-			es = append(es, base+"["+dec(i)+"].v")
+			es = append(es, base+"["+textgen.Dec(i)+"].v")
 		}
 		return e.typeName(&ir.Array{Elem: a.Elem, Len: a.Len}) + "{{" + callArgs(es) + "}}"
 	}

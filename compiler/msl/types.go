@@ -47,13 +47,13 @@ func (e *emitter) typeName(t ir.Type) string {
 	case ir.Scalar:
 		return scalarName(t)
 	case ir.Vector:
-		return vectorName(t)
+		return vectorNames.Name(t)
 	case ir.Matrix:
 		// HLSL rows are MSL columns: floatRxC is R columns of C-vectors (see doc.go).
 		return scalarName(t.Elem) + strconv.Itoa(t.Rows) + "x" + strconv.Itoa(t.Cols)
 	case *ir.Array:
 		e.needArray = true
-		return "wr_array<" + e.typeName(t.Elem) + ", " + dec(t.Len) + ">"
+		return "wr_array<" + e.typeName(t.Elem) + ", " + textgen.Dec(t.Len) + ">"
 	case *ir.Struct:
 		return e.structName(t)
 	case ir.Void:
@@ -82,7 +82,7 @@ func (e *emitter) memTypeName(t ir.Type, packed bool) string {
 	case *ir.Array:
 		if t.Stride != 0 {
 			e.needArray = true
-			return "wr_array<" + e.elemMemTypeName(t) + ", " + dec(t.Len) + ">"
+			return "wr_array<" + e.elemMemTypeName(t) + ", " + textgen.Dec(t.Len) + ">"
 		}
 	}
 	return e.typeName(t)
@@ -95,7 +95,7 @@ func (e *emitter) elemMemTypeName(a *ir.Array) string {
 	elem := e.memTypeName(a.Elem, packedElem(a))
 	if paddedStride(a) {
 		e.needStrided = true
-		return "wr_strided<" + elem + ", " + dec(a.Stride) + ">"
+		return "wr_strided<" + elem + ", " + textgen.Dec(a.Stride) + ">"
 	}
 	return elem
 }
@@ -262,7 +262,7 @@ func (e *emitter) noteType(t ir.Type) {
 // member sits at the IR offset; offsets Metal cannot reach are E0705.
 func (e *emitter) structDecl(s *ir.Struct) string {
 	var b strings.Builder
-	writeS(&b, "struct ", e.structNames[s], "\n{\n")
+	textgen.Write(&b, "struct ", e.structNames[s], "\n{\n")
 	off, pad := 0, 0
 	for i, f := range s.Fields {
 		packed := packedField(s, i)
@@ -274,19 +274,19 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 				if f.Offset%fa != 0 {
 					e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: member %s at offset %d is not %d-aligned as Metal needs", s.Name, f.Name, f.Offset, fa)
 				}
-				writeS(&b, "    char _pad", dec(pad), "[", dec(f.Offset-off), "];\n")
+				textgen.Write(&b, "    char _pad", textgen.Dec(pad), "[", textgen.Dec(f.Offset-off), "];\n")
 				pad++
 			case f.Offset < at:
 				e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: member %s at offset %d, but Metal places it at %d", s.Name, f.Name, f.Offset, at)
 			}
 			off = f.Offset + fs
 		}
-		writeS(&b, "    ", e.memTypeName(f.Type, packed), " ", fieldName(f.Name, i), ";\n")
+		textgen.Write(&b, "    ", e.memTypeName(f.Type, packed), " ", fieldName(f.Name, i), ";\n")
 	}
 	if s.Size != 0 {
 		// Trailing padding makes sizeof equal the IR size (uniform structs round to 16).
 		if _, align := natural(s, false); s.Size > roundUp(off, align) {
-			writeS(&b, "    char _pad", dec(pad), "[", dec(s.Size-off), "];\n")
+			textgen.Write(&b, "    char _pad", textgen.Dec(pad), "[", textgen.Dec(s.Size-off), "];\n")
 		}
 		if size, _ := natural(s, false); size != s.Size {
 			e.errorf(diag.Pos{}, diag.ErrMSLLayout, "struct %s: size %d, but Metal's is %d", s.Name, s.Size, size)
@@ -300,7 +300,7 @@ func (e *emitter) structDecl(s *ir.Struct) string {
 // reserved words need renaming.
 func fieldName(name string, i int) string {
 	if name == "" {
-		return "m" + dec(i)
+		return "m" + textgen.Dec(i)
 	}
 	return ident(name)
 }
@@ -359,36 +359,7 @@ func ident(name string) string {
 	return s
 }
 
-// vectorNames holds the spelling of every common vector type, indexed by
-// scalar kind, bits (16, 32, 64) and N-2: typeName runs for nearly every
-// expression, and Sprintf there cost allocations. Static data, no init.
-var vectorNames = [4][3][3]string{
-	{
-		{"bool2", "bool3", "bool4"},
-		{"bool2", "bool3", "bool4"},
-		{"bool2", "bool3", "bool4"},
-	},
-	{
-		{"short2", "short3", "short4"},
-		{"int2", "int3", "int4"},
-		{"long2", "long3", "long4"},
-	},
-	{
-		{"ushort2", "ushort3", "ushort4"},
-		{"uint2", "uint3", "uint4"},
-		{"ulong2", "ulong3", "ulong4"},
-	},
-	{
-		{"half2", "half3", "half4"},
-		{"float2", "float3", "float4"},
-		{"double2", "double3", "double4"},
-	},
-}
-
-// vectorName spells a vector type: scalarName(t.Elem) followed by t.N.
-func vectorName(t ir.Vector) string {
-	if i := textgen.BitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
-		return vectorNames[t.Elem.Kind][i][t.N-2]
-	}
+// vectorNames spells vector types: scalarName(t.Elem) followed by t.N.
+var vectorNames = textgen.NewVectorNames(func(t ir.Vector) string {
 	return scalarName(t.Elem) + strconv.Itoa(t.N)
-}
+})

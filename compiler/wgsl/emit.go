@@ -28,10 +28,10 @@ package wgsl
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -205,10 +205,10 @@ func (e *emitter) run() string {
 		}
 	}
 	if e.usesLaneIndex {
-		writeS(&globals, "var<private> ", e.laneIndexVar, ": u32;\n")
+		textgen.Write(&globals, "var<private> ", e.laneIndexVar, ": u32;\n")
 	}
 	if e.usesLaneCount {
-		writeS(&globals, "var<private> ", e.laneCountVar, ": u32;\n")
+		textgen.Write(&globals, "var<private> ", e.laneCountVar, ": u32;\n")
 	}
 
 	// Sized up front: growing a builder by doubling copies the text several times.
@@ -245,7 +245,7 @@ func (e *emitter) run() string {
 		// reject the module. Both dialects know this rule.
 		b.WriteString("diagnostic(off, derivative_uniformity);\n")
 	}
-	writeS(&b, "// waverig WGSL: entry point ", e.ep.Name, " (", e.ep.Stage.String(), ")\n")
+	textgen.Write(&b, "// waverig WGSL: entry point ", e.ep.Name, " (", e.ep.Stage.String(), ")\n")
 	for _, s := range e.structDecls {
 		b.WriteString("\n")
 		b.WriteString(s)
@@ -325,47 +325,47 @@ func (e *emitter) global(b *strings.Builder, g *ir.Global) {
 			e.errorf(g.Pos, diag.ErrWGSLInternal, "resource %s has no binding", g.Name)
 			return ""
 		}
-		return "@group(" + dec(g.Binding.Set) + ") @binding(" + dec(g.Binding.Binding) + ") "
+		return "@group(" + textgen.Dec(g.Binding.Set) + ") @binding(" + textgen.Dec(g.Binding.Binding) + ") "
 	}
 	switch g.Space {
 	case ir.SpacePrivate:
 		t := e.typ(g.Type, v, g.Pos)
 		switch {
 		case g.Spec:
-			writeS(b, "@id(", dec(g.SpecID), ") override ", name, ": ", t)
+			textgen.Write(b, "@id(", textgen.Dec(g.SpecID), ") override ", name, ": ", t)
 		case g.Const && isConstType(g.Type):
-			writeS(b, "const ", name, ": ", t)
+			textgen.Write(b, "const ", name, ": ", t)
 		default:
-			writeS(b, "var<private> ", name, ": ", t)
+			textgen.Write(b, "var<private> ", name, ": ", t)
 		}
 		if g.Init != nil {
 			fe := newFuncEmitter(e, nil)
-			writeS(b, " = ", fe.expr(g.Init))
+			textgen.Write(b, " = ", fe.expr(g.Init))
 		}
 		b.WriteString(";\n")
 	case ir.SpaceWorkgroup:
-		writeS(b, "var<workgroup> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
+		textgen.Write(b, "var<workgroup> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpaceUniform:
-		writeS(b, binding(), "var<uniform> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
+		textgen.Write(b, binding(), "var<uniform> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpaceStorage, ir.SpaceStorageRead:
 		access := "read_write"
 		if g.Space == ir.SpaceStorageRead && !e.atomic[g] {
 			access = "read"
 		}
-		writeS(b, binding(), "var<storage, ", access, "> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
+		textgen.Write(b, binding(), "var<storage, ", access, "> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpacePushConstant:
 		if e.opts.Dialect != Naga {
 			e.errorf(g.Pos, diag.ErrWGSLPushConstant, "push constant %s: WebGPU has no push constants (the naga dialect emits var<immediate>)", g.Name)
 			return
 		}
 		e.usesImmediates = true
-		writeS(b, "var<immediate> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
+		textgen.Write(b, "var<immediate> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	case ir.SpaceHandle:
-		writeS(b, binding(), "var ", name, ": ", e.handleType(g), ";\n")
+		textgen.Write(b, binding(), "var ", name, ": ", e.handleType(g), ";\n")
 	case ir.SpaceInput, ir.SpaceOutput:
 		// Stage IO lives in private variables: the entry wrapper copies inputs in
 		// and outputs out, so helper functions can read and write them.
-		writeS(b, "var<private> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
+		textgen.Write(b, "var<private> ", name, ": ", e.typ(g.Type, v, g.Pos), ";\n")
 	default:
 		e.errorf(g.Pos, diag.ErrWGSLInternal, "global %s in unknown space %v", g.Name, g.Space)
 	}
@@ -411,20 +411,4 @@ func (e *emitter) handleType(g *ir.Global) string {
 	}
 	e.errorf(g.Pos, diag.ErrWGSLType, "resource %s of type %s has no WGSL handle type", g.Name, g.Type)
 	return "sampler"
-}
-
-// writeS writes parts to b one after another: fmt.Fprintf without the format
-// parsing and without boxing every string argument into an interface.
-func writeS(b *strings.Builder, parts ...string) {
-	for _, p := range parts {
-		b.WriteString(p)
-	}
-}
-
-// dec formats an integer in decimal, as fmt's %d does, without boxing it.
-func dec[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) string {
-	if v < 0 {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatUint(uint64(v), 10)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/ir"
 )
 
@@ -84,7 +85,7 @@ func (e *emitter) entry(b *strings.Builder) {
 				nt[i] = 1
 			}
 		}
-		attrs = "@compute @workgroup_size(" + dec(nt[0]) + ", " + dec(nt[1]) + ", " + dec(nt[2]) + ")"
+		attrs = "@compute @workgroup_size(" + textgen.Dec(nt[0]) + ", " + textgen.Dec(nt[1]) + ", " + textgen.Dec(nt[2]) + ")"
 	case ir.Pixel:
 		attrs = "@fragment"
 	case ir.Vertex:
@@ -110,7 +111,7 @@ func (e *emitter) entry(b *strings.Builder) {
 		if ep.Stage == ir.Pixel && needsFlat(g) {
 			interp = "@interpolate(flat) "
 		}
-		params = append(params, "@location("+dec(g.Location)+") "+interp+pn+": "+e.typ(g.Type, view{}, g.Pos))
+		params = append(params, "@location("+textgen.Dec(g.Location)+") "+interp+pn+": "+e.typ(g.Type, view{}, g.Pos))
 		body = append(body, name+" = "+pn+";")
 	}
 	if e.usesLaneIndex {
@@ -150,7 +151,7 @@ func (e *emitter) entry(b *strings.Builder) {
 			if ep.Stage == ir.Vertex && needsFlat(g) {
 				interp = "@interpolate(flat) "
 			}
-			fields = append(fields, "  @location("+dec(g.Location)+") "+interp+fn.fresh(g.Name)+": "+e.typ(g.Type, view{}, g.Pos)+",")
+			fields = append(fields, "  @location("+textgen.Dec(g.Location)+") "+interp+fn.fresh(g.Name)+": "+e.typ(g.Type, view{}, g.Pos)+",")
 			values = append(values, name)
 		}
 		e.structDecls = append(e.structDecls, "// Stage outputs of "+ep.Name+".\nstruct "+sname+" {\n"+strings.Join(fields, "\n")+"\n}\n")
@@ -158,11 +159,11 @@ func (e *emitter) entry(b *strings.Builder) {
 		body = append(body, "return "+sname+"("+strings.Join(values, ", ")+");")
 	}
 
-	writeS(b, attrs, "\nfn ", ep.Name, "(")
+	textgen.Write(b, attrs, "\nfn ", ep.Name, "(")
 	if len(params) > 0 {
 		b.WriteString("\n  " + strings.Join(params, ",\n  ") + ",\n")
 	}
-	writeS(b, ")", result, " {\n")
+	textgen.Write(b, ")", result, " {\n")
 	for _, s := range body {
 		b.WriteString("  " + s + "\n")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/ir"
 )
 
@@ -115,20 +116,20 @@ func (fe *funcEmitter) binary(x *ir.Binary) string {
 		// or above it is a compile error); HLSL masks the amount to 5 bits.
 		t := x.Y.Type()
 		if c, ok := x.Y.(*ir.Const); ok {
-			r = dec(c.Bits&31) + "u"
+			r = textgen.Dec(c.Bits&31) + "u"
 		} else if v, ok := x.Y.(*ir.Construct); ok && allConst(v.Args) {
 			var parts []string
 			for _, a := range v.Args {
-				parts = append(parts, dec(a.(*ir.Const).Bits&31)+"u")
+				parts = append(parts, textgen.Dec(a.(*ir.Const).Bits&31)+"u")
 			}
-			r = "vec" + dec(len(parts)) + "<u32>(" + strings.Join(parts, ", ") + ")"
+			r = "vec" + textgen.Dec(len(parts)) + "<u32>(" + strings.Join(parts, ", ") + ")"
 		} else {
 			if s, _ := ir.ScalarOf(t); s.Kind != ir.Uint {
 				r = fe.e.typ(ir.WithScalar(t, ir.U32), view{}, fe.pos()) + "(" + r + ")"
 			}
 			mask := "31u"
 			if vt, ok := t.(ir.Vector); ok {
-				mask = "vec" + dec(vt.N) + "<u32>(31u)"
+				mask = "vec" + textgen.Dec(vt.N) + "<u32>(31u)"
 			}
 			r = "(" + r + " & " + mask + ")"
 		}
@@ -160,12 +161,12 @@ func (fe *funcEmitter) constText(c *ir.Const) string {
 		case v == math.MinInt32:
 			return "i32(-2147483647i - 1i)" // the literal 2147483648i does not exist
 		case v < 0:
-			return "(" + dec(v) + "i)"
+			return "(" + textgen.Dec(v) + "i)"
 		}
-		return dec(v) + "i"
+		return textgen.Dec(v) + "i"
 	case ir.Uint:
 		fe.e.checkScalar(c.T, fe.pos())
-		return dec(uint32(c.Bits)) + "u"
+		return textgen.Dec(uint32(c.Bits)) + "u"
 	}
 	fe.e.checkScalar(c.T, fe.pos())
 	v := c.Float()
@@ -176,9 +177,9 @@ func (fe *funcEmitter) constText(c *ir.Const) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		// No literal spells these: reinterpret the bits.
 		if c.T.Bits == 16 {
-			return "bitcast<vec2<f16>>(" + dec(uint32(c.Bits)&0xffff) + "u).x"
+			return "bitcast<vec2<f16>>(" + textgen.Dec(uint32(c.Bits)&0xffff) + "u).x"
 		}
-		return "bitcast<f32>(" + dec(uint32(c.Bits)) + "u)"
+		return "bitcast<f32>(" + textgen.Dec(uint32(c.Bits)) + "u)"
 	}
 	s := strconv.FormatFloat(v, 'g', -1, bits) + suffix
 	if v < 0 || (v == 0 && math.Signbit(v)) {
@@ -198,7 +199,7 @@ func (fe *funcEmitter) matrixColumnwise(op ir.BinOp, m ir.Matrix, l, r string) s
 	name := fe.e.helper("mat_"+opName+"_"+sanitizeTypeText(tn), func(name string) string {
 		var cols []string
 		for c := 0; c < m.Rows; c++ { // WGSL columns are HLSL rows
-			cols = append(cols, "a["+dec(c)+"] "+op.String()+" b["+dec(c)+"]")
+			cols = append(cols, "a["+textgen.Dec(c)+"] "+op.String()+" b["+textgen.Dec(c)+"]")
 		}
 		return "// Component-wise " + op.String() + " on " + tn + " (WGSL's matrix * is the matrix product).\nfn " + name + "(a: " + tn + ", b: " + tn + ") -> " + tn + " {\n  return " + tn + "(" + strings.Join(cols, ", ") + ");\n}\n"
 	})
@@ -215,7 +216,7 @@ func (fe *funcEmitter) matrixSelect(x *ir.Select, m ir.Matrix) string {
 	name := fe.e.helper("mat_select_"+sanitizeTypeText(tn), func(name string) string {
 		var cols []string
 		for c := 0; c < m.Rows; c++ {
-			cols = append(cols, "select(f["+dec(c)+"], t["+dec(c)+"], c)")
+			cols = append(cols, "select(f["+textgen.Dec(c)+"], t["+textgen.Dec(c)+"], c)")
 		}
 		return "fn " + name + "(f: " + tn + ", t: " + tn + ", c: bool) -> " + tn + " {\n  return " + tn + "(" + strings.Join(cols, ", ") + ");\n}\n"
 	})

@@ -50,7 +50,7 @@ func (fe *funcEmitter) writeIndent() {
 
 func (fe *funcEmitter) temp(prefix string) string {
 	fe.tmp++
-	return fe.names.internal("wr_" + prefix + dec(fe.tmp))
+	return fe.names.internal("wr_" + prefix + textgen.Dec(fe.tmp))
 }
 
 // emit prints the function. In parameters that the body assigns are copied
@@ -263,7 +263,7 @@ func (fe *funcEmitter) switchStmt(s *ir.Switch) {
 
 func (fe *funcEmitter) intLit(s ir.Scalar, v int64) string {
 	if s.Kind == ir.Uint {
-		return dec(uint32(v)) + "u"
+		return textgen.Dec(uint32(v)) + "u"
 	}
 	return fe.constText(&ir.Const{T: ir.I32, Bits: uint64(v)})
 }
@@ -325,7 +325,7 @@ func (fe *funcEmitter) store(place, value ir.Expr) {
 		tmp := fe.temp("row")
 		fe.lineS("let ", tmp, " = ", fe.expr(value), ";")
 		for c := 0; c < ir.Components(value.Type()); c++ {
-			fe.lineS(p.text, "[", dec(c), "][", p.colMajorRow, "] = ", tmp, "[", dec(c), "];")
+			fe.lineS(p.text, "[", textgen.Dec(c), "][", p.colMajorRow, "] = ", tmp, "[", textgen.Dec(c), "];")
 		}
 	case p.readOnly:
 		fe.e.errorf(fe.pos(), diag.ErrWGSLInternal, "store to a read-only place %s", p.text)
@@ -425,7 +425,7 @@ func (fe *funcEmitter) load(place ir.Expr) string {
 	case p.colMajorRow != "":
 		var parts []string
 		for c := 0; c < p.mat.Cols; c++ {
-			parts = append(parts, p.text+"["+dec(c)+"]["+p.colMajorRow+"]")
+			parts = append(parts, p.text+"["+textgen.Dec(c)+"]["+p.colMajorRow+"]")
 		}
 		return fe.e.typ(p.rowType, view{}, fe.pos()) + "(" + strings.Join(parts, ", ") + ")"
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/internal/textgen"
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
@@ -129,14 +130,14 @@ func (fe *funcEmitter) allEqual(x *ir.Intrinsic) string {
 	name := fe.e.helper("all_equal_"+sanitizeTypeText(tn), func(name string) string {
 		var b strings.Builder
 		rt := fe.tname(x.T)
-		writeS(&b, "// WaveActiveAllEqual: per component, subgroupAll(x == subgroupBroadcastFirst(x)).\n")
-		writeS(&b, "fn ", name, "(x: ", tn, ") -> ", rt, " {\n")
+		textgen.Write(&b, "// WaveActiveAllEqual: per component, subgroupAll(x == subgroupBroadcastFirst(x)).\n")
+		textgen.Write(&b, "fn ", name, "(x: ", tn, ") -> ", rt, " {\n")
 		s, _ := ir.ScalarOf(t)
 		val := "x"
 		if s.Kind == ir.Bool {
 			val = fe.boolToU32("x", t)
 		}
-		writeS(&b, "  let v = ", val, ";\n  let first = subgroupBroadcastFirst(v);\n")
+		textgen.Write(&b, "  let v = ", val, ";\n  let first = subgroupBroadcastFirst(v);\n")
 		n := ir.Components(t)
 		if n == 1 {
 			b.WriteString("  return subgroupAll(v == first);\n}\n")
@@ -147,7 +148,7 @@ func (fe *funcEmitter) allEqual(x *ir.Intrinsic) string {
 			c := "xyzw"[i : i+1]
 			parts = append(parts, "subgroupAll(v."+c+" == first."+c+")")
 		}
-		writeS(&b, "  return ", rt, "(", strings.Join(parts, ", "), ");\n}\n")
+		textgen.Write(&b, "  return ", rt, "(", strings.Join(parts, ", "), ");\n}\n")
 		return b.String()
 	})
 	return name + "(" + fe.expr(x.Args[0]) + ")"
@@ -173,7 +174,7 @@ func (fe *funcEmitter) quadReadLaneAt(x *ir.Intrinsic, in *intrinsics.Info) stri
 			fe.e.errorf(x.Pos, diag.ErrWGSLQuadLane, "QuadReadLaneAt lane %d is outside 0..3", lane)
 			return val
 		}
-		return in.WGSL + "(" + val + ", " + dec(lane) + "u)"
+		return in.WGSL + "(" + val + ", " + textgen.Dec(lane) + "u)"
 	}
 	tn := fe.tname(x.T)
 	name := fe.e.helper("quad_read_lane_at_"+sanitizeTypeText(tn), func(name string) string {

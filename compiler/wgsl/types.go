@@ -97,16 +97,16 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 		return s
 	case ir.Vector:
 		e.checkScalar(t.Elem, pos)
-		return vectorName(t)
+		return vectorNames.Name(t)
 	case ir.Matrix:
 		e.checkScalar(t.Elem, pos)
 		if t.Elem.Kind != ir.Float {
 			e.errorf(pos, diag.ErrWGSLType, "matrix type %s: WGSL matrices hold only f32 or f16", t)
 		}
 		if colMajor(t, v) {
-			return "mat" + dec(t.Cols) + "x" + dec(t.Rows) + "<" + scalarName(t.Elem) + ">"
+			return "mat" + textgen.Dec(t.Cols) + "x" + textgen.Dec(t.Rows) + "<" + scalarName(t.Elem) + ">"
 		}
-		return "mat" + dec(t.Rows) + "x" + dec(t.Cols) + "<" + scalarName(t.Elem) + ">"
+		return "mat" + textgen.Dec(t.Rows) + "x" + textgen.Dec(t.Cols) + "<" + scalarName(t.Elem) + ">"
 	case *ir.Array:
 		elem := e.typ(t.Elem, v, pos)
 		switch e.padOf(t, v) {
@@ -119,7 +119,7 @@ func (e *emitter) typ(t ir.Type, v view, pos diag.Pos) string {
 		if t.Len == 0 {
 			return "array<" + elem + ">"
 		}
-		return "array<" + elem + ", " + dec(t.Len) + ">"
+		return "array<" + elem + ", " + textgen.Dec(t.Len) + ">"
 	case *ir.Struct:
 		return e.structType(t, v, pos)
 	case ir.Void:
@@ -147,17 +147,17 @@ func (e *emitter) checkScalar(s ir.Scalar, pos diag.Pos) {
 
 // padStruct declares the wrapper struct that gives an array element its stride.
 func (e *emitter) padStruct(a *ir.Array, elem string, v view) string {
-	key := "pad:" + elem + ":" + dec(a.Stride)
+	key := "pad:" + elem + ":" + textgen.Dec(a.Stride)
 	if name, ok := e.helpers[key]; ok {
 		return name
 	}
-	name := "wr_pad_" + sanitizeTypeText(elem) + "_" + dec(a.Stride)
+	name := "wr_pad_" + sanitizeTypeText(elem) + "_" + textgen.Dec(a.Stride)
 	e.helpers[key] = name
 	align := ""
 	if v.uniform {
 		align = "@align(16) "
 	}
-	e.structDecls = append(e.structDecls, "// "+elem+" padded to the array stride "+dec(a.Stride)+".\nstruct "+name+" {\n  "+align+"@size("+dec(a.Stride)+") v: "+elem+",\n}\n")
+	e.structDecls = append(e.structDecls, "// "+elem+" padded to the array stride "+textgen.Dec(a.Stride)+".\nstruct "+name+" {\n  "+align+"@size("+textgen.Dec(a.Stride)+") v: "+elem+",\n}\n")
 	return name
 }
 
@@ -191,7 +191,7 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 	e.structs[key] = name
 	fieldNames := e.fieldNames(s)
 	var b strings.Builder
-	writeS(&b, "struct ", name, " {\n")
+	textgen.Write(&b, "struct ", name, " {\n")
 	// WGSL computes member offsets itself; where the IR layout differs, pad the
 	// previous member with @size so every member lands on its IR offset.
 	type member struct {
@@ -218,7 +218,7 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 				if i == 0 {
 					e.errorf(pos, diag.ErrWGSLLayout, "struct %s: first member %s at offset %d", s.Name, f.Name, f.Offset)
 				} else {
-					ms[i-1].attrs += "@size(" + dec(off-ms[i-1].off) + ") "
+					ms[i-1].attrs += "@size(" + textgen.Dec(off-ms[i-1].off) + ") "
 				}
 			}
 		}
@@ -229,11 +229,11 @@ func (e *emitter) structType(s *ir.Struct, v view, pos diag.Pos) string {
 		if end := roundUp(maxAlign, cur); s.Size > end && !isRuntimeArray(s.Fields[len(s.Fields)-1].Type) {
 			last := &ms[len(ms)-1]
 			_, size := e.layout(s.Fields[len(s.Fields)-1].Type, v)
-			last.attrs += "@size(" + dec(size+s.Size-end) + ") "
+			last.attrs += "@size(" + textgen.Dec(size+s.Size-end) + ") "
 		}
 	}
 	for _, m := range ms {
-		writeS(&b, "  ", m.attrs, m.name, ": ", m.typ, ",\n")
+		textgen.Write(&b, "  ", m.attrs, m.name, ": ", m.typ, ",\n")
 	}
 	b.WriteString("}\n")
 	e.structDecls = append(e.structDecls, b.String())
@@ -414,7 +414,7 @@ func (n *namer) fresh(name string) string {
 	base := sanitize(name)
 	out := base
 	for i := 1; n.taken(out); i++ {
-		out = base + "_" + dec(i)
+		out = base + "_" + textgen.Dec(i)
 	}
 	n.take(out)
 	return out
@@ -425,7 +425,7 @@ func (n *namer) fresh(name string) string {
 func (n *namer) internal(name string) string {
 	out := name
 	for i := 1; n.taken(out); i++ {
-		out = name + "_" + dec(i)
+		out = name + "_" + textgen.Dec(i)
 	}
 	n.take(out)
 	return out
@@ -539,36 +539,7 @@ func plainName(name string) bool {
 	return true
 }
 
-// vectorNames holds the spelling of every common vector type, indexed by
-// scalar kind, bits (16, 32, 64) and N-2: typ runs for nearly every
-// expression, and Sprintf there cost allocations. Static data, no init.
-var vectorNames = [4][3][3]string{
-	{
-		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
-		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
-		{"vec2<bool>", "vec3<bool>", "vec4<bool>"},
-	},
-	{
-		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
-		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
-		{"vec2<i32>", "vec3<i32>", "vec4<i32>"},
-	},
-	{
-		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
-		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
-		{"vec2<u32>", "vec3<u32>", "vec4<u32>"},
-	},
-	{
-		{"vec2<f16>", "vec3<f16>", "vec4<f16>"},
-		{"vec2<f32>", "vec3<f32>", "vec4<f32>"},
-		{"vec2<f32>", "vec3<f32>", "vec4<f32>"},
-	},
-}
-
-// vectorName spells a vector type: vecN<scalarName(t.Elem)>.
-func vectorName(t ir.Vector) string {
-	if i := textgen.BitsIndex(t.Elem.Bits); i >= 0 && t.Elem.Kind <= ir.Float && t.N >= 2 && t.N <= 4 {
-		return vectorNames[t.Elem.Kind][i][t.N-2]
-	}
+// vectorNames spells vector types: vecN<scalarName(t.Elem)>.
+var vectorNames = textgen.NewVectorNames(func(t ir.Vector) string {
 	return "vec" + strconv.Itoa(t.N) + "<" + scalarName(t.Elem) + ">"
-}
+})

@@ -1,10 +1,14 @@
 // Package textgen holds what the text back ends (WGSL, MSL) share for printing
-// source: indented lines into a strings.Builder and identifier checks.
+// source: indented lines and strings into a strings.Builder without fmt,
+// decimal integers, identifier checks and vector type names built once.
 package textgen
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"waverig/compiler/ir"
 )
 
 // Line writes depth copies of unit, then format (through fmt only when it has
@@ -27,6 +31,22 @@ func LineS(b *strings.Builder, depth int, unit string, parts ...string) {
 		b.WriteString(p)
 	}
 	b.WriteByte('\n')
+}
+
+// Write writes parts to b one after another: fmt.Fprintf without the format
+// parsing and without boxing every string argument into an interface.
+func Write(b *strings.Builder, parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+}
+
+// Dec formats an integer in decimal, as fmt's %d does, without boxing it.
+func Dec[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) string {
+	if v < 0 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatUint(uint64(v), 10)
 }
 
 // Indent writes depth copies of unit without building a string for them.
@@ -63,4 +83,35 @@ func BitsIndex(bits int) int {
 		return 2
 	}
 	return -1
+}
+
+// VectorNames is a target's spelling of vector types. The 2-, 3- and
+// 4-component vectors of every scalar kind and width are spelled once, when
+// the table is made: type names are printed for nearly every expression, and
+// building them there cost allocations.
+type VectorNames struct {
+	spell func(ir.Vector) string
+	names [4][3][3]string // [kind][BitsIndex(bits)][N-2]
+}
+
+// NewVectorNames makes the table of a target that spells vectors with spell.
+func NewVectorNames(spell func(ir.Vector) string) *VectorNames {
+	t := &VectorNames{spell: spell}
+	for k := range t.names {
+		for i, bits := range [...]int{16, 32, 64} {
+			for n := 2; n <= 4; n++ {
+				t.names[k][i][n-2] = spell(ir.Vector{Elem: ir.Scalar{Kind: ir.ScalarKind(k), Bits: bits}, N: n})
+			}
+		}
+	}
+	return t
+}
+
+// Name spells v: from the table, or through the target's rule for vectors
+// outside it.
+func (t *VectorNames) Name(v ir.Vector) string {
+	if i := BitsIndex(v.Elem.Bits); i >= 0 && v.Elem.Kind <= ir.Float && v.N >= 2 && v.N <= 4 {
+		return t.names[v.Elem.Kind][i][v.N-2]
+	}
+	return t.spell(v)
 }
