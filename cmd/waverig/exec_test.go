@@ -229,3 +229,20 @@ func TestExecGlslangRegisterMap(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// The shader's #includes are read like the shader: a device is refused (exit
+// 2) instead of being read for ever.
+func TestExecIncludeOfADevice(t *testing.T) {
+	requireVulkan(t)
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "inc.hlsl"), []byte("#include \"/dev/zero\"\n"+execShader), 0o644)
+	p := filepath.Join(dir, "inc.json")
+	os.WriteFile(p, []byte(strings.Replace(execJSON("", [3]uint64{4, 1, 1}, 0, execOut+","+execParams), "k.hlsl", "inc.hlsl", 1)), 0o644)
+	code, _, errs := runCLI("exec", p)
+	if code != 2 || !strings.Contains(errs, `include file "/dev/zero"`) {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
