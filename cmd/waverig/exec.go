@@ -9,6 +9,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/vulkan"
 )
 
 const execUsage = "waverig exec CASE.json [-device N|substring] [-compiler ours|glslang]"
@@ -18,7 +19,7 @@ const execUsage = "waverig exec CASE.json [-device N|substring] [-compiler ours|
 // holds, or "skip: REASON" (the device cannot run the case, or a tool is
 // missing); 1: mismatches, or the device or compiler failed on the case; 2: a
 // bad case file, a shader that does not compile, or bad arguments; 3: no
-// device could be opened.
+// device could be opened, or spirv-val is required (CI) and missing.
 func runExec(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -67,6 +68,9 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ce):
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitUsage
+	case errors.Is(err, vulkan.ErrNoValidator): // required (CI) but missing
+		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
+		return exitIncomplete
 	case err != nil:
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitUnexpected
