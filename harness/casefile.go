@@ -7,22 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"waverig/compiler"
 	"waverig/compiler/reflect"
 	"waverig/devices/vkx"
 	"waverig/harness/glslang"
 	"waverig/harness/vulkan"
+	"waverig/internal/fsutil"
 )
 
 // Size caps of `waverig exec`, checked before anything is allocated for a case.
@@ -92,7 +90,7 @@ var registerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // problem with either is a *CaseError; nothing is allocated beyond the size
 // caps (MaxCaseFileBytes, MaxShaderFileBytes, MaxCaseBufferBytes).
 func LoadCaseFile(path string) (*CaseFile, error) {
-	data, err := readRegularFile(path, MaxCaseFileBytes)
+	data, err := fsutil.ReadRegular(path, MaxCaseFileBytes)
 	if err != nil {
 		return nil, &CaseError{fmt.Sprintf("cannot read case file: %v", err)}
 	}
@@ -100,7 +98,7 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.src, err = readRegularFile(filepath.Join(c.dir, c.Shader), MaxShaderFileBytes)
+	c.src, err = fsutil.ReadRegular(filepath.Join(c.dir, c.Shader), MaxShaderFileBytes)
 	if err != nil {
 		return nil, &CaseError{fmt.Sprintf("%s: cannot read shader: %v", path, err)}
 	}
@@ -216,50 +214,6 @@ func checkBuffer(b *CaseBuffer, before int) error {
 	return nil
 }
 
-// readRegularFile reads the file at path if it is a regular file of at most
-// limit bytes. Devices (/dev/zero), FIFOs, directories and sockets are
-// refused: the file is opened without blocking (a FIFO would wait for a
-// writer) and checked with Fstat, and at most limit+1 bytes are read.
-func readRegularFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fileKind(st.Mode()))
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, more than the limit of %d", path, st.Size(), limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is more than the limit of %d bytes", path, limit)
-	}
-	return data, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
-}
-
 // encodeValues turns the JSON values of a buffer into little-endian 32-bit words.
 func encodeValues(format string, vals []json.RawMessage) ([]byte, error) {
 	out := make([]byte, 4*len(vals))
@@ -327,14 +281,14 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 	src := c.src
 	if src == nil {
 		var err error
-		if src, err = readRegularFile(shaderPath, MaxShaderFileBytes); err != nil {
+		if src, err = fsutil.ReadRegular(shaderPath, MaxShaderFileBytes); err != nil {
 			return nil, bad("cannot read shader: %v", err)
 		}
 	}
 	var mod *module
 	switch comp {
 	case "", Ours:
-		include := func(p string) ([]byte, error) { return readRegularFile(p, MaxShaderFileBytes) }
+		include := func(p string) ([]byte, error) { return fsutil.ReadRegular(p, MaxShaderFileBytes) }
 		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, ReadFile: include})
 		if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"waverig/internal/fsutil"
 )
 
 const testShader = "RWStructuredBuffer<uint> Out : register(u0);\n[shader(\"compute\")] [numthreads(1,1,1)]\nvoid CSMain(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }\n"
@@ -97,17 +98,17 @@ func TestLoadCaseFileValid(t *testing.T) {
 	}
 }
 
-// readRegularFile refuses what is not a regular file (a device would never
+// fsutil.ReadRegular refuses what is not a regular file (a device would never
 // end, a FIFO would block) and files over the limit, whatever the file system
 // says about their size.
 func TestReadRegularFile(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small")
 	os.WriteFile(small, []byte("12345"), 0o644)
-	if b, err := readRegularFile(small, 5); err != nil || string(b) != "12345" {
+	if b, err := fsutil.ReadRegular(small, 5); err != nil || string(b) != "12345" {
 		t.Errorf("5 bytes at limit 5: %q, %v", b, err)
 	}
-	if _, err := readRegularFile(small, 4); err == nil || !strings.Contains(err.Error(), "more than the limit") {
+	if _, err := fsutil.ReadRegular(small, 4); err == nil || !strings.Contains(err.Error(), "more than the limit") {
 		t.Errorf("5 bytes at limit 4: %v", err)
 	}
 	for path, want := range map[string]string{
@@ -116,13 +117,13 @@ func TestReadRegularFile(t *testing.T) {
 		dir:                          "a directory",
 		filepath.Join(dir, "absent"): "no such file",
 	} {
-		if _, err := readRegularFile(path, 1<<20); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := fsutil.ReadRegular(path, 1<<20); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", path, err, want)
 		}
 	}
 	// /proc files report size 0 but have content: the read itself is bounded.
 	if _, err := os.Stat("/proc/self/status"); err == nil {
-		if _, err := readRegularFile("/proc/self/status", 10); err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		if _, err := fsutil.ReadRegular("/proc/self/status", 10); err == nil || !strings.Contains(err.Error(), "more than the limit") {
 			t.Errorf("/proc/self/status at limit 10: %v", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"waverig/internal/fsutil"
 )
 
 // A FIFO is refused at once: opening it must not wait for a writer.
@@ -18,7 +19,7 @@ func TestReadRegularFileFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := readRegularFile(fifo, 1<<20)
+		_, err := fsutil.ReadRegular(fifo, 1<<20)
 		done <- err
 	}()
 	select {
@@ -27,6 +28,6 @@ func TestReadRegularFileFIFO(t *testing.T) {
 			t.Errorf("err = %v, want a FIFO refused", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("readRegularFile blocks on a FIFO")
+		t.Fatal("fsutil.ReadRegular blocks on a FIFO")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/report"
 	"waverig/harness/results"
+	"waverig/internal/fsutil"
 )
 
 const runUsage = "waverig run [-device N|substring] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
@@ -253,7 +254,7 @@ func loadExpectations(path string) ([]*expect.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readRegular(path, 1<<20)
+	data, err := fsutil.ReadRegular(path, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -262,27 +263,6 @@ func loadExpectations(path string) ([]*expect.Set, error) {
 		return nil, err
 	}
 	return append(sets, s), nil
-}
-
-// readRegular reads a regular file of at most limit bytes (never a device or a
-// FIFO, which could block or never end).
-func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // readRun reads a results.jsonl for comparison: it must hold records, and a cut

@@ -291,13 +291,13 @@ func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 	grid := map[string]map[uint32]*cell{}
 	skips := map[string]int{}
 	var data struct {
-		Title                                  string
+		Title                                 string
 		Total, Passed, Failed, Skipped, Known int
-		Sizes                                  []uint32
-		Rows                                   []row
-		Failures                               []failure
-		MoreFailures                           int
-		SkipReasons                            []skip
+		Sizes                                 []uint32
+		Rows                                  []row
+		Failures                              []failure
+		MoreFailures                          int
+		SkipReasons                           []skip
 	}
 	// The page stays readable (and small) on a bad night: driver failures first,
 	// at most maxHTMLFailures lane tables; results.jsonl keeps everything.

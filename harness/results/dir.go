@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"waverig/internal/fsutil"
 )
 
 // Files of a result directory. A run owns all of them: a new run into the same
@@ -185,18 +187,11 @@ const MaxLine = 16 << 20
 // truncated, with every complete record kept. An empty file is an error: it is
 // not a run.
 func ReadJSONL(path string) (recs []Record, truncated bool, err error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, false, &ReadError{Path: path, Msg: "not a regular file"}
-	}
 	return ParseJSONL(path, f)
 }
 

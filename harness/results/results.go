@@ -3,7 +3,7 @@
 // the Summary written to summary.json, the single Verdict that says whether a
 // record counts against the run, and the one rendering of a failing lane.
 //
-// It is a leaf (standard library only) so that the reports, the CLI, the suites
+// It is a leaf (the standard library and internal/fsutil only) so that the reports, the CLI, the suites
 // and `waverig diff` share it without linking the compiler or the Vulkan shim.
 package results
 
@@ -220,14 +220,14 @@ type SizeSummary struct {
 
 // Summary is summary.json.
 type Summary struct {
-	Device       string        `json:"device"`
-	Driver       string        `json:"driver"`
-	Expectations []string      `json:"expectations,omitempty"` // files applied
+	Device       string   `json:"device"`
+	Driver       string   `json:"driver"`
+	Expectations []string `json:"expectations,omitempty"` // files applied
 	// Stale lists expectation entries that matched cases of this run none of
 	// which failed: the problem is gone (or the entry is too wide) here.
-	Stale []string `json:"staleExpectations,omitempty"`
-	Sizes        []SizeSummary `json:"sizes"`
-	Total        Stats         `json:"total"`
+	Stale []string      `json:"staleExpectations,omitempty"`
+	Sizes []SizeSummary `json:"sizes"`
+	Total Stats         `json:"total"`
 	// ExitStatus is the run's exit status and Verdict says it in words.
 	ExitStatus int    `json:"exitStatus"`
 	Verdict    string `json:"verdict"`
