@@ -2,7 +2,6 @@ package syntax
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -15,7 +14,7 @@ import (
 func ParseFile(path string, opts Options, log *diag.Log) (*File, []*diag.Source) {
 	read := opts.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = ReadSource
 	}
 	text, err := read(path)
 	if err != nil {

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,7 +12,7 @@ import (
 type Options struct {
 	Defines     map[string]string                 // -D NAME[=VALUE]; VALUE "" means "1"
 	IncludeDirs []string                          // -I dirs, searched after the including file's directory
-	ReadFile    func(path string) ([]byte, error) // nil = os.ReadFile (tests/fuzz inject a map)
+	ReadFile    func(path string) ([]byte, error) // nil = ReadSource (tests/fuzz inject a map)
 }
 
 // Limits that keep hostile input (fuzzers, include loops, exponential macros)
@@ -66,7 +65,7 @@ type preprocessor struct {
 
 func newPreprocessor(opts Options, log *diag.Log) *preprocessor {
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = ReadSource
 	}
 	pp := &preprocessor{opts: opts, log: log, macros: map[string]*macro{},
 		cache: map[string]*lexedFile{}, once: map[string]bool{}}
