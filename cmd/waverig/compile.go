@@ -34,6 +34,9 @@ type compileArgs struct {
 	files  []string
 }
 
+// errCompileHelp is -h: the usage on stdout, exit 0.
+var errCompileHelp = usageError{"help"}
+
 // usageError is a bad command line (exit 2).
 type usageError struct{ msg string }
 
@@ -47,7 +50,7 @@ func parseCompileArgs(list []string) (*compileArgs, error) {
 		return nil, usageError{err.Error()}
 	}
 	if a.Help {
-		return nil, usageError{""}
+		return nil, errCompileHelp
 	}
 	opts, err := compiler.OptionsFromArgs(a)
 	if err != nil {
@@ -61,6 +64,10 @@ func parseCompileArgs(list []string) (*compileArgs, error) {
 
 func runCompile(args []string, stdout, stderr io.Writer) int {
 	c, err := parseCompileArgs(args)
+	if err == errCompileHelp {
+		fmt.Fprint(stdout, compileUsage)
+		return exitOK
+	}
 	if err != nil {
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintf(stderr, "waverig compile: %s\n", msg)
