@@ -572,24 +572,32 @@ func (e *emitter) beginFunction(f *ir.Function, entry bool) {
 	// e.names directly (it cannot grow while locals are named) instead of being
 	// copied into taken for every function.
 	taken := make(map[string]bool, len(f.Locals)+len(f.Params))
-	for _, l := range f.Locals {
+	// next is, per base name, the last suffix handed out (base_1 … base_next
+	// are taken), so k locals of one name cost k probes, not k² (issue 7).
+	next := map[string]int{}
+	name := func(l *ir.Local) string {
 		base := ident(l.Name)
 		n := base
-		for i := 1; e.names[n] || taken[n]; i++ {
-			n = base + "_" + textgen.Dec(i)
+		if e.names[n] || taken[n] {
+			i := next[base]
+			for {
+				i++
+				n = base + "_" + textgen.Dec(i)
+				if !e.names[n] && !taken[n] {
+					break
+				}
+			}
+			next[base] = i
 		}
 		taken[n] = true
-		e.localNames[l] = n
+		return n
+	}
+	for _, l := range f.Locals {
+		e.localNames[l] = name(l)
 	}
 	for _, p := range f.Params {
 		if _, ok := e.localNames[p.Local]; !ok {
-			base := ident(p.Local.Name)
-			n := base
-			for i := 1; e.names[n] || taken[n]; i++ {
-				n = base + "_" + textgen.Dec(i)
-			}
-			taken[n] = true
-			e.localNames[p.Local] = n
+			e.localNames[p.Local] = name(p.Local)
 		}
 	}
 }

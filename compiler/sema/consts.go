@@ -154,6 +154,26 @@ func normInt(t ir.Scalar, bits uint64) *ir.Const {
 
 // fold evaluates a scalar constant expression. ok is false when e is not constant.
 func (c *checker) fold(e ir.Expr) (*ir.Const, bool) {
+	switch e.(type) {
+	case *ir.Binary, *ir.Unary, *ir.Convert, *ir.Select:
+		// Operator nodes are immutable once built, and the constants they can
+		// read (const locals and globals) are known before any load of them.
+		if _, no := c.notConst[e]; no {
+			return nil, false
+		}
+		k, ok := c.foldNode(e)
+		if !ok {
+			if c.notConst == nil {
+				c.notConst = map[ir.Expr]struct{}{}
+			}
+			c.notConst[e] = struct{}{}
+		}
+		return k, ok
+	}
+	return c.foldNode(e)
+}
+
+func (c *checker) foldNode(e ir.Expr) (*ir.Const, bool) {
 	switch x := e.(type) {
 	case *ir.Const:
 		return x, true

@@ -134,6 +134,10 @@ type checker struct {
 	structInfo map[*ir.Struct]*structInfo
 	// localConst holds folded values of const locals (array sizes, case labels).
 	localConst map[*ir.Local]*ir.Const
+	// notConst records operator nodes fold found not constant: every binary
+	// operator folds its new node, so without it a + 1 + 2 + … re-walked the
+	// whole left spine at each operator (quadratic; issue 7). Nil until used.
+	notConst map[ir.Expr]struct{}
 	// discards records discard statements for the pixel-stage check.
 	discards []discardAt
 }

@@ -467,6 +467,9 @@ func (s *fn) splat(t ir.Type, c uint32) uint32 {
 }
 
 func (b *builder) isConst(id uint32) bool {
+	if b.constIDs != nil {
+		return b.constIDs[id]
+	}
 	for i := range b.consts {
 		if b.consts[i].id == id {
 			return true

@@ -311,6 +311,11 @@ type builder struct {
 	structs   []structEntry
 	consts    []constEntry
 	fnTypes   []fnTypeEntry
+	// constIndex and constIDs index consts once it outgrows constsBuf: a
+	// function with thousands of distinct literals made the linear search
+	// quadratic (issue 7). nil while consts is short.
+	constIndex map[constKey]int
+	constIDs   map[uint32]bool
 
 	// Initial backing arrays of the caches above, and scratch space for the
 	// function bodies: part of the one builder allocation instead of a series
@@ -349,6 +354,74 @@ type constEntry struct {
 	bits  uint64
 	parts []uint32 // composite constants only
 	id    uint32
+}
+
+// constKey is constIndex's key: a scalar constant's exact value, or for a
+// composite a hash of its parts (a hash collision falls back to the search).
+type constKey struct {
+	op   uint16
+	typ  uint32
+	bits uint64
+}
+
+func (c *constEntry) key() constKey {
+	if c.op != opConstantComposite {
+		return constKey{c.op, c.typ, c.bits}
+	}
+	return constKey{c.op, c.typ, hashWords(c.parts)}
+}
+
+func hashWords(w []uint32) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a
+	for _, x := range w {
+		h = (h ^ uint64(x)) * 1099511628211
+	}
+	return h
+}
+
+// findConst returns the index of the constant equal to c, or -1.
+func (b *builder) findConst(c *constEntry) int {
+	if b.constIndex != nil {
+		i, ok := b.constIndex[c.key()]
+		if !ok {
+			return -1
+		}
+		if e := &b.consts[i]; c.op != opConstantComposite || equalWords(e.parts, c.parts) {
+			return i
+		}
+		// A composite whose parts' hash collides: search.
+	}
+	for i := range b.consts {
+		e := &b.consts[i]
+		if e.op == c.op && e.typ == c.typ && e.bits == c.bits && (c.op != opConstantComposite || equalWords(e.parts, c.parts)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// addConst records a new constant; once consts outgrows constsBuf it is indexed.
+func (b *builder) addConst(c constEntry) {
+	b.consts = append(b.consts, c)
+	switch {
+	case b.constIndex != nil:
+		b.indexConst(len(b.consts) - 1)
+	case len(b.consts) > len(b.constsBuf):
+		b.constIndex = make(map[constKey]int, 2*len(b.consts))
+		b.constIDs = make(map[uint32]bool, 2*len(b.consts))
+		for i := range b.consts {
+			b.indexConst(i)
+		}
+	}
+}
+
+func (b *builder) indexConst(i int) {
+	e := &b.consts[i]
+	k := e.key()
+	if _, dup := b.constIndex[k]; !dup {
+		b.constIndex[k] = i // the first of colliding composites; findConst searches for the rest
+	}
+	b.constIDs[e.id] = true
 }
 
 func (b *builder) id() uint32 {
@@ -505,11 +578,8 @@ func (b *builder) constant(s ir.Scalar, bits uint64) uint32 {
 			}
 		}
 	}
-	for i := range b.consts {
-		c := &b.consts[i]
-		if c.op == op && c.typ == t && c.bits == bits {
-			return c.id
-		}
+	if i := b.findConst(&constEntry{op: op, typ: t, bits: bits}); i >= 0 {
+		return b.consts[i].id
 	}
 	id := b.id()
 	switch {
@@ -520,7 +590,7 @@ func (b *builder) constant(s ir.Scalar, bits uint64) uint32 {
 	default:
 		inst(&b.globals, op, t, id, uint32(bits))
 	}
-	b.consts = append(b.consts, constEntry{op: op, typ: t, bits: bits, id: id})
+	b.addConst(constEntry{op: op, typ: t, bits: bits, id: id})
 	return id
 }
 
@@ -528,17 +598,14 @@ func (b *builder) u32(v uint32) uint32 { return b.constant(ir.U32, uint64(v)) }
 
 // compositeConst returns an OpConstantComposite of the given type and parts, deduplicated.
 func (b *builder) compositeConst(t uint32, parts []uint32) uint32 {
-	for i := range b.consts {
-		c := &b.consts[i]
-		if c.op == opConstantComposite && c.typ == t && equalWords(c.parts, parts) {
-			return c.id
-		}
+	if i := b.findConst(&constEntry{op: opConstantComposite, typ: t, parts: parts}); i >= 0 {
+		return b.consts[i].id
 	}
 	id := b.id()
 	// inst(&b.globals, opConstantComposite, t, id, parts...), without building the operand slice.
 	b.globals = append(b.globals, uint32(len(parts)+3)<<16|uint32(opConstantComposite), t, id)
 	b.globals = append(b.globals, parts...)
-	b.consts = append(b.consts, constEntry{op: opConstantComposite, typ: t, parts: append([]uint32(nil), parts...), id: id})
+	b.addConst(constEntry{op: opConstantComposite, typ: t, parts: append([]uint32(nil), parts...), id: id})
 	return id
 }
 

@@ -374,10 +374,14 @@ type namer struct {
 	used   map[string]int // name -> insertion number, from 1
 	parent *namer
 	limit  int
+	// next is, per base name, the last suffix handed out: base_1 … base_next
+	// are all taken (names are never released), so the next search starts
+	// after them. Without it, k locals of one name cost k² probes (issue 7).
+	next map[string]int
 }
 
 func newNamer(parent *namer) *namer {
-	n := &namer{used: map[string]int{}, parent: parent}
+	n := &namer{used: map[string]int{}, parent: parent, next: map[string]int{}}
 	if parent != nil {
 		n.limit = len(parent.used)
 	}
@@ -411,21 +415,28 @@ func (n *namer) reserve(name string) { n.take(name) }
 // fresh sanitizes an HLSL name (keywords, reserved words, the wr_ prefix the
 // back end keeps for itself) and makes it unique.
 func (n *namer) fresh(name string) string {
-	base := sanitize(name)
-	out := base
-	for i := 1; n.taken(out); i++ {
-		out = base + "_" + textgen.Dec(i)
-	}
-	n.take(out)
-	return out
+	return n.unique(sanitize(name))
 }
 
 // internal hands out a back-end name (wr_…), unique but not sanitized: user
 // names never start with wr_, so these cannot collide with them.
 func (n *namer) internal(name string) string {
-	out := name
-	for i := 1; n.taken(out); i++ {
-		out = name + "_" + textgen.Dec(i)
+	return n.unique(name)
+}
+
+// unique takes base, or else the first free base_1, base_2, ….
+func (n *namer) unique(base string) string {
+	out := base
+	if n.taken(out) {
+		i := n.next[base]
+		for {
+			i++
+			out = base + "_" + textgen.Dec(i)
+			if !n.taken(out) {
+				break
+			}
+		}
+		n.next[base] = i
 	}
 	n.take(out)
 	return out
