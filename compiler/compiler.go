@@ -88,7 +88,8 @@ type Options struct {
 	Extensions   []string // -fspv-extension=NAME
 	// WGSLDialect is "standard" (default) or "naga" (wgpu / wgpu-native).
 	WGSLDialect string
-	// ReadFile replaces os.ReadFile (tests and fuzzing).
+	// ReadFile replaces the reading of the main file and #includes (tests and
+	// fuzzing); nil reads regular files of at most MaxSourceBytes (ReadSource).
 	ReadFile func(string) ([]byte, error)
 }
 

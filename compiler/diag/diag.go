@@ -56,19 +56,33 @@ func (s *Source) LineText(line int) string {
 	return strings.TrimRight(s.Text[start:end], "\r")
 }
 
-// Pos is a position: a source and a byte offset in it. The zero Pos means "no position".
+// Pos is a position: a source and a byte offset in it. The zero Pos means "no
+// position"; a negative offset means the whole file (FilePos).
 type Pos struct {
 	Src *Source
 	Off int
 }
 
+// FilePos is the position of a whole file, for problems with no line: the file
+// cannot be read, or it has no entry point. It renders as the bare path.
+func FilePos(src *Source) Pos { return Pos{Src: src, Off: -1} }
+
+// FileOnly is FilePos for a file known only by its path.
+func FileOnly(path string) Pos { return FilePos(NewSource(path, "")) }
+
 // IsValid reports whether the position points into a source.
 func (p Pos) IsValid() bool { return p.Src != nil }
 
-// String renders path:line:col.
+// IsFile reports whether the position is a whole file (FilePos).
+func (p Pos) IsFile() bool { return p.Src != nil && p.Off < 0 }
+
+// String renders path:line:col, or path for a whole file.
 func (p Pos) String() string {
 	if p.Src == nil {
 		return "<unknown>"
+	}
+	if p.Off < 0 {
+		return p.Src.Path
 	}
 	l, c := p.Src.LineCol(p.Off)
 	return fmt.Sprintf("%s:%d:%d", p.Src.Path, l, c)
@@ -123,7 +137,7 @@ func (m Msg) Render() string {
 }
 
 func writeSnippet(b *strings.Builder, p Pos) {
-	if p.Src == nil {
+	if p.Src == nil || p.Off < 0 {
 		return
 	}
 	line, col := p.Src.LineCol(p.Off)

@@ -100,10 +100,15 @@ func (c *checker) entryPoints() {
 		found = true
 		c.entry(fi, stage)
 	}
+	// Both are about the whole file: their position is the file, with no line.
+	var file diag.Pos
+	if c.mainSrc != nil {
+		file = diag.FilePos(c.mainSrc)
+	}
 	if c.opts.Entry != "" && !found && !c.log.HasErrors() {
-		c.errorf(diag.Pos{}, diag.ErrUnknownEntry, "entry point %q not found", c.opts.Entry)
+		c.errorf(file, diag.ErrUnknownEntry, "entry point %q not found", c.opts.Entry)
 	} else if len(c.mod.EntryPoints) == 0 && !c.log.HasErrors() {
-		c.errorf(diag.Pos{}, diag.ErrNoEntryPoint, "no entry point: add [shader(\"compute\")] and [numthreads(…)] to a function, or pass -entry and -stage")
+		c.errorf(file, diag.ErrNoEntryPoint, "no entry point: add [shader(\"compute\")] and [numthreads(…)] to a function, or pass -entry and -stage")
 	}
 	c.stageChecks()
 }

@@ -138,6 +138,8 @@ type checker struct {
 	// operator folds its new node, so without it a + 1 + 2 + … re-walked the
 	// whole left spine at each operator (quadratic; issue 7). Nil until used.
 	notConst map[ir.Expr]struct{}
+	// mainSrc is the main source file, the position of whole-file messages.
+	mainSrc *diag.Source
 	// discards records discard statements for the pixel-stage check.
 	discards []discardAt
 }
@@ -210,6 +212,7 @@ func (c *checker) uniqueGlobalName(name string) string {
 // file runs the passes: declarations (types, globals, function signatures) in
 // source order, then function bodies, then entry points, bindings and ordering.
 func (c *checker) file(f *syntax.File) {
+	c.mainSrc = f.Src
 	for _, d := range f.Decls {
 		c.topDecl(d)
 	}

@@ -5,6 +5,9 @@ import "waverig/compiler/diag"
 // File is a parsed translation unit (after preprocessing).
 type File struct {
 	Decls []Decl
+	// Src is the main source file, for messages about the whole file (no entry
+	// point); nil when it could not be read.
+	Src *diag.Source
 }
 
 // Node is any AST node; Pos is the position of its first token.

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"errors"
 	"io/fs"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ func mapFS(files map[string]string) func(string) ([]byte, error) {
 		if s, ok := files[path]; ok {
 			return []byte(s), nil
 		}
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("file does not exist")}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
 }
 

@@ -18,7 +18,7 @@ func ParseFile(path string, opts Options, log *diag.Log) (*File, []*diag.Source)
 	}
 	text, err := read(path)
 	if err != nil {
-		log.Errorf(diag.Pos{}, diag.ErrReadFile, "cannot read %s: %v", path, err)
+		log.Errorf(diag.FileOnly(path), diag.ErrReadFile, "cannot read the file: %s", ReadErrorText(err))
 		return &File{}, nil
 	}
 	return Parse(path, text, opts, log)
@@ -36,6 +36,9 @@ func Parse(name string, text []byte, opts Options, log *diag.Log) (f *File, srcs
 	}()
 	var toks []token
 	toks, srcs = preprocess(name, text, opts, log)
+	if len(srcs) > 0 {
+		f.Src = srcs[0]
+	}
 	p := &parser{toks: toks, log: log, types: map[string]bool{}}
 	if log.HasErrors() {
 		// An unterminated comment or a failed #include usually leaves the text

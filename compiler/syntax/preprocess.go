@@ -1,9 +1,12 @@
 package syntax
 
 import (
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"waverig/compiler/diag"
 )
@@ -409,7 +412,12 @@ func (pp *preprocessor) include(args []token, dir token) {
 		pp.log.Errorf(args[0].Pos, diag.ErrPPIncludeDepth, "#include nested more than %d levels deep (does %q include itself?)", maxIncludeDepth, name)
 		return
 	}
-	lf := pp.findInclude(name, angled)
+	lf, err := pp.findInclude(name, angled)
+	if err != nil {
+		// The file is there but is not a source: a device, a FIFO, too large.
+		pp.log.Errorf(args[0].Pos, diag.ErrReadFile, "cannot read include file %q: %s", name, ReadErrorText(err))
+		return
+	}
 	if lf == nil {
 		pp.log.Errorf(args[0].Pos, diag.ErrPPIncludeNotFound, "cannot open include file %q", name)
 		return
@@ -426,7 +434,11 @@ func (pp *preprocessor) include(args []token, dir token) {
 
 // findInclude resolves and reads an include: "file" looks next to the including
 // file first, then in the -I directories; <file> looks in the -I directories first.
-func (pp *preprocessor) findInclude(name string, angled bool) *lexedFile {
+// When no candidate can be read it returns nil and the error of the first
+// candidate that exists but is not a source (ReadSource refuses devices, FIFOs
+// and files over MaxSourceBytes), or nil when none exists.
+func (pp *preprocessor) findInclude(name string, angled bool) (*lexedFile, error) {
+	var first error
 	var cands []string
 	if filepath.IsAbs(name) {
 		cands = []string{name}
@@ -445,17 +457,20 @@ func (pp *preprocessor) findInclude(name string, angled bool) *lexedFile {
 	for _, c := range cands {
 		c = filepath.Clean(c)
 		if lf := pp.cache[c]; lf != nil {
-			return lf
+			return lf, nil
 		}
 		data, err := pp.opts.ReadFile(c)
 		if err != nil {
+			if first == nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				first = err
+			}
 			continue
 		}
 		src := diag.NewSource(c, string(data))
 		lf := &lexedFile{src: src, toks: lexAll(src, pp.log)}
 		pp.cache[c] = lf
 		pp.sources = append(pp.sources, src)
-		return lf
+		return lf, nil
 	}
-	return nil
+	return nil, first
 }
