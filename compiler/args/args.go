@@ -125,10 +125,12 @@ func Parse(list []string) (*Args, error) {
 			if i+2 >= len(list) {
 				return nil, usage("%s needs two values: SHIFT SPACE", arg)
 			}
-			n, err1 := strconv.Atoi(list[i+1])
-			m, err2 := strconv.Atoi(list[i+2])
-			if err1 != nil || err2 != nil || n < 0 || m < 0 {
-				return nil, usage("%s %s %s: SHIFT and SPACE must be non-negative integers", arg, list[i+1], list[i+2])
+			// Both are 32-bit numbers in SPIR-V (a binding, a descriptor set);
+			// the compiler also checks that register + SHIFT still fits.
+			n, err1 := strconv.ParseUint(list[i+1], 10, 32)
+			m, err2 := strconv.ParseUint(list[i+2], 10, 32)
+			if err1 != nil || err2 != nil {
+				return nil, usage("%s %s %s: SHIFT and SPACE must be integers from 0 to 4294967295", arg, list[i+1], list[i+2])
 			}
 			i += 2
 			if a.Shifts == nil {
@@ -137,7 +139,7 @@ func Parse(list []string) (*Args, error) {
 			if a.Shifts[class[0]] == nil {
 				a.Shifts[class[0]] = map[int]int{}
 			}
-			a.Shifts[class[0]][m] = n
+			a.Shifts[class[0]][int(m)] = int(n)
 		case strings.HasPrefix(arg, "-") && arg != "-":
 			return nil, usage("unknown flag %s", arg)
 		default:

@@ -20,12 +20,22 @@ func TestParse(t *testing.T) {
 	if !a.HasExtension("SPV_NV_shader_subgroup_partitioned") {
 		t.Error("HasExtension")
 	}
-	for _, bad := range [][]string{{"-entry"}, {"-fvk-x-shift", "1", "0"}, {"-fvk-t-shift", "1"}, {"-fvk-t-shift", "-1", "0"}, {"-bogus"}, {"-D"}, {"-I"}} {
+	for _, bad := range [][]string{{"-entry"}, {"-fvk-x-shift", "1", "0"}, {"-fvk-t-shift", "1"}, {"-fvk-t-shift", "-1", "0"}, {"-bogus"}, {"-D"}, {"-I"},
+		// SHIFT and SPACE are 32-bit numbers (issue 7: a larger one wrapped around).
+		{"-fvk-u-shift", "4294967296", "0"}, {"-fvk-b-shift", "0", "4294967296"}, {"-fvk-s-shift", "99999999999999999999", "0"}, {"-fvk-t-shift", "+1", "0"}, {"-fvk-t-shift", "0x10", "0"}} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("%v: no error", bad)
 		} else if _, ok := err.(*UsageError); !ok {
 			t.Errorf("%v: %T is not a UsageError", bad, err)
 		}
+	}
+}
+
+// TestShiftLimits: the largest SHIFT and SPACE are accepted.
+func TestShiftLimits(t *testing.T) {
+	a, err := Parse([]string{"-fvk-u-shift", "4294967295", "4294967295", "x.hlsl"})
+	if err != nil || a.Shifts['u'][4294967295] != 4294967295 {
+		t.Fatalf("%+v, %v", a, err)
 	}
 }
 

@@ -54,6 +54,9 @@ const (
 	ErrMissingSemantic   Code = "E0412"
 	ErrSwitchSelector    Code = "E0413"
 	ErrBadNumThreads     Code = "E0414"
+	ErrNumThreadsLimit   Code = "E0415"
+	ErrGroupSharedLimit  Code = "E0416"
+	ErrBindingRange      Code = "E0417"
 	WarnPackOffset       Code = "W0201"
 	WarnIgnoredAttribute Code = "W0202"
 	WarnTruncation       Code = "W0301"
@@ -113,6 +116,9 @@ var codesSema = []CodeInfo{
 	CodeInfo{ErrMissingSemantic, "an entry point parameter or result has no semantic", "[shader(\"pixel\")] float4 main(float4 p) { return p; }", ""},
 	CodeInfo{ErrSwitchSelector, "a switch selector must be a scalar integer and case labels integer constants", "switch (1.5) {}", ""},
 	CodeInfo{ErrBadNumThreads, "numthreads needs three positive integer constants", "[numthreads(0,1,1)]", ""},
+	CodeInfo{ErrNumThreadsLimit, "numthreads is over HLSL's limits: x and y at most 1024, z at most 64, x*y*z at most 1024", "[numthreads(64,32,1)]", "use at most 1024 threads per group and dispatch more groups"},
+	CodeInfo{ErrGroupSharedLimit, "the groupshared variables an entry point uses take more than 32768 bytes (the Shader Model 6.0 limit)", "groupshared float4 cache[4096];", "use smaller arrays, 16-bit types, or keep the data in a RW buffer"},
+	CodeInfo{ErrBindingRange, "a descriptor binding or set number does not fit in 32 bits, after -fvk-*-shift", "RWStructuredBuffer<uint> Out : register(u1); // with -fvk-u-shift 4294967295 0", "use a smaller shift, register or space"},
 	CodeInfo{WarnPackOffset, "packoffset is ignored: members are laid out by waverig's buffer layout rule", "cbuffer C { float4 a : packoffset(c0); };", ""},
 	CodeInfo{WarnIgnoredAttribute, "the attribute is not understood and is ignored", "[earlydepthstencil] float4 main() : SV_Target", ""},
 	CodeInfo{WarnTruncation, "implicit truncation of a vector", "float2 v = float4(1, 2, 3, 4);", "take the components you want with a swizzle (.xy)"},

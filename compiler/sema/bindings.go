@@ -2,6 +2,7 @@ package sema
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"waverig/compiler/diag"
@@ -52,6 +53,9 @@ func (c *checker) assignBindings() {
 				set = rd.vkBinding[1]
 			case rd.reg != nil:
 				set = rd.reg.Space
+				if !c.bindingInRange(rd, 0, set, 0) {
+					continue
+				}
 			}
 			rd.g.Binding.Set, rd.g.Binding.Binding = set, next[set]
 			next[set]++
@@ -72,6 +76,9 @@ func (c *checker) assignBindings() {
 				shift = m[rd.reg.Space]
 			}
 			s = slot{rd.reg.Space, rd.reg.Index + shift}
+			if !c.bindingInRange(rd, shift, s.set, s.binding) {
+				continue
+			}
 		default:
 			implicit = append(implicit, rd)
 			continue
@@ -94,6 +101,31 @@ func (c *checker) assignBindings() {
 		rd.g.Binding.Set, rd.g.Binding.Binding = 0, next
 		used[slot{0, next}] = rd
 	}
+}
+
+// maxBinding is the largest descriptor set or binding number: SPIR-V's
+// DescriptorSet and Binding decorations take a 32-bit word.
+const maxBinding = math.MaxUint32
+
+// bindingInRange reports whether a register's set and binding (after its
+// -fvk-*-shift) fit in 32 bits; a number that did not would wrap around to a
+// small binding and collide silently with another resource.
+func (c *checker) bindingInRange(rd *resourceDecl, shift, set, binding int) bool {
+	switch {
+	case int64(set) > maxBinding:
+		c.errorf(rd.reg.Pos, diag.ErrBindingRange, "%s %q: space %d does not fit in a 32-bit descriptor set number (at most %d)",
+			describeReg(rd), rd.g.Name, set, int64(maxBinding))
+	case int64(binding) > maxBinding:
+		via := ""
+		if shift != 0 {
+			via = fmt.Sprintf(" with -fvk-%c-shift %d %d", rd.reg.Class, shift, rd.reg.Space)
+		}
+		c.errorf(rd.reg.Pos, diag.ErrBindingRange, "%s %q%s is binding %d, which does not fit in 32 bits (at most %d)",
+			describeReg(rd), rd.g.Name, via, binding, int64(maxBinding))
+	default:
+		return true
+	}
+	return false
 }
 
 func describeReg(rd *resourceDecl) string {

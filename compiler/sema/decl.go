@@ -302,6 +302,8 @@ func (c *checker) addResource(g *ir.Global, reg *syntax.Register, attrs []syntax
 			if ok1 && ok2 {
 				if b < 0 || s < 0 {
 					c.errorf(a.Pos, diag.ErrBadAttribute, "binding and set must not be negative")
+				} else if b > maxBinding || s > maxBinding {
+					c.errorf(a.Pos, diag.ErrBindingRange, "[[vk::binding(%d, %d)]]: binding and set must fit in 32 bits (at most %d)", b, s, int64(maxBinding))
 				} else {
 					rd.vkBinding = &[2]int{int(b), int(s)}
 				}

@@ -111,7 +111,15 @@ func (c *checker) entryPoints() {
 		c.errorf(file, diag.ErrNoEntryPoint, "no entry point: add [shader(\"compute\")] and [numthreads(…)] to a function, or pass -entry and -stage")
 	}
 	c.stageChecks()
+	c.groupSharedLimits()
 }
+
+// HLSL's compute limits (Shader Model 5.0 and later; DXC enforces them): at
+// most 1024, 1024 and 64 threads along x, y and z, and 1024 in a group. Every
+// Vulkan device supports at least 128×128×64 and 128 threads, most 1024.
+var maxNumThreads = [3]int{1024, 1024, 64}
+
+const maxThreadsPerGroup = 1024
 
 // entry builds the IR entry point for one function.
 func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
@@ -131,11 +139,20 @@ func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 			if !ok {
 				return
 			}
-			if v < 1 || v > 1024 {
-				c.errorf(a.P(), diag.ErrBadNumThreads, "numthreads dimension %d must be 1 to 1024, not %d", i+1, v)
+			if v < 1 {
+				c.errorf(a.P(), diag.ErrBadNumThreads, "numthreads dimension %d must be 1 to %d, not %d", i+1, maxNumThreads[i], v)
+				return
+			}
+			if v > int64(maxNumThreads[i]) {
+				c.errorf(a.P(), diag.ErrNumThreadsLimit, "numthreads %c is %d; HLSL allows at most %d", "xyz"[i], v, maxNumThreads[i])
 				return
 			}
 			ep.NumThreads[i] = int(v)
+		}
+		if n := ep.NumThreads[0] * ep.NumThreads[1] * ep.NumThreads[2]; n > maxThreadsPerGroup {
+			c.errorf(nt.Pos, diag.ErrNumThreadsLimit, "numthreads(%d, %d, %d) is %d threads per group; HLSL allows at most %d",
+				ep.NumThreads[0], ep.NumThreads[1], ep.NumThreads[2], n, maxThreadsPerGroup)
+			return
 		}
 	} else if nt != nil {
 		c.warnf(nt.Pos, diag.WarnIgnoredAttribute, "numthreads is ignored on a %s shader", strings.ToLower(stage.String()))
