@@ -290,7 +290,9 @@ func validate(o *Options) error {
 	return nil
 }
 
-// OptionsFromArgs turns parsed command-line flags into compile options.
+// OptionsFromArgs turns parsed command-line flags into compile options and
+// checks every value (-vulkan, -stage, -target, …), so that a command line
+// reports a bad value before it compiles anything.
 func OptionsFromArgs(a *args.Args) (Options, error) {
 	o := Options{Entry: a.Entry, Stage: a.Stage, Vulkan: a.Vulkan, Defines: a.Defines, IncludeDirs: a.IncludeDirs,
 		Shifts: a.Shifts, AutoBindings: a.AutoBindings, Extensions: a.Extensions, WGSLDialect: a.WGSLDialect}
@@ -301,7 +303,7 @@ func OptionsFromArgs(a *args.Args) (Options, error) {
 		}
 		o.Targets = ts
 	}
-	return o, nil
+	return o, validate(&o)
 }
 
 // WriteOutputs writes NAME.spv / NAME.wgsl / NAME.metal into dir.

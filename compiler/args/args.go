@@ -45,13 +45,19 @@ func (e *UsageError) Error() string { return e.Msg }
 
 func usage(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
 
-// Parse parses flags and file names in any order. Flags with a value take it as
-// the next argument or after '=' (-entry=main); -D and -I also take it attached
-// (-DN=4, -Iinc); -fvk-X-shift takes two values.
+// Parse parses flags and file names in any order: a file name never ends the
+// flags (Go's flag package would silently drop every flag after it). After
+// "--" every argument is a file, even one starting with '-'. Flags with a
+// value take it as the next argument or after '=' (-entry=main); -D and -I
+// also take it attached (-DN=4, -Iinc); -fvk-X-shift takes two values.
 func Parse(list []string) (*Args, error) {
 	a := &Args{Defines: map[string]string{}}
 	for i := 0; i < len(list); i++ {
 		arg := list[i]
+		if arg == "--" {
+			a.Files = append(a.Files, list[i+1:]...)
+			break
+		}
 		name, val, hasVal := strings.Cut(arg, "=")
 		if strings.HasPrefix(name, "--") {
 			name = name[1:]

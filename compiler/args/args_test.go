@@ -2,6 +2,8 @@ package args
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +48,64 @@ func TestFixtureLine(t *testing.T) {
 	if _, ok := FixtureLine("// plain comment\n"); ok {
 		t.Fatal("not a flags line")
 	}
+}
+
+// TestDoubleDash: after "--" every argument is a file; before it, flags and
+// files interleave.
+func TestDoubleDash(t *testing.T) {
+	a, err := Parse([]string{"a.hlsl", "-entry", "main", "--", "-b.hlsl", "--", "-json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Entry != "main" || a.JSON || !reflect.DeepEqual(a.Files, []string{"a.hlsl", "-b.hlsl", "--", "-json"}) {
+		t.Fatalf("%+v", a)
+	}
+}
+
+// FuzzParse: no command line panics; every error is a *UsageError; shifts
+// and spaces are 32-bit; and a parsed line without "--", followed by "-- FILE",
+// parses to the same flags with FILE appended.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"-target\x00spirv,wgsl\x00-entry=CSMain\x00-DN=4\x00-D\x00M\x00-Iinc\x00a.hlsl",
+		"-fvk-t-shift\x0010\x001\x00-fvk-u-shift\x004294967295\x004294967295\x00b.hlsl",
+		"-fspv-extension=SPV_NV_shader_subgroup_partitioned\x00-auto-bindings\x00-json\x00-o\x00out",
+		"a.hlsl\x00--\x00-b.hlsl", "-h", "-D", "-I", "-fvk-x-shift\x001\x002", "--entry=main\x00x.hlsl",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		list := strings.Split(line, "\x00")
+		a, err := Parse(list)
+		if err != nil {
+			if _, ok := err.(*UsageError); !ok {
+				t.Fatalf("%q: %T is not a *UsageError", list, err)
+			}
+			return
+		}
+		for class, m := range a.Shifts {
+			if !strings.ContainsRune("btus", rune(class)) {
+				t.Fatalf("%q: shift class %q", list, class)
+			}
+			for space, n := range m {
+				if space < 0 || space > 1<<32-1 || n < 0 || n > 1<<32-1 {
+					t.Fatalf("%q: shift %d space %d out of range", list, n, space)
+				}
+			}
+		}
+		if slices.Contains(list, "--") {
+			return // the "--" appended below would be a file
+		}
+		b, err := Parse(append(append([]string(nil), list...), "--", "-x.hlsl"))
+		if err != nil {
+			t.Fatalf("%q then -- -x.hlsl: %v", list, err)
+		}
+		if want := append(append([]string(nil), a.Files...), "-x.hlsl"); !reflect.DeepEqual(b.Files, want) {
+			t.Fatalf("%q: files %q, want %q", list, b.Files, want)
+		}
+		b.Files = a.Files
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%q: flags differ after appending -- FILE:\n%+v\n%+v", list, a, b)
+		}
+	})
 }
