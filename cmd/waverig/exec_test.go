@@ -155,12 +155,22 @@ func TestExecExitCodes(t *testing.T) {
 		{name: "uniform buffer over maxUniformBufferRange", body: execJSON("", one, 0, execOut+","+fmt.Sprintf(`{"binding":"b0","format":"uint32","count":%d}`, uint64(d.MaxUniformBufferRange)/4+1)), code: 0, out: "skip: uniform buffer 1 is"},
 		{name: "groupshared over maxComputeSharedMemorySize", body: execJSON(fmt.Sprintf(`"G":"%d"`, sharedWords), one, 0, execOut+","+execParams), code: 0, out: "skip: the shader uses at least"},
 	}
+	// Past HLSL's own limits (32768 bytes of groupshared memory, 1024 threads a
+	// group) the compiler refuses the kernel (E0416, E0415) before the device is
+	// asked: on devices whose limits reach HLSL's the skip cannot happen.
+	hlslLimit := func(c *tc, over bool, code string) {
+		if over {
+			c.code, c.out, c.err = 2, "", code
+		}
+	}
+	hlslLimit(&cases[len(cases)-1], sharedWords*4 > 32768, "E0416")
 	if lim := uint64(d.MaxComputeWorkGroupCount[0]); lim < 1<<32-1 { // dispatch holds uint32s
 		cases = append(cases, tc{name: "workgroup count", body: execJSON("", [3]uint64{lim + 1, 1, 1}, 0, execOut+","+execParams), code: 0, out: "skip: workgroup count"})
 	}
 	if y <= uint64(d.MaxComputeWorkGroupSize[1]) && y <= 1024 {
 		cases = append(cases, tc{name: "workgroup invocations", body: execJSON(fmt.Sprintf(`"N":"64","M":"%d"`, y), one, 0, execOut+","+execParams), code: 0,
 			out: fmt.Sprintf("skip: local size 64x%dx1 is %d invocations, maxComputeWorkGroupInvocations is", y, 64*y)})
+		hlslLimit(&cases[len(cases)-1], 64*y > 1024, "E0415")
 	}
 	if illegal != 0 {
 		cases = append(cases, tc{name: "illegal subgroup size", body: execJSON("", one, illegal, execOut+","+execParams), code: 0,
