@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,27 +28,36 @@ func within(t *testing.T, what string, f func()) {
 	}
 }
 
+// nonSources makes a temporary directory holding a FIFO (fifo.hlsli) and a
+// sparse file one byte over MaxSourceBytes (big.hlsli).
+func nonSources(t *testing.T) (dir, fifo, big string) {
+	dir = t.TempDir()
+	fifo, big = filepath.Join(dir, "fifo.hlsli"), filepath.Join(dir, "big.hlsli")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sizedFile(t, big, MaxSourceBytes+1)
+	return dir, fifo, big
+}
+
+func sizedFile(t *testing.T, path string, size int64) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = f.Truncate(size)
+		f.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestReadSource: the one reader of HLSL source refuses devices, FIFOs,
 // directories and files over MaxSourceBytes with a coded error at the file, and
 // reads a file of exactly MaxSourceBytes.
 func TestReadSource(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.hlsl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big := filepath.Join(dir, "big.hlsl")
+	dir, fifo, big := nonSources(t)
 	exact := filepath.Join(dir, "exact.hlsl")
-	for p, size := range map[string]int64{big: MaxSourceBytes + 1, exact: MaxSourceBytes} {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Truncate(size); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
+	sizedFile(t, exact, MaxSourceBytes)
 	for _, c := range []struct{ path, want string }{
 		{"/dev/zero", "/dev/zero: error E0801: cannot read the file: /dev/zero is not a regular file (a device)"},
 		{fifo, fifo + ": error E0801: cannot read the file: " + fifo + " is not a regular file (a FIFO)"},
@@ -78,16 +86,7 @@ func TestReadSource(t *testing.T) {
 // sources: each is one E0801 printed at the file (main file) or at the
 // #include, and the compile returns.
 func TestUnreadableSources(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.hlsli")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big := filepath.Join(dir, "big.hlsli")
-	padding := strings.Repeat("// padding\n", MaxSourceBytes/11+1)
-	if err := os.WriteFile(big, []byte(padding), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, fifo, big := nonSources(t)
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -103,7 +102,7 @@ func TestUnreadableSources(t *testing.T) {
 		{"#include of a FIFO", write("fifo.hlsl", "// a FIFO\n#include \"fifo.hlsli\"\n"),
 			filepath.Join(dir, "fifo.hlsl") + ":2:10: error E0801: cannot read include file \"fifo.hlsli\": " + fifo + " is not a regular file (a FIFO)\n"},
 		{"#include over the limit", write("big.hlsl", "#include \"big.hlsli\"\n"),
-			filepath.Join(dir, "big.hlsl") + ":1:10: error E0801: cannot read include file \"big.hlsli\": " + big + " is " + strconv.Itoa(len(padding)) + " bytes, more than the limit of 16777216\n"},
+			filepath.Join(dir, "big.hlsl") + ":1:10: error E0801: cannot read include file \"big.hlsli\": " + big + " is 16777217 bytes, more than the limit of 16777216\n"},
 	} {
 		within(t, c.name, func() {
 			res, err := CompileFile(c.path, Options{})
