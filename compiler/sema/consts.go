@@ -162,7 +162,9 @@ func (c *checker) fold(e ir.Expr) (*ir.Const, bool) {
 			return nil, false
 		}
 		k, ok := c.foldNode(e)
-		if !ok {
+		if !ok && hasOperand(e) {
+			// Only nodes over other operator nodes are worth remembering: the
+			// rest fold in constant time anyway.
 			if c.notConst == nil {
 				c.notConst = map[ir.Expr]struct{}{}
 			}
@@ -171,6 +173,28 @@ func (c *checker) fold(e ir.Expr) (*ir.Const, bool) {
 		return k, ok
 	}
 	return c.foldNode(e)
+}
+
+// hasOperand reports whether an operator node has another operator node as an operand.
+func hasOperand(e ir.Expr) bool {
+	isOp := func(x ir.Expr) bool {
+		switch x.(type) {
+		case *ir.Binary, *ir.Unary, *ir.Convert, *ir.Select:
+			return true
+		}
+		return false
+	}
+	switch x := e.(type) {
+	case *ir.Binary:
+		return isOp(x.X) || isOp(x.Y)
+	case *ir.Unary:
+		return isOp(x.X)
+	case *ir.Convert:
+		return isOp(x.X)
+	case *ir.Select:
+		return isOp(x.Cond) || isOp(x.True) || isOp(x.False)
+	}
+	return false
 }
 
 func (c *checker) foldNode(e ir.Expr) (*ir.Const, bool) {
