@@ -8,6 +8,7 @@ package reflect
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -150,7 +151,7 @@ func Build(m *ir.Module, ep *ir.EntryPoint, subgroupBits uint32, caps []string, 
 				r.PushConstants = &Block{Name: g.Name, Size: st.Size, Members: members(st)}
 			}
 		case g.Space == ir.SpaceWorkgroup:
-			r.GroupSharedBytes += naturalSize(g.Type)
+			r.GroupSharedBytes = satAdd(r.GroupSharedBytes, GroupSharedSize(g.Type))
 		case g.Spec:
 			sc := SpecConstant{Name: g.Name, ID: g.SpecID, Type: g.Type.String()}
 			if c, ok := g.Init.(*ir.Const); ok {
@@ -238,9 +239,12 @@ func binding(g *ir.Global) Binding {
 	return b
 }
 
-// naturalSize is the unpadded byte size of a groupshared value: scalars at
-// their width (bool as 4 bytes), aggregates as the sum of their parts.
-func naturalSize(t ir.Type) int {
+// GroupSharedSize is the unpadded byte size of a groupshared value: scalars at
+// their width (bool as 4 bytes, half as 2), aggregates as the sum of their
+// parts (float3 is 12 bytes). It is a lower bound of what a driver allocates,
+// and what the compiler holds against the 32768-byte groupshared limit (E0416),
+// so that limit never refuses a kernel that fits. It saturates at math.MaxInt.
+func GroupSharedSize(t ir.Type) int {
 	switch t := t.(type) {
 	case ir.Scalar:
 		if t.Kind == ir.Bool {
@@ -248,19 +252,33 @@ func naturalSize(t ir.Type) int {
 		}
 		return t.Bits / 8
 	case ir.Vector:
-		return t.N * naturalSize(t.Elem)
+		return t.N * GroupSharedSize(t.Elem)
 	case ir.Matrix:
-		return t.Rows * t.Cols * naturalSize(t.Elem)
+		return t.Rows * t.Cols * GroupSharedSize(t.Elem)
 	case *ir.Array:
-		return t.Len * naturalSize(t.Elem)
+		return satMul(GroupSharedSize(t.Elem), t.Len)
 	case *ir.Struct:
 		n := 0
 		for _, f := range t.Fields {
-			n += naturalSize(f.Type)
+			n = satAdd(n, GroupSharedSize(f.Type))
 		}
 		return n
 	}
 	return 0
+}
+
+func satAdd(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+func satMul(a, n int) int {
+	if n != 0 && a > math.MaxInt/n {
+		return math.MaxInt
+	}
+	return a * n
 }
 
 func members(st *ir.Struct) []Member {
