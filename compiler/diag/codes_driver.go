@@ -11,7 +11,7 @@ const (
 )
 
 var codesDriver = []CodeInfo{
-	CodeInfo{ErrReadFile, "the source file or an included file cannot be read", `#include "missing.hlsl"`, "check the path and the -I directories"},
+	CodeInfo{ErrReadFile, "the source file or an included file cannot be read, or is not a regular file of at most 16 MiB", `#include "/dev/zero"`, "check the path and the -I directories; a source must be a regular file (not a device, FIFO or directory) of at most 16 MiB"},
 	CodeInfo{ErrNoEntryPoint, "no entry point found", "float f(float x) { return x; }", `add [shader("compute")] and [numthreads(…)], or pass -entry and -stage`},
 	CodeInfo{ErrBadOption, "an option value is invalid", "waverig compile -vulkan 1.7 a.hlsl", ""},
 	CodeInfo{ErrUnknownEntry, "the entry point named by -entry does not exist", "waverig compile -entry Missing a.hlsl", ""},
