@@ -14,12 +14,13 @@ const MaxSourceBytes = syntax.MaxSourceBytes
 // a larger file is refused at once instead of read forever or waited on.
 // Every reader of HLSL source outside the compiler (waverig exec, the harness)
 // uses it. The error is a *diag.Errors with one E0801 message at the file, so
-// err.Error() reads "path: error E0801: cannot read the file: …".
+// err.Error() reads "path: error E0801: cannot read the file: …", and it wraps
+// the cause (errors.Is(err, fs.ErrNotExist) works). It can also be
+// Options.ReadFile: the compiler then reports the same message once.
 func ReadSource(path string) ([]byte, error) {
 	data, err := syntax.ReadSource(path)
 	if err != nil {
-		return nil, &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrReadFile, Pos: diag.FileOnly(path),
-			Text: "cannot read the file: " + syntax.ReadErrorText(err)}}}
+		return nil, &diag.Errors{Msgs: []diag.Msg{syntax.ReadError(path, err)}, Err: err}
 	}
 	return data, nil
 }

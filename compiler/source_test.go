@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,7 @@ func TestReadSource(t *testing.T) {
 		within(t, c.path, func() {
 			data, err := ReadSource(c.path)
 			var de *diag.Errors
-			if !errors.As(err, &de) || len(de.Msgs) != 1 || de.Msgs[0].Code != diag.ErrReadFile {
+			if !errors.As(err, &de) || len(de.Msgs) != 1 || de.Msgs[0].Code != diag.ErrReadFile || de.Err == nil {
 				t.Errorf("%s: %v, %d bytes; want one E0801", c.path, err, len(data))
 				return
 			}
@@ -76,6 +77,9 @@ func TestReadSource(t *testing.T) {
 				t.Errorf("%s:\n got %s\nwant %s", c.path, err, c.want)
 			}
 		})
+	}
+	if _, err := ReadSource(filepath.Join(dir, "missing.hlsl")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v is not fs.ErrNotExist", err)
 	}
 	if data, err := ReadSource(exact); err != nil || len(data) != MaxSourceBytes {
 		t.Errorf("a file of exactly MaxSourceBytes: %d bytes, %v", len(data), err)
@@ -94,27 +98,34 @@ func TestUnreadableSources(t *testing.T) {
 		}
 		return p
 	}
-	for _, c := range []struct{ name, path, want string }{
-		{"main file is a FIFO", fifo, fifo + ": error E0801: cannot read the file: " + fifo + " is not a regular file (a FIFO)\n"},
-		{"main file is /dev/urandom", "/dev/urandom", "/dev/urandom: error E0801: cannot read the file: /dev/urandom is not a regular file (a device)\n"},
-		{"#include of /dev/zero", write("zero.hlsl", "#include \"/dev/zero\"\n"),
-			filepath.Join(dir, "zero.hlsl") + ":1:10: error E0801: cannot read include file \"/dev/zero\": /dev/zero is not a regular file (a device)\n"},
-		{"#include of a FIFO", write("fifo.hlsl", "// a FIFO\n#include \"fifo.hlsli\"\n"),
-			filepath.Join(dir, "fifo.hlsl") + ":2:10: error E0801: cannot read include file \"fifo.hlsli\": " + fifo + " is not a regular file (a FIFO)\n"},
-		{"#include over the limit", write("big.hlsl", "#include \"big.hlsli\"\n"),
-			filepath.Join(dir, "big.hlsl") + ":1:10: error E0801: cannot read include file \"big.hlsli\": " + big + " is 16777217 bytes, more than the limit of 16777216\n"},
-	} {
-		within(t, c.name, func() {
-			res, err := CompileFile(c.path, Options{})
-			if err == nil || len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != diag.ErrReadFile {
-				t.Errorf("%s: %v\n%s", c.name, err, res.Render())
-				return
-			}
-			got := res.Diagnostics[0].String() + "\n"
-			if got != c.want {
-				t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
-			}
-		})
+	for _, read := range []func(string) ([]byte, error){nil, ReadSource} {
+		for _, c := range []struct{ name, path, want string }{
+			{"main file is a FIFO", fifo, fifo + ": error E0801: cannot read the file: " + fifo + " is not a regular file (a FIFO)\n"},
+			{"main file is /dev/urandom", "/dev/urandom", "/dev/urandom: error E0801: cannot read the file: /dev/urandom is not a regular file (a device)\n"},
+			{"#include of /dev/zero", write("zero.hlsl", "#include \"/dev/zero\"\n"),
+				filepath.Join(dir, "zero.hlsl") + ":1:10: error E0801: cannot read include file \"/dev/zero\": /dev/zero is not a regular file (a device)\n"},
+			{"#include of a FIFO", write("fifo.hlsl", "// a FIFO\n#include \"fifo.hlsli\"\n"),
+				filepath.Join(dir, "fifo.hlsl") + ":2:10: error E0801: cannot read include file \"fifo.hlsli\": " + fifo + " is not a regular file (a FIFO)\n"},
+			{"#include over the limit", write("big.hlsl", "#include \"big.hlsli\"\n"),
+				filepath.Join(dir, "big.hlsl") + ":1:10: error E0801: cannot read include file \"big.hlsli\": " + big + " is 16777217 bytes, more than the limit of 16777216\n"},
+		} {
+			within(t, c.name, func() {
+				res, err := CompileFile(c.path, Options{ReadFile: read})
+				if err == nil || len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != diag.ErrReadFile {
+					t.Errorf("%s: %v\n%s", c.name, err, res.Render())
+					return
+				}
+				got := res.Diagnostics[0].String() + "\n"
+				if got != c.want {
+					t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+				}
+			})
+		}
+		// A missing include is still "not found" (E0003), not unreadable.
+		res, _ := CompileFile(write("missing.hlsl", "#include \"absent.hlsli\"\n"), Options{ReadFile: read})
+		if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != diag.ErrPPIncludeNotFound {
+			t.Errorf("missing include: %s", res.Render())
+		}
 	}
 }
 

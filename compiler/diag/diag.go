@@ -212,8 +212,15 @@ func (l *Log) Sorted() []Msg {
 	return out
 }
 
-// Errors is the error value a failed compile returns: the messages that made it fail.
-type Errors struct{ Msgs []Msg }
+// Errors is the error value a failed compile returns: the messages that made it
+// fail. Err, when set, is the error behind them (a file that cannot be read),
+// for errors.Is and errors.As.
+type Errors struct {
+	Msgs []Msg
+	Err  error
+}
+
+func (e *Errors) Unwrap() error { return e.Err }
 
 func (e *Errors) Error() string {
 	var b strings.Builder

@@ -18,7 +18,7 @@ func ParseFile(path string, opts Options, log *diag.Log) (*File, []*diag.Source)
 	}
 	text, err := read(path)
 	if err != nil {
-		log.Errorf(diag.FileOnly(path), diag.ErrReadFile, "cannot read the file: %s", ReadErrorText(err))
+		log.Add(ReadError(path, err))
 		return &File{}, nil
 	}
 	return Parse(path, text, opts, log)
