@@ -27,9 +27,9 @@ import (
 // The device's own limits (maxStorageBufferRange, maxUniformBufferRange, …)
 // are checked by ExecCase once the shader says which buffer is which.
 const (
-	MaxCaseFileBytes   = 8 << 20   // the case file
-	MaxShaderFileBytes = 8 << 20   // the shader and each file it #includes
-	MaxCaseBufferBytes = 256 << 20 // the buffers of one case, all together
+	MaxCaseFileBytes   = 8 << 20                 // the case file
+	MaxShaderFileBytes = compiler.MaxSourceBytes // the shader and each file it #includes (the compiler's rule)
+	MaxCaseBufferBytes = 256 << 20               // the buffers of one case, all together
 )
 
 // CaseFile is the JSON format of `waverig exec`: one compute kernel, its buffers
@@ -98,7 +98,7 @@ func LoadCaseFile(path string) (*CaseFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.src, err = fsutil.ReadRegular(filepath.Join(c.dir, c.Shader), MaxShaderFileBytes)
+	c.src, err = compiler.ReadSource(filepath.Join(c.dir, c.Shader))
 	if err != nil {
 		return nil, &CaseError{fmt.Sprintf("%s: cannot read shader: %v", path, err)}
 	}
@@ -281,15 +281,14 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 	src := c.src
 	if src == nil {
 		var err error
-		if src, err = fsutil.ReadRegular(shaderPath, MaxShaderFileBytes); err != nil {
+		if src, err = compiler.ReadSource(shaderPath); err != nil {
 			return nil, bad("cannot read shader: %v", err)
 		}
 	}
 	var mod *module
 	switch comp {
 	case "", Ours:
-		include := func(p string) ([]byte, error) { return fsutil.ReadRegular(p, MaxShaderFileBytes) }
-		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, ReadFile: include})
+		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true})
 		if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))
 		}

@@ -20,7 +20,7 @@ cat "$out/gotest.err" >&2
 
 # 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic;
 #    nor may reading a case file (exec) or a results file (report, diff, -baseline).
-for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness FuzzLoadCaseFile" "./harness/results FuzzParseJSONL"; do
+for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness FuzzLoadCaseFile" "./harness/results FuzzParseJSONL" "./compiler/args FuzzParse"; do
   set -- $target
   if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 5s > "$out/fuzz-$2.txt" 2>&1; then
     echo "ok   fuzz $2 ($FUZZTIME)"; echo "PASS fuzz $2" >> "$out/fuzz.txt"
