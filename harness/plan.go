@@ -40,6 +40,12 @@ func HasAVX512() bool {
 	if runtime.GOARCH != "amd64" {
 		return false
 	}
+	// Mesa's own CPU overrides (every value of GALLIUM_OVERRIDE_CPU_CAPS, "avx"
+	// included, turns AVX-512 off in lavapipe's code generation): honouring them
+	// lets an AVX-512 machine run exactly what a machine without it runs.
+	if os.Getenv("GALLIUM_OVERRIDE_CPU_CAPS") != "" || os.Getenv("GALLIUM_NOSSE") != "" {
+		return false
+	}
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		return false
