@@ -89,7 +89,7 @@ var _ = Describe("known driver crashes", Label("api:vulkan", "stage:compute", "k
 				}
 				for _, size := range reachableSizes {
 					for _, comp := range comps {
-						if !entryCovers(e, comp, size) {
+						if !e.Covers(comp, size) {
 							continue
 						}
 						any := false
@@ -109,19 +109,3 @@ var _ = Describe("known driver crashes", Label("api:vulkan", "stage:compute", "k
 		}
 	}
 })
-
-// entryCovers reports whether an entry names a compiler and wave size (any type).
-func entryCovers(e expect.Entry, comp string, size uint32) bool {
-	if e.Compiler != "*" && e.Compiler != comp {
-		return false
-	}
-	if len(e.Sizes) == 0 {
-		return true
-	}
-	for _, s := range e.Sizes {
-		if s == size {
-			return true
-		}
-	}
-	return false
-}

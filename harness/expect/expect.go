@@ -158,10 +158,16 @@ func (e Entry) Matches(op, typ, compiler string, size uint32) bool {
 	if e.Op != "*" && e.Op != op {
 		return false
 	}
-	if e.Compiler != "*" && e.Compiler != compiler {
+	if ok, _ := path.Match(e.Type, typ); !ok {
 		return false
 	}
-	if ok, _ := path.Match(e.Type, typ); !ok {
+	return e.Covers(compiler, size)
+}
+
+// Covers reports whether an entry names a compiler and a wave size (whatever
+// the operation and type).
+func (e Entry) Covers(compiler string, size uint32) bool {
+	if e.Compiler != "*" && e.Compiler != compiler {
 		return false
 	}
 	if len(e.Sizes) == 0 {

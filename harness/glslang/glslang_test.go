@@ -1,0 +1,50 @@
+package glslang
+
+import (
+	"os"
+	"testing"
+)
+
+func TestBindingMapGivesEachClassItsOwnRange(t *testing.T) {
+	for reg, want := range map[string][2]int{"t0": {0, 0}, "u0": {0, 16}, "b3": {0, 35}, "s15": {0, 63}, "u1,space2": {2, 17}, "U1, Space2": {2, 17}} {
+		b, err := Binding(reg)
+		if err != nil || b.Set != want[0] || b.Binding != want[1] {
+			t.Errorf("%s: set %d binding %d (%v), want %v", reg, b.Set, b.Binding, err, want)
+		}
+	}
+	if b, _ := Binding("b0"); b.Descriptor != "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER" {
+		t.Errorf("b0 is a uniform buffer: %s", b.Descriptor)
+	}
+	for _, bad := range []string{"u16", "x0", "u", "u99999999999999999999"} {
+		if _, err := Binding(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// TestCompileCachesAndSkips compiles a kernel twice (the second time from the
+// disk cache) and a kernel glslang rejects (a skip, not an error).
+func TestCompileCachesAndSkips(t *testing.T) {
+	if !Installed() {
+		if os.Getenv("CI") != "" {
+			t.Fatal("glslangValidator is required in CI")
+		}
+		t.Skip(NotInstalled)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	src := "RWStructuredBuffer<uint> o : register(u0);\n[numthreads(4,1,1)] void CSMain(uint i : SV_GroupIndex) { o[i] = WaveActiveSum(i); }\n"
+	for run := 0; run < 2; run++ {
+		m, skip, err := Compile(src, "CSMain", []string{"u0"})
+		if err != nil || skip != "" || len(m.SPIRV) < 5 || m.SPIRV[0] != 0x07230203 || m.Bindings["u0"].Binding != 16 {
+			t.Fatalf("run %d: skip %q err %v", run, skip, err)
+		}
+	}
+	entries, _ := os.ReadDir(cacheDir())
+	if len(entries) != 1 {
+		t.Fatalf("cache holds %d files, want 1", len(entries))
+	}
+	_, skip, err := Compile("int64_t x;\n[numthreads(1,1,1)] void CSMain() {}\n", "CSMain", nil)
+	if err != nil || skip == "" {
+		t.Fatalf("a kernel glslang rejects: skip %q err %v", skip, err)
+	}
+}
