@@ -201,12 +201,19 @@ const maxRestarts = 64
 func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
+	layoutSent := false
 	count := func(r results.Record) {
+		// A restarted child checks the layout again: one layout record per size.
+		if r.Case == results.LayoutCase {
+			if layoutSent {
+				return
+			}
+			layoutSent = true
+		}
 		st.Add(r)
 		emit(r)
 	}
 	req := ChildRequest{Device: deviceIndex, WaveSize: sp.Size, Config: toWire(cfg)}
-	layoutSent := false
 	for restart := 0; ; restart++ {
 		data, err := json.Marshal(req)
 		if err != nil {
@@ -240,12 +247,6 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			case m.Begin != "":
 				running, pending = m.Begin, m.Pending
 			case m.Record != nil:
-				if m.Record.Case == results.LayoutCase {
-					if layoutSent {
-						continue // a restarted child checks the layout again
-					}
-					layoutSent = true
-				}
 				count(*m.Record)
 			case m.Stats != nil:
 				st.Pipelines += m.Stats.Pipelines
@@ -274,12 +275,6 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		// announced, with the crash as the reason, and a new child goes on after it.
 		why := fmt.Sprintf("the driver crashed the process (%v) while creating or running this pipeline; its last output: %s", werr, tail.String())
 		for _, r := range pending {
-			if r.Case == results.LayoutCase {
-				if layoutSent {
-					continue
-				}
-				layoutSent = true
-			}
 			r.Status, r.Reason = results.Error, why
 			count(r)
 		}

@@ -150,7 +150,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 
 	sum := results.Summary{Device: dev.Name, Driver: harness.DriverString(dev)}
 	for _, s := range sets {
-		if s.Driver.MatchString(harness.DeviceString(dev)) {
+		if s.Applies(harness.DeviceString(dev)) {
 			sum.Expectations = append(sum.Expectations, s.Name)
 		}
 	}

@@ -141,12 +141,16 @@ func Parse(name, text string) (*Set, error) {
 	return s, sc.Err()
 }
 
+// Applies reports whether a set's driver pattern matches the device description
+// ("name | driver name | driver info").
+func (s *Set) Applies(device string) bool { return s.Driver.MatchString(device) }
+
 // For returns the entries of every set whose driver pattern matches the device
 // description ("name | driver name | driver info").
 func For(sets []*Set, device string) []Entry {
 	var out []Entry
 	for _, s := range sets {
-		if s.Driver.MatchString(device) {
+		if s.Applies(device) {
 			out = append(out, s.Entries...)
 		}
 	}

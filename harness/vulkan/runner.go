@@ -392,9 +392,7 @@ func (r *Runner) subgroupSettings(job Job, info spirvInfo) (uint32, uint32, erro
 	d := r.dev
 	req := job.RequiredSubgroupSize
 	var size, flags uint32
-	if err := checkSubgroupSize(d, req, info.localSize); err != nil {
-		return 0, 0, err
-	}
+	// The size itself is legal: Run checked it with CheckDemand first.
 	if req != 0 {
 		// Without size control the only legal size is the default one,
 		// which needs no create-info (and may not be given one).

@@ -45,8 +45,13 @@ func TestSubgroupSettings(t *testing.T) {
 		{"plain varying", plain, Job{VaryingSubgroupSize: true}, local(64, 1, 1), 0, 0, "needs subgroupSizeControl"},
 	}
 	for _, c := range cases {
+		// As Run does: the limits (a legal size, few enough subgroups), then the settings.
 		r := &Runner{dev: c.dev}
-		size, flags, err := r.subgroupSettings(c.job, c.info)
+		var size, flags uint32
+		err := CheckDemand(c.dev, demandOf(c.job, c.info))
+		if err == nil {
+			size, flags, err = r.subgroupSettings(c.job, c.info)
+		}
 		if c.errSubstr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.errSubstr) {
 				t.Errorf("%s: err = %v, want %q", c.name, err, c.errSubstr)
