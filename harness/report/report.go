@@ -19,15 +19,20 @@ import (
 	"waverig/harness/results"
 )
 
-// key identifies a case across runs.
+// key identifies a case across runs: case, API, stage, compiler and wave size
+// (a parity record is its own key: status "differs" never meets a case's).
 func key(r results.Record) string {
-	return fmt.Sprintf("%s|%s|%d", r.Case, r.Compiler, r.WaveSize)
+	k := fmt.Sprintf("%s|%s|%s|%s|%d", r.Case, r.API, r.Stage, r.Compiler, r.WaveSize)
+	if r.Status == results.Differs {
+		k += "|parity"
+	}
+	return k
 }
 
 // Change is one case whose outcome differs between two runs.
 type Change struct {
 	Case     string
-	Compiler string
+	Compiler string // where it ran: "api stage compiler" (Record.Where)
 	WaveSize uint32
 	Before   results.Verdict // "" = absent
 	After    results.Verdict // "" = absent
@@ -57,7 +62,7 @@ func Compare(before, after []results.Record) Diff {
 		k := key(r)
 		seen[k] = true
 		b, ok := old[k]
-		c := Change{Case: r.Case, Compiler: r.Compiler, WaveSize: r.WaveSize, After: r.Verdict(), Record: r}
+		c := Change{Case: r.Case, Compiler: r.Where(), WaveSize: r.WaveSize, After: r.Verdict(), Record: r}
 		if ok {
 			c.Before = b.Verdict()
 		}
@@ -74,7 +79,7 @@ func Compare(before, after []results.Record) Diff {
 	}
 	for _, r := range before {
 		if !seen[key(r)] {
-			d.Missing = append(d.Missing, Change{Case: r.Case, Compiler: r.Compiler, WaveSize: r.WaveSize, Before: r.Verdict(), Record: r})
+			d.Missing = append(d.Missing, Change{Case: r.Case, Compiler: r.Where(), WaveSize: r.WaveSize, Before: r.Verdict(), Record: r})
 		}
 	}
 	return d
@@ -127,7 +132,7 @@ func (d Diff) WriteText(w io.Writer, before, after string) error {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", title)
 		for _, c := range cs {
-			fmt.Fprintf(&b, "  %-50s %-8s wave %-3d %s -> %s", c.Case, c.Compiler, c.WaveSize, or(string(c.Before), "-"), or(string(c.After), "-"))
+			fmt.Fprintf(&b, "  %-50s %-22s wave %-3d %s -> %s", c.Case, c.Compiler, c.WaveSize, or(string(c.Before), "-"), or(string(c.After), "-"))
 			if len(c.Record.Failures) > 0 {
 				fmt.Fprintf(&b, "  (%s)", c.Record.Failures[0])
 			}
@@ -170,6 +175,7 @@ type junitCase struct {
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitMessage struct {
@@ -177,12 +183,12 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// WriteJUnit writes one test suite per (device, compiler, wave size).
+// WriteJUnit writes one test suite per (device, API, stage, compiler, wave size).
 func WriteJUnit(w io.Writer, recs []results.Record) error {
 	suites := map[string]*junitSuite{}
 	var names []string
 	for _, r := range recs {
-		name := fmt.Sprintf("%s/%s/wave%d", r.Device, r.Compiler, r.WaveSize)
+		name := fmt.Sprintf("%s/%s/wave%d", r.Device, strings.ReplaceAll(r.Where(), " ", "/"), r.WaveSize)
 		s := suites[name]
 		if s == nil {
 			s = &junitSuite{Name: name}
@@ -207,6 +213,10 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 		case v == results.VerdictSkip:
 			c.Skipped = &junitMessage{Message: r.Reason}
 			s.Skipped++
+		case v == results.VerdictDiffers:
+			// Both APIs' outputs may be legal: shown, not failed.
+			c.Name += " (parity)"
+			c.SystemOut = r.Describe()
 		}
 		s.Cases = append(s.Cases, c)
 	}
@@ -226,10 +236,10 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 // WriteCSV writes one row per case (failing lanes summarised in the last columns).
 func WriteCSV(w io.Writer, recs []results.Record) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "compiler", "device", "driver", "status", "verdict", "known", "blame", "reason", "failing_lanes", "first_failure"})
+	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "status", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure"})
 	for _, r := range recs {
-		cw.Write([]string{r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.Compiler, r.Device, r.Driver,
-			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Reason, fmt.Sprint(len(r.Failures)), firstFailure(r)})
+		cw.Write([]string{r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.API, r.Stage, r.Compiler, r.Device, r.Driver,
+			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -237,6 +247,9 @@ func WriteCSV(w io.Writer, recs []results.Record) error {
 
 func firstFailure(r results.Record) string {
 	if len(r.Failures) == 0 {
+		if len(r.Parity) > 0 {
+			return r.Parity[0].String()
+		}
 		return ""
 	}
 	return r.Failures[0].String()
@@ -263,6 +276,7 @@ td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
 {{end}}</table>
 {{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}
 {{if .MoreFailures}}<p>… and {{.MoreFailures}} more failing cases: every one, with its per-lane records, is in results.jsonl.</p>{{end}}{{end}}
+{{if .Parity}}<h2>Cross-API parity differences</h2><p>The same case on one device gave different outputs on two APIs (each side's own verdict is above).</p>{{range .Parity}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}{{end}}
 {{if .SkipReasons}}<h2>Skipped, by reason</h2><ul>{{range .SkipReasons}}<li>{{.Count}} × {{.Reason}}</li>{{end}}</ul>{{end}}
 </body></html>
 `
@@ -296,6 +310,7 @@ func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 		Sizes                                 []uint32
 		Rows                                  []row
 		Failures                              []failure
+		Parity                                []failure
 		MoreFailures                          int
 		SkipReasons                           []skip
 	}
@@ -305,15 +320,26 @@ func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 	var notes []failure // known problems and stale entries, after the failures
 	data.Title = title
 	for _, r := range recs {
+		if r.Status == results.Differs {
+			if len(data.Parity) < maxHTMLFailures {
+				data.Parity = append(data.Parity, failure{r.Case, r.Where(), r.WaveSize, r.Describe()})
+			}
+			continue
+		}
 		data.Total++
 		sizesSet[r.WaveSize] = true
-		if grid[r.Op] == nil {
-			grid[r.Op] = map[uint32]*cell{}
+		op := r.Op
+		if r.API != "" && (r.API != results.Vulkan || r.Stage != results.Compute) {
+			// One row per operation and (API, stage) beyond Vulkan compute.
+			op += " · " + r.API + " " + r.Stage
 		}
-		c := grid[r.Op][r.WaveSize]
+		if grid[op] == nil {
+			grid[op] = map[uint32]*cell{}
+		}
+		c := grid[op][r.WaveSize]
 		if c == nil {
 			c = &cell{}
-			grid[r.Op][r.WaveSize] = c
+			grid[op][r.WaveSize] = c
 		}
 		c.Cases++
 		switch v := r.Verdict(); {
@@ -324,11 +350,11 @@ func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 			skips[r.Reason]++
 		case v == results.VerdictKnown:
 			data.Known++
-			notes = append(notes, failure{r.Case, r.Compiler, r.WaveSize, r.Describe()})
+			notes = append(notes, failure{r.Case, r.Where(), r.WaveSize, r.Describe()})
 		default:
 			data.Failed++
 			c.Failed++
-			data.Failures = append(data.Failures, failure{r.Case, r.Compiler, r.WaveSize, r.Describe()})
+			data.Failures = append(data.Failures, failure{r.Case, r.Where(), r.WaveSize, r.Describe()})
 		}
 	}
 	data.Failures = append(data.Failures, notes...)

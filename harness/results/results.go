@@ -10,6 +10,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -19,6 +20,20 @@ const (
 	Fail  = "fail"  // at least one lane did not
 	Skip  = "skip"  // not run; Reason names the missing feature or tool
 	Error = "error" // did not produce lanes to check: a crash, a compile or layout error
+	// Differs is a cross-API parity record: one case run on two APIs on one
+	// physical device gave different outputs for the same lane (beyond the model's
+	// tolerance), even if both sides passed their models.
+	Differs = "differs"
+)
+
+// The APIs and stages a record can name.
+const (
+	Vulkan = "vulkan"
+	WebGPU = "webgpu"
+
+	Compute = "compute"
+	Pixel   = "pixel"
+	Vertex  = "vertex"
 )
 
 // Compiler names used in records.
@@ -38,6 +53,8 @@ type Record struct {
 	Pattern  string        `json:"pattern"`
 	Shape    string        `json:"shape"`
 	WaveSize uint32        `json:"waveSize"`
+	API      string        `json:"api"`   // Vulkan or WebGPU
+	Stage    string        `json:"stage"` // Compute, Pixel or Vertex
 	Compiler string        `json:"compiler"`
 	Device   string        `json:"device"`
 	Driver   string        `json:"driver"`
@@ -53,6 +70,37 @@ type Record struct {
 	// on the same device with waverig's compiler ("compiler:glslang"): it says whom
 	// the failure implicates, not whether it counts (Verdict decides that).
 	Blame string `json:"blame,omitempty"`
+	// Helpers (pixel cases) says which lanes the driver's wave operations took in:
+	// "excluded" (only covered pixels), "included" (their quads' helper lanes too) or
+	// "mixed"; both are legal unless the shader asks for [WaveOpsIncludeHelperLanes].
+	Helpers string `json:"helpers,omitempty"`
+	// Parity (Differs records) holds the lanes whose outputs differ between APIs.
+	Parity []ParityLane `json:"parity,omitempty"`
+}
+
+// ParityLane is one lane whose output differs between two APIs: where it ran
+// (flat id, and the wave key and lane index both sides recorded) and both values.
+type ParityLane struct {
+	Flat    uint32 `json:"flat"`
+	WaveKey uint32 `json:"waveKey"`
+	Lane    uint32 `json:"lane"`
+	Input   string `json:"input"`
+	// Values maps the API to its output ("vulkan": "3", "webgpu": "4").
+	Values map[string]string `json:"values"`
+}
+
+// String is the one-line form of a parity lane.
+func (p ParityLane) String() string {
+	apis := make([]string, 0, len(p.Values))
+	for a := range p.Values {
+		apis = append(apis, a)
+	}
+	sort.Strings(apis)
+	var vs []string
+	for _, a := range apis {
+		vs = append(vs, a+" "+p.Values[a])
+	}
+	return fmt.Sprintf("flat %d wave %#x lane %d input %s: %s", p.Flat, p.WaveKey, p.Lane, p.Input, strings.Join(vs, ", "))
 }
 
 // LaneFailure is one wrong lane: its wave (the first flat id of the wave, as the
@@ -98,6 +146,9 @@ const (
 	// VerdictUnexpected: a wrong result (or crash, or error) that nobody knew about.
 	// It is the only verdict that fails a run.
 	VerdictUnexpected Verdict = "unexpected"
+	// VerdictDiffers: a cross-API parity difference. Both outputs may be legal
+	// (each side has its own record and verdict), so it is reported, not failed.
+	VerdictDiffers Verdict = "differs"
 )
 
 // Verdict decides what the record means. Every consumer (the run's exit status,
@@ -108,6 +159,8 @@ func (r Record) Verdict() Verdict {
 		return VerdictPass
 	case Skip:
 		return VerdictSkip
+	case Differs:
+		return VerdictDiffers
 	}
 	if r.Known != "" {
 		return VerdictKnown
@@ -131,9 +184,21 @@ func (r Record) Headline() string {
 	return s
 }
 
-// Title names a record in one line: case, compiler and wave size.
+// Title names a record in one line: case, API, stage, compiler and wave size.
 func (r Record) Title() string {
-	return fmt.Sprintf("%s [%s, wave %d]", r.Case, r.Compiler, r.WaveSize)
+	return fmt.Sprintf("%s [%s, wave %d]", r.Case, r.Where(), r.WaveSize)
+}
+
+// Where is "api stage compiler" with what the record names ("vulkan compute
+// ours"); records written before APIs and stages existed say only the compiler.
+func (r Record) Where() string {
+	var parts []string
+	for _, p := range []string{r.API, r.Stage, r.Compiler} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Describe renders a record for people: where it ran, its status and verdict,
@@ -151,6 +216,9 @@ func (r Record) Describe() string {
 		fmt.Fprintf(&b, "  blamed on %s: waverig's compiler passed the same case on this device\n", r.Blame)
 	}
 	WriteLaneTable(&b, "  ", r.Failures)
+	for _, p := range r.Parity {
+		fmt.Fprintf(&b, "  %s\n", p)
+	}
 	return b.String()
 }
 
@@ -163,6 +231,7 @@ type Stats struct {
 	Skipped    int `json:"skipped"`
 	Known      int `json:"known"`      // failed or crashed as expected
 	Unexpected int `json:"unexpected"` // what fails the run
+	Differs    int `json:"differs"`    // cross-API parity records (not cases)
 	Pipelines  int `json:"pipelines"`
 	Kernels    int `json:"kernels"`
 	// Seconds is wall time.
@@ -175,6 +244,10 @@ func (s *Stats) Add(r Record) {
 		if r.Verdict().Counts() {
 			s.Unexpected++
 		}
+		return
+	}
+	if r.Status == Differs {
+		s.Differs++
 		return
 	}
 	s.Cases++
@@ -206,6 +279,7 @@ func (s *Stats) Merge(o Stats) {
 	s.Skipped += o.Skipped
 	s.Known += o.Known
 	s.Unexpected += o.Unexpected
+	s.Differs += o.Differs
 	s.Pipelines += o.Pipelines
 	s.Kernels += o.Kernels
 }

@@ -1,0 +1,110 @@
+package kernels
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestCompareParity: identical outputs agree; a changed defined result and a
+// changed lane place are parity differences with both values; a changed value
+// the model leaves undefined is not.
+func TestCompareParity(t *testing.T) {
+	ks := Matrix(Filter{Ops: regexp.MustCompile(`^(WaveActiveSum|QuadReadAcrossX)$`), Types: []string{"uint"}, Shapes: []string{"whole"}})
+	if len(ks) != 2 {
+		t.Fatalf("want 2 kernels, got %d", len(ks))
+	}
+	for _, k := range ks {
+		a, err := Simulate(k, SimLayout{WaveSize: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		copyOut := func() map[string][]byte {
+			return map[string][]byte{"u0": append([]byte(nil), a["u0"]...)}
+		}
+		ps, err := Compare(k, "vulkan", a, "webgpu", copyOut())
+		if err != nil {
+			t.Fatal(err)
+		}
+		compared := 0
+		for _, p := range ps {
+			compared += p.Compared
+			if p.Differing != 0 {
+				t.Fatalf("%s: identical outputs differ: %+v", p.Case.ID(), p.Lanes)
+			}
+		}
+		if compared == 0 {
+			t.Fatalf("%s: nothing compared", k.Name)
+		}
+
+		// Find a record whose result the model defines (branch 1 of the "all" pattern).
+		init, got, _ := kernelWords(k, a)
+		idx := -1
+		for i := 0; i < len(init)/recWords; i++ {
+			h := readHdr(got, init, i, k.Cases[0].Shape.Threads())
+			if k.Cases[h.caseIdx].Pattern == All && h.branch == 1 {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			t.Fatal("no active record")
+		}
+		b := copyOut()
+		b["u0"][(idx*recWords+wOut)*4] ^= 1
+		ps, _ = Compare(k, "vulkan", a, "webgpu", b)
+		if n := differing(ps); n != 1 {
+			t.Fatalf("%s: changed result: %d differing lanes, want 1", k.Name, n)
+		}
+		for _, p := range ps {
+			for _, l := range p.Lanes {
+				if l.Flat != uint32(idx) || l.Values["vulkan"] == l.Values["webgpu"] {
+					t.Fatalf("parity lane %+v: want flat %d with two different values", l, idx)
+				}
+			}
+		}
+
+		b = copyOut()
+		b["u0"][(idx*recWords+wLane)*4] ^= 1
+		ps, _ = Compare(k, "vulkan", a, "webgpu", b)
+		if n := differing(ps); n != 1 {
+			t.Fatalf("%s: changed lane index: %d differing lanes, want 1", k.Name, n)
+		}
+	}
+}
+
+// TestCompareIgnoresUndefined: an inactive lane's output is undefined, so
+// changing it is no parity difference.
+func TestCompareIgnoresUndefined(t *testing.T) {
+	ks := Matrix(Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`), Types: []string{"uint"}, Patterns: []Pattern{Even}, Shapes: []string{"whole"}})
+	a, err := Simulate(ks[0], SimLayout{WaveSize: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, got, _ := kernelWords(ks[0], a)
+	b := map[string][]byte{"u0": append([]byte(nil), a["u0"]...)}
+	changed := 0
+	for i := 0; i < len(init)/recWords; i++ {
+		if readHdr(got, init, i, 64).branch == 0 {
+			b["u0"][(i*recWords+wOut)*4] ^= 0x55
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no inactive lane")
+	}
+	ps, err := Compare(ks[0], "vulkan", a, "webgpu", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := differing(ps); n != 0 {
+		t.Fatalf("%d differing lanes from undefined values", n)
+	}
+}
+
+func differing(ps []Parity) int {
+	n := 0
+	for _, p := range ps {
+		n += p.Differing
+	}
+	return n
+}
