@@ -20,6 +20,11 @@ type CaseResult struct {
 	Lanes    int
 	Failures []results.LaneFailure
 	Note     string
+	// Helpers (pixel cases): which helper-lane set the device's wave operations
+	// included in the waves that could tell: HelpersExcluded, HelpersIncluded,
+	// HelpersMixed (waves of the case differ), or "" (no helper lanes, a quad-only
+	// operation, or no wave could tell).
+	Helpers string
 }
 
 // String is a one-line verdict followed by up to four failing lanes, one per line.
@@ -144,6 +149,12 @@ type caseState struct {
 	arms     int
 	undef    int
 	problems []string
+	// Pixel cases: the helper choice of each deciding wave, the helper lanes seen,
+	// extra notes; noWaves: the case writes no records (PSSlope).
+	choices     map[string]int
+	helperLanes int
+	extra       []string
+	noWaves     bool
 }
 
 func (s *caseState) fail(f results.LaneFailure) {
@@ -162,13 +173,20 @@ func (s *caseState) problem(p string) {
 
 // Check compares the buffers a device returned for k (register -> contents) with the
 // reference models and returns one result per case. waveSize is the wave size the
-// pipeline was created for (0: unknown, take the recorded lane count).
+// pipeline was created for; 0 means "not required" (WebGPU cannot require one): the
+// checker takes the lane count the waves report, which must be a power of two and the
+// same for every wave of the kernel. Pixel kernels go to the pixel checker
+// (check_pixel.go); vertex kernels share the compute record and checker (a draw is a
+// workgroup, SV_VertexID the group index).
 func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 	res := make([]CaseResult, len(k.Cases))
 	states := make([]*caseState, len(k.Cases))
 	for i, c := range k.Cases {
 		res[i] = CaseResult{Case: c, Passed: true}
-		states[i] = &caseState{res: &res[i]}
+		states[i] = &caseState{res: &res[i], choices: map[string]int{}}
+	}
+	if k.Stage == Pixel && len(k.Cases) > 0 {
+		return checkPixel(k, out, waveSize, res, states)
 	}
 	failAll := func(note string) []CaseResult {
 		for i := range res {
@@ -204,11 +222,21 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 			}
 		}
 	}
+	kernelCount := waveSize
 	for _, wv := range groupWaves(hs) {
 		st := states[wv[0].caseIdx]
 		c := k.Cases[wv[0].caseIdx]
 		st.waves++
-		if ps := waveProblems(wv, waveSize); len(ps) > 0 {
+		ps := waveProblems(wv, waveSize)
+		if waveSize == 0 && len(ps) == 0 {
+			// No required size: every wave must report the size the first did.
+			if kernelCount == 0 {
+				kernelCount = wv[0].count
+			} else if wv[0].count != kernelCount {
+				ps = append(ps, fmt.Sprintf("key %d: lane count %d, other waves of the kernel have %d", wv[0].key, wv[0].count, kernelCount))
+			}
+		}
+		if len(ps) > 0 {
 			for _, p := range ps {
 				st.problem("layout: " + p)
 			}

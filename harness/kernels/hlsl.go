@@ -112,35 +112,45 @@ func splat(t Type, e string) string {
 
 // loadComp reads component k of a value of scalar s from the record's input words.
 func loadComp(s string, k int) string {
-	w := func(i int) string { return fmt.Sprintf("rec[b + %du]", i) }
+	return loadCompAt(s, k, func(i int) string { return fmt.Sprintf("rec[b + %du]", wIn+i) })
+}
+
+// loadCompAt reads component k of scalar s; w(i) spells the i-th input word of the
+// invocation (a record's input words, or a pixel kernel's input block).
+func loadCompAt(s string, k int, w func(int) string) string {
 	switch s {
 	case "int":
-		return "asint(" + w(wIn+k) + ")"
+		return "asint(" + w(k) + ")"
 	case "uint":
-		return w(wIn + k)
+		return w(k)
 	case "float":
-		return "asfloat(" + w(wIn+k) + ")"
+		return "asfloat(" + w(k) + ")"
 	case "bool":
-		return "(" + w(wIn+k) + " != 0u)"
+		return "(" + w(k) + " != 0u)"
 	case "half":
-		return "(half)f16tof32(" + w(wIn+k) + ")"
+		return "(half)f16tof32(" + w(k) + ")"
 	case "double":
-		return fmt.Sprintf("((double)asfloat(%s) + (double)asfloat(%s))", w(wIn+2*k), w(wIn+2*k+1))
+		return fmt.Sprintf("((double)asfloat(%s) + (double)asfloat(%s))", w(2*k), w(2*k+1))
 	case "uint64_t":
-		return fmt.Sprintf("(((uint64_t)%s << 32) | (uint64_t)%s)", w(wIn+2*k+1), w(wIn+2*k))
+		return fmt.Sprintf("(((uint64_t)%s << 32) | (uint64_t)%s)", w(2*k+1), w(2*k))
 	case "int64_t":
-		return fmt.Sprintf("(int64_t)(((uint64_t)%s << 32) | (uint64_t)%s)", w(wIn+2*k+1), w(wIn+2*k))
+		return fmt.Sprintf("(int64_t)(((uint64_t)%s << 32) | (uint64_t)%s)", w(2*k+1), w(2*k))
 	}
 	return "0"
 }
 
 func load(t Type) string {
+	return loadAt(t, func(i int) string { return fmt.Sprintf("rec[b + %du]", wIn+i) })
+}
+
+// loadAt is load with the input words spelled by w (see loadCompAt).
+func loadAt(t Type, w func(int) string) string {
 	if t.N == 1 {
-		return loadComp(t.Scalar, 0)
+		return loadCompAt(t.Scalar, 0, w)
 	}
 	parts := make([]string, t.N)
 	for k := range parts {
-		parts[k] = loadComp(t.Scalar, k)
+		parts[k] = loadCompAt(t.Scalar, k, w)
 	}
 	return t.HLSL() + "(" + strings.Join(parts, ", ") + ")"
 }
@@ -248,16 +258,42 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
 	fmt.Fprintf(&sb, "    uint flat = gid.x * %du + gi;\n", threads)
-	fmt.Fprintf(&sb, "    uint b = flat * %du;\n", recWords)
+	emitRecordBody(&sb, op, threads, types)
+	sb.WriteString("}\n")
+	return sb.String(), nil
+}
+
+// emitRecordBody is the body shared by compute and vertex kernels, after "flat" (the
+// record index) and "gi" (the invocation's index in its replica) are declared: layout,
+// pattern, the op per type variant, and the record stores.
+func emitRecordBody(sb *strings.Builder, op intrinsics.Op, threads int, types []Type) {
+	fmt.Fprintf(sb, "    uint b = flat * %du;\n", recWords)
 	sb.WriteString(`    // Layout, taken before any divergence.
     uint key = WaveReadLaneFirst(flat);
     uint lane = WaveGetLaneIndex();
     uint cnt = WaveGetLaneCount();
     uint ctl = rec[b + 6u];
-    uint pat = ctl & 15u;
+    uint coin = rec[b + 7u];
+`)
+	emitPattern(sb, fmt.Sprintf("lane == cnt - 1u || gi == %du", threads-1))
+	emitVariants(sb, op, types, load)
+	for _, l := range []string{
+		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
+		"rec[b + 4u] = act;", "rec[b + 5u] = larg;",
+	} {
+		sb.WriteString("    " + l + "\n")
+	}
+	for k := 0; k < 8; k++ {
+		fmt.Fprintf(sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
+	}
+}
+
+// emitPattern decodes ctl and decides outer/inner from the pattern (lastCond is the
+// "last" pattern's condition), then declares the arm, lane argument and outputs.
+func emitPattern(sb *strings.Builder, lastCond string) {
+	sb.WriteString(`    uint pat = ctl & 15u;
     uint mode = (ctl >> 4) & 15u;
     uint variant = (ctl >> 8) & 255u;
-    uint coin = rec[b + 7u];
     // Pattern: the op runs where outer && inner (arm 1) and, for "nested" on scalar
     // types, also where outer && !inner (arm 2).
     bool outer = true;
@@ -270,7 +306,7 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
         outer = lane == 0u;
     } else if (pat == 4u) {
 `)
-	fmt.Fprintf(&sb, "        outer = lane == cnt - 1u || gi == %du;\n", threads-1)
+	fmt.Fprintf(sb, "        outer = %s;\n", lastCond)
 	sb.WriteString(`    } else if (pat == 5u) {
         outer = lane < cnt / 2u;
     } else if (pat == 6u) {
@@ -290,38 +326,32 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
     uint o6 = 0u;
     uint o7 = 0u;
 `)
+}
+
+// emitVariants runs the op once per type variant: load x (ld spells the load), call the
+// op in the pattern's arms, convert the result to the output words.
+func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string) {
 	for v, t := range types {
 		kw := "if"
 		if v > 0 {
 			kw = "} else if"
 		}
-		fmt.Fprintf(&sb, "    %s (variant == %du) {\n", kw, v)
+		fmt.Fprintf(sb, "    %s (variant == %du) {\n", kw, v)
 		rt := resultType(op, t)
 		switch op {
 		case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
 		default:
-			fmt.Fprintf(&sb, "        %s x = %s;\n", t.HLSL(), load(t))
+			fmt.Fprintf(sb, "        %s x = %s;\n", t.HLSL(), ld(t))
 		}
-		fmt.Fprintf(&sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
+		fmt.Fprintf(sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
-		emitCall(&sb, "                ", op, 1)
+		emitCall(sb, "                ", op, 1)
 		if elseArm(t) {
 			sb.WriteString("            } else {\n")
-			emitCall(&sb, "                ", op, 2)
+			emitCall(sb, "                ", op, 2)
 		}
 		sb.WriteString("            }\n        }\n")
-		storeResult(&sb, "        ", rt)
+		storeResult(sb, "        ", rt)
 	}
 	sb.WriteString("    }\n")
-	for _, l := range []string{
-		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
-		"rec[b + 4u] = act;", "rec[b + 5u] = larg;",
-	} {
-		sb.WriteString("    " + l + "\n")
-	}
-	for k := 0; k < 8; k++ {
-		fmt.Fprintf(&sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
-	}
-	sb.WriteString("}\n")
-	return sb.String(), nil
 }

@@ -1,7 +1,11 @@
-// Package kernels generates the rig's test matrix: HLSL compute kernels that run the 24
-// Shader Model 6.0 wave and quad intrinsics over operation × type × active-lane pattern ×
-// workgroup shape, the buffers they start from, and the checker that turns the buffers a
-// device returns into per-case results using the Go reference models (harness/models).
+// Package kernels generates the rig's test matrix for the compute, pixel and vertex
+// stages: HLSL kernels that run the 24 Shader Model 6.0 wave and quad intrinsics over
+// operation × type × active-lane pattern × workgroup shape (compute), scene (pixel:
+// graphics.go) or draw (vertex), the buffers they start from, and the checker that
+// turns the buffers a device returns into per-case results using the Go reference
+// models (harness/models). Pixel kernels also cover helper lanes: the checker accepts
+// either choice the specs leave to the implementation (helpers in wave operations or
+// not) and says which one the device made.
 //
 // Every invocation writes one fixed-size record (see record.go): its flat id, its wave
 // key (WaveReadLaneFirst of the flat id, taken in uniform control flow), lane index,
@@ -75,6 +79,8 @@ type Shape struct {
 	Name       string
 	NumThreads [3]int
 	Groups     [3]int
+	// Scene is a pixel kernel's draw (nil for compute and vertex shapes).
+	Scene *Scene
 }
 
 // Threads is the number of invocations in one workgroup.
@@ -95,6 +101,17 @@ type Case struct {
 	Pattern Pattern
 	Shape   Shape
 	Seed    uint64 // the random pattern's seed; 0 for the other patterns
+	// Name, when not "", replaces the operation's name in the ID and the filter: the
+	// cases that test a shader rather than one intrinsic (PSSlope, IsHelperLane).
+	Name string
+}
+
+// OpName is the case's first ID component: Name, or the operation's name.
+func (c Case) OpName() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Op.String()
 }
 
 // ID is stable and human readable: "WaveActiveSum/float3/even/partial",
@@ -104,7 +121,7 @@ func (c Case) ID() string {
 	if c.Pattern == Random {
 		p = fmt.Sprintf("random#%d", c.Seed)
 	}
-	return fmt.Sprintf("%s/%s/%s/%s", c.Op, c.Type.HLSL(), p, c.Shape.Name)
+	return fmt.Sprintf("%s/%s/%s/%s", c.OpName(), c.Type.HLSL(), p, c.Shape.Name)
 }
 
 // Features are the optional device features a kernel needs.
@@ -127,6 +144,10 @@ type Kernel struct {
 	Buffers []Buffer
 	Groups  [3]uint32
 	Needs   Features
+	// Stage is the stage the operations run in; "" means Compute.
+	Stage Stage
+	// Draw is non-nil exactly for Pixel and Vertex kernels (Groups is then zero).
+	Draw *Draw
 }
 
 // Filter selects part of the matrix; empty fields select everything.
@@ -148,7 +169,7 @@ func (f Filter) keep(c Case) bool {
 	if f.Cases != nil && !f.Cases[c.ID()] {
 		return false
 	}
-	if f.Ops != nil && !f.Ops.MatchString(c.Op.String()) {
+	if f.Ops != nil && !f.Ops.MatchString(c.OpName()) {
 		return false
 	}
 	if len(f.Types) > 0 {

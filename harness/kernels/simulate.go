@@ -13,8 +13,18 @@ type SimLayout struct {
 	// the invocations are shuffled across the workgroup's waves, lane indices are
 	// permuted, and a partial wave gets a random, possibly non-dense, subset of lane
 	// indices: a layout that breaks every "lanes are consecutive" assumption while
-	// staying legal.
+	// staying legal. Pixel kernels: the order of the quads and of their slots in the
+	// waves is shuffled.
 	Seed uint64
+	// Helpers (pixel kernels): helper lanes take part in wave operations (they always
+	// do in quad operations and never write records).
+	Helpers bool
+	// MirrorY (pixel kernels) draws the picture mirrored in y, as WebGPU does with
+	// Vulkan-NDC positions.
+	MirrorY bool
+	// Fault plants one bug in a simulated pixel kernel (tests of the checker): one of
+	// the Fault* constants, or "" for a correct device.
+	Fault string
 }
 
 // Simulate runs a kernel on a Go model of a correct device: it writes the records the
@@ -28,6 +38,9 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 	}
 	if len(k.Cases) == 0 {
 		return simulateLayout(l), nil
+	}
+	if k.Stage == Pixel {
+		return simulatePixel(k, l)
 	}
 	var data []byte
 	for _, b := range k.Buffers {

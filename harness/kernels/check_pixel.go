@@ -1,0 +1,533 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"waverig/compiler/intrinsics"
+	"waverig/harness/models"
+	"waverig/harness/results"
+)
+
+// The helper-lane choices a pixel case reports (CaseResult.Helpers).
+const (
+	HelpersExcluded = "excluded"
+	HelpersIncluded = "included"
+	HelpersMixed    = "mixed"
+)
+
+// pxRec is one covered pixel's record.
+type pxRec struct {
+	idx, rep                 int
+	x, y                     uint32
+	key, lane, count, branch uint32
+	laneArg, helper          uint32
+}
+
+// pxHelper is a helper lane the checker derives: an uncovered member of a wave's quad.
+type pxHelper struct{ x, y, lane uint32 }
+
+// pixelState is what the pixel checker knows about one kernel's buffers.
+type pixelState struct {
+	k       Kernel
+	sc      Scene
+	lay     pixelLayout
+	in, got []uint32
+	// covered[rep][y*w+x] is the record of that pixel, or nil.
+	covered  [][]*pxRec
+	caseOf   []int // replica -> case index
+	modeOf   []int // replica -> mode
+	states   []*caseState
+	mirrored bool // the coverage matched the y-mirrored scene (WebGPU's NDC)
+}
+
+func (ps *pixelState) block(rep int, x, y uint32) []uint32 {
+	return ps.in[ps.lay.padded(rep, x, y)*tWords:][:tWords]
+}
+
+// checkPixel is Check for pixel kernels.
+func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState) []CaseResult {
+	failAll := func(note string) []CaseResult {
+		for i := range res {
+			res[i].Passed, res[i].Note = false, note
+		}
+		return res
+	}
+	if k.Draw == nil || k.Cases[0].Shape.Scene == nil {
+		return failAll("pixel kernel without a draw or scene")
+	}
+	sc := *k.Cases[0].Shape.Scene
+	pw, ph := sc.Padded()
+	ps := &pixelState{k: k, sc: sc, states: states,
+		lay: pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}}
+	if k.Cases[0].Name == slopeName {
+		ps.checkSlope(out)
+		return finishNotes(res, states)
+	}
+	var err error
+	for _, b := range k.Buffers {
+		if b.Register == "t0" {
+			ps.in, err = words(b.Data)
+		}
+	}
+	if err != nil || len(ps.in) != ps.lay.draws*int(pw*ph)*tWords {
+		return failAll(fmt.Sprintf("kernel %s: input buffer t0 missing or of the wrong size", k.Name))
+	}
+	if _, ps.got, err = kernelWords(k, out); err != nil {
+		return failAll(err.Error())
+	}
+	if len(ps.got) != ps.lay.draws*int(sc.Width*sc.Height)*recWords {
+		return failAll(fmt.Sprintf("u0 holds %d words, expected %d draws of %dx%d records", len(ps.got), ps.lay.draws, sc.Width, sc.Height))
+	}
+	for r := 0; r < ps.lay.draws; r++ {
+		_, m, _, ci := unctl(ps.block(r, 0, 0)[tCtl])
+		if ci >= len(k.Cases) {
+			return failAll(fmt.Sprintf("draw %d names case %d of %d", r, ci, len(k.Cases)))
+		}
+		ps.caseOf, ps.modeOf = append(ps.caseOf, ci), append(ps.modeOf, m)
+	}
+	all := ps.readRecords()
+	ps.checkCoverage()
+	if k.Cases[0].Name == helperName {
+		ps.checkWaves(all, waveSize, ps.checkHelperWave)
+	} else {
+		ps.checkWaves(all, waveSize, ps.checkOpWave)
+	}
+	ps.checkColor(out)
+	for i, st := range states {
+		switch {
+		case st.choices[HelpersExcluded] > 0 && st.choices[HelpersIncluded] > 0:
+			res[i].Helpers = HelpersMixed
+		case st.choices[HelpersExcluded] > 0:
+			res[i].Helpers = HelpersExcluded
+		case st.choices[HelpersIncluded] > 0:
+			res[i].Helpers = HelpersIncluded
+		}
+		if st.helperLanes > 0 {
+			st.extra = append(st.extra, fmt.Sprintf("%d helper lanes; waves that decided: %d excluded, %d included", st.helperLanes, st.choices[HelpersExcluded], st.choices[HelpersIncluded]))
+		}
+		if ps.mirrored {
+			st.extra = append(st.extra, "picture mirrored in y (NDC y up)")
+		}
+	}
+	return finishNotes(res, states)
+}
+
+// finishNotes writes every case's note from its state.
+func finishNotes(res []CaseResult, states []*caseState) []CaseResult {
+	for i, st := range states {
+		notes := []string{fmt.Sprintf("%d waves, %d arms, %d lanes compared, %d undefined", st.waves, st.arms, res[i].Lanes, st.undef)}
+		notes = append(notes, st.extra...)
+		notes = append(notes, st.problems...)
+		if st.waves == 0 && !st.noWaves {
+			res[i].Passed = false
+			notes = append(notes, "no records for this case")
+		}
+		res[i].Note = strings.Join(notes, "; ")
+	}
+	return res
+}
+
+// readRecords reads every written record: one whose words are all 0xffffffff was not
+// written (the pixel is not covered); any other must name its own index, position and
+// draw.
+func (ps *pixelState) readRecords() []*pxRec {
+	w, h := ps.lay.w, ps.lay.h
+	ps.covered = make([][]*pxRec, ps.lay.draws)
+	var all []*pxRec
+	for r := 0; r < ps.lay.draws; r++ {
+		ps.covered[r] = make([]*pxRec, w*h)
+		st := ps.states[ps.caseOf[r]]
+		for y := uint32(0); y < h; y++ {
+			for x := uint32(0); x < w; x++ {
+				i := ps.lay.flat(r, x, y)
+				rec := ps.got[i*recWords:][:recWords]
+				written := false
+				for _, v := range rec {
+					written = written || v != unset
+				}
+				if !written {
+					continue
+				}
+				if rec[wFlat] != uint32(i) || rec[pPos] != x|y<<16 || rec[pRep] != uint32(r) {
+					st.problem(fmt.Sprintf("layout: record %d (draw %d, pixel %d,%d) holds flat %d, position %#x, draw %d",
+						i, r, x, y, rec[wFlat], rec[pPos], rec[pRep]))
+					continue
+				}
+				p := &pxRec{idx: i, rep: r, x: x, y: y, key: rec[wKey], lane: rec[wLane], count: rec[wCount],
+					branch: rec[wBranch], laneArg: rec[wLaneArg], helper: rec[pHelper]}
+				ps.covered[r][y*w+x] = p
+				all = append(all, p)
+			}
+		}
+	}
+	return all
+}
+
+// checkCoverage: every draw covers the scene's pixels (centres on an edge either way;
+// the picture may be mirrored in y, the same way for every draw), and every draw the
+// same pixels (one pipeline, one triangle).
+func (ps *pixelState) checkCoverage() {
+	cls, mcls := ps.sc.Classify(), ps.sc.mirrored().Classify()
+	for r := 0; r < ps.lay.draws; r++ {
+		cov := make([]bool, len(ps.covered[r]))
+		for i, p := range ps.covered[r] {
+			cov[i] = p != nil
+		}
+		st := ps.states[ps.caseOf[r]]
+		switch {
+		case coverageMatches(cls, cov):
+		case coverageMatches(mcls, cov):
+			ps.mirrored = true
+		default:
+			st.problem(fmt.Sprintf("coverage: draw %d covered %d pixels, not the scene's (%s)", r, count(cov), coverageDiff(cls, cov)))
+		}
+		if r > 0 {
+			for i := range cov {
+				if cov[i] != (ps.covered[0][i] != nil) {
+					st.problem(fmt.Sprintf("coverage: draw %d and draw 0 differ at pixel %d,%d", r, uint32(i)%ps.lay.w, uint32(i)/ps.lay.w))
+					break
+				}
+			}
+		}
+	}
+}
+
+func count(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+func coverageDiff(cls []Coverage, cov []bool) string {
+	var miss, extra int
+	for i, c := range cls {
+		if c == In && !cov[i] {
+			miss++
+		}
+		if c == Out && cov[i] {
+			extra++
+		}
+	}
+	return fmt.Sprintf("%d inside pixels missing, %d outside pixels covered", miss, extra)
+}
+
+// pixelWave is one wave's recorded lanes (sorted by lane) and derived helpers.
+type pixelWave struct {
+	lanes   []*pxRec
+	helpers []pxHelper
+	count   uint32
+}
+
+// checkWaves rebuilds the waves from the keys, checks their layout and hands every
+// well-formed wave to check.
+func (ps *pixelState) checkWaves(all []*pxRec, waveSize uint32, check func(pixelWave)) {
+	byKey := map[uint32][]*pxRec{}
+	var keys []uint32
+	for _, p := range all {
+		if _, ok := byKey[p.key]; !ok {
+			keys = append(keys, p.key)
+		}
+		byKey[p.key] = append(byKey[p.key], p)
+	}
+	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+	quadWave := map[[3]int]uint32{} // (draw, qx, qy) -> key
+	kernelCount := waveSize
+	for _, key := range keys {
+		ws := byKey[key]
+		sort.SliceStable(ws, func(a, b int) bool { return ws[a].lane < ws[b].lane })
+		st := ps.states[ps.caseOf[ws[0].rep]]
+		st.waves++
+		wv, probs := ps.waveLayout(ws, quadWave)
+		if kernelCount == 0 && len(probs) == 0 {
+			kernelCount = wv.count
+		}
+		if kernelCount != 0 && wv.count != kernelCount {
+			if waveSize != 0 {
+				probs = append(probs, fmt.Sprintf("key %d: lane count %d, expected wave size %d", key, wv.count, waveSize))
+			} else {
+				probs = append(probs, fmt.Sprintf("key %d: lane count %d, other waves of the kernel have %d", key, wv.count, kernelCount))
+			}
+		}
+		if len(probs) > 0 {
+			for _, p := range probs {
+				st.problem("layout: " + p)
+			}
+			continue
+		}
+		check(wv)
+	}
+}
+
+// waveLayout checks one wave's layout and derives its helpers: one draw; unique lane
+// indices below one power-of-two count; every member's quad lane (index & 3) is its
+// quad position (models.QuadIndex); the members of a pixel quad share index >> 2 and
+// no two pixel quads do; no pixel quad is in two waves; the key is the padded index of
+// the lowest lane, recorded or (when helpers take part) helper.
+func (ps *pixelState) waveLayout(ws []*pxRec, quadWave map[[3]int]uint32) (pixelWave, []string) {
+	var p []string
+	key := ws[0].key
+	wv := pixelWave{lanes: ws, count: ws[0].count}
+	c := wv.count
+	if c == 0 || c&(c-1) != 0 || c > 128 {
+		p = append(p, fmt.Sprintf("key %d: lane count %d is not a power of two in 1..128", key, c))
+	}
+	if len(ws) > int(c) {
+		p = append(p, fmt.Sprintf("key %d: %d lanes in a wave of %d", key, len(ws), c))
+	}
+	seen := map[uint32]*pxRec{}
+	quadOf := map[uint32][2]uint32{} // lane>>2 -> (qx, qy)
+	laneQuad := map[[2]uint32]uint32{}
+	for _, h := range ws {
+		if h.rep != ws[0].rep {
+			p = append(p, fmt.Sprintf("key %d spans draws %d and %d", key, ws[0].rep, h.rep))
+		}
+		if q, ok := seen[h.lane]; ok {
+			p = append(p, fmt.Sprintf("key %d: lane %d recorded twice (pixels %d,%d and %d,%d)", key, h.lane, q.x, q.y, h.x, h.y))
+		}
+		seen[h.lane] = h
+		if h.count != c {
+			p = append(p, fmt.Sprintf("key %d: lane counts %d and %d", key, c, h.count))
+		}
+		if h.lane >= c {
+			p = append(p, fmt.Sprintf("key %d: lane %d >= count %d", key, h.lane, c))
+		}
+		if want := models.QuadIndex(h.x, h.y); h.lane&3 != want {
+			p = append(p, fmt.Sprintf("key %d: pixel %d,%d is quad lane %d (lane %d), its quad position is %d", key, h.x, h.y, h.lane&3, h.lane, want))
+		}
+		q := [2]uint32{h.x >> 1, h.y >> 1}
+		if l, ok := laneQuad[q]; ok && l != h.lane>>2 {
+			p = append(p, fmt.Sprintf("key %d: quad %d,%d has lanes in quads %d and %d", key, q[0], q[1], l, h.lane>>2))
+		}
+		laneQuad[q] = h.lane >> 2
+		if o, ok := quadOf[h.lane>>2]; ok && o != q {
+			p = append(p, fmt.Sprintf("key %d: lane quad %d holds pixel quads %d,%d and %d,%d", key, h.lane>>2, o[0], o[1], q[0], q[1]))
+		}
+		quadOf[h.lane>>2] = q
+		qk := [3]int{h.rep, int(q[0]), int(q[1])}
+		if k, ok := quadWave[qk]; ok && k != key {
+			p = append(p, fmt.Sprintf("pixel quad %d,%d of draw %d is in waves %d and %d", q[0], q[1], h.rep, k, key))
+		}
+		quadWave[qk] = key
+	}
+	if len(p) > 0 {
+		return wv, p
+	}
+	// Helpers: the uncovered members of every quad (positions on the padded grid).
+	rep := ws[0].rep
+	lowRec := ws[0]
+	lowAll := ps.lay.padded(rep, lowRec.x, lowRec.y)
+	lowLane := lowRec.lane
+	for lq, q := range quadOf {
+		for dy := uint32(0); dy < 2; dy++ {
+			for dx := uint32(0); dx < 2; dx++ {
+				x, y := 2*q[0]+dx, 2*q[1]+dy
+				if x < ps.lay.w && y < ps.lay.h && ps.covered[rep][y*ps.lay.w+x] != nil {
+					continue
+				}
+				h := pxHelper{x: x, y: y, lane: lq<<2 | models.QuadIndex(x, y)}
+				wv.helpers = append(wv.helpers, h)
+				if h.lane < lowLane {
+					lowLane, lowAll = h.lane, ps.lay.padded(rep, x, y)
+				}
+			}
+		}
+	}
+	sort.Slice(wv.helpers, func(a, b int) bool { return wv.helpers[a].lane < wv.helpers[b].lane })
+	if key != uint32(ps.lay.padded(rep, lowRec.x, lowRec.y)) && key != uint32(lowAll) {
+		p = append(p, fmt.Sprintf("key %d is the padded index of neither the lowest recorded lane (%d) nor the lowest lane with helpers (%d)",
+			key, ps.lay.padded(rep, lowRec.x, lowRec.y), lowAll))
+	}
+	return wv, p
+}
+
+// checkOpWave checks one wave of an operation kernel against both helper choices.
+func (ps *pixelState) checkOpWave(wv pixelWave) {
+	rep := wv.lanes[0].rep
+	c := ps.k.Cases[ps.caseOf[rep]]
+	st := ps.states[ps.caseOf[rep]]
+	mode := ps.modeOf[rep]
+	op := c.Op
+	mt, err := c.Type.Model()
+	if err != nil {
+		st.problem(err.Error())
+		return
+	}
+	rt := models.ResultType(op, mt)
+	count := wv.count
+	input := func(x, y uint32) []uint64 { return readComps(ps.block(rep, x, y), tIn, mt.Scalar, mt.N) }
+	coin := func(x, y uint32) uint32 { return ps.block(rep, x, y)[tCoin] }
+	pat := func(lane, cnt, cn uint32) uint32 { return branchOf(c.Pattern, lane, cnt, 0, 0, cn, elseArm(c.Type)) }
+	describe := func(h *pxRec) string {
+		s := fmt.Sprintf("pixel %d,%d draw %d x=%s", h.x, h.y, rep, models.FormatComps(mt.Scalar, input(h.x, h.y)))
+		if hasLaneArg(op) {
+			s += fmt.Sprintf(" lane=%d", h.laneArg)
+		}
+		return s
+	}
+	for _, h := range wv.lanes {
+		want := pat(h.lane, h.count, coin(h.x, h.y))
+		if h.branch != want {
+			st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: pxMask(wv, h.branch),
+				Input: describe(h) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
+		}
+		if h.branch != 0 && hasLaneArg(op) {
+			if wantArg := laneArgOf(op, mode, h.lane, h.count); h.laneArg != wantArg {
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: pxMask(wv, h.branch),
+					Input: describe(h) + " (lane argument)", Expected: fmt.Sprint(wantArg), Actual: fmt.Sprint(h.laneArg)})
+			}
+		}
+	}
+	helperBranch := make([]uint32, len(wv.helpers))
+	for i, h := range wv.helpers {
+		helperBranch[i] = pat(h.lane, count, coin(h.x, h.y))
+	}
+	quad := models.IsQuadOp(op)
+	if !quad {
+		st.helperLanes += len(wv.helpers)
+	}
+	var failE, failI []results.LaneFailure
+	var lanesE, lanesI, undefE, undefI int
+	for arm := uint32(1); arm <= 2; arm++ {
+		var rec, hl []models.Lane
+		var act []*pxRec
+		for _, h := range wv.lanes {
+			rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: input(h.x, h.y), LaneArg: h.laneArg})
+			if h.branch == arm {
+				act = append(act, h)
+			}
+		}
+		if len(act) == 0 {
+			continue
+		}
+		for i, h := range wv.helpers {
+			hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: input(h.x, h.y),
+				LaneArg: laneArgOf(op, mode, h.lane, count)})
+		}
+		st.arms++
+		exc, inc, err := models.HelperSets(op, mt, rec, hl, count)
+		if err != nil {
+			st.problem(err.Error())
+			return
+		}
+		mask := pxMask(wv, arm)
+		for j, h := range wv.lanes {
+			if h.branch != arm {
+				continue
+			}
+			actual := readComps(ps.got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
+			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int) {
+				if want.Undefined {
+					*undef++
+					return
+				}
+				*lanes++
+				for k := range want.Comps {
+					if !models.Equal(rt.Scalar, want.Comps[k], actual[k]) {
+						in := describe(h)
+						if !quad && len(wv.helpers) > 0 {
+							in += " (helpers " + set + ")"
+						}
+						*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: in,
+							Expected: formatResult(op, rt, want.Comps), Actual: formatResult(op, rt, actual)})
+						return
+					}
+				}
+			}
+			cmp(exc[j], HelpersExcluded, &failE, &lanesE, &undefE)
+			cmp(inc[j], HelpersIncluded, &failI, &lanesI, &undefI)
+		}
+	}
+	switch {
+	case len(failE) == 0 && len(failI) == 0:
+		// Both choices fit (always so for quad ops, which have one answer): the wave
+		// does not decide.
+		st.res.Lanes += lanesI
+		st.undef += undefI
+	case len(failE) == 0:
+		st.res.Lanes += lanesE
+		st.undef += undefE
+		st.choices[HelpersExcluded]++
+	case len(failI) == 0:
+		st.res.Lanes += lanesI
+		st.undef += undefI
+		st.choices[HelpersIncluded]++
+	default:
+		// Neither choice explains the wave: report the closer one.
+		fails := failE
+		if len(failI) < len(failE) {
+			fails = failI
+		}
+		st.res.Lanes += lanesE
+		for _, f := range fails {
+			st.fail(f)
+		}
+	}
+}
+
+// pxMask is the hex mask of a wave's recorded lanes that ran in arm.
+func pxMask(wv pixelWave, arm uint32) string {
+	var ls []uint32
+	for _, h := range wv.lanes {
+		if h.branch == arm {
+			ls = append(ls, h.lane)
+		}
+	}
+	return maskHex(ls)
+}
+
+// checkColor: after the last draw every covered pixel holds (flat, draw, out word 0,
+// out word 1) of the last draw's record and every other pixel the clear value 0.
+func (ps *pixelState) checkColor(out map[string][]byte) {
+	last := ps.lay.draws - 1
+	st := ps.states[ps.caseOf[last]]
+	b, ok := out[ColorTarget]
+	w, h := ps.lay.w, ps.lay.h
+	if !ok || len(b) != int(w*h*16) {
+		st.problem(fmt.Sprintf("colour target: %d bytes (present %v), expected %d", len(b), ok, w*h*16))
+		return
+	}
+	bad := 0
+	for y := uint32(0); y < h; y++ {
+		for x := uint32(0); x < w; x++ {
+			var want [4]uint32
+			var key, lane uint32
+			if p := ps.covered[last][y*w+x]; p != nil {
+				rec := ps.got[p.idx*recWords:][:recWords]
+				want = [4]uint32{rec[wFlat], uint32(last), rec[wOut], rec[wOut+1]}
+				key, lane = p.key, p.lane
+			}
+			var got [4]uint32
+			for c := range got {
+				got[c] = binary.LittleEndian.Uint32(b[(int(y*w+x)*4+c)*4:])
+			}
+			if got != want {
+				bad++
+				st.fail(results.LaneFailure{WaveKey: key, Lane: lane, ActiveMask: "-",
+					Input: fmt.Sprintf("colour at pixel %d,%d after draw %d", x, y, last),
+					Expected: fmt.Sprint(want), Actual: fmt.Sprint(got)})
+			}
+		}
+	}
+	if bad > 0 {
+		st.extra = append(st.extra, fmt.Sprintf("%d colour pixels wrong", bad))
+	}
+}
+
+// floatPixel reads a float4 colour pixel.
+func floatPixel(b []byte, i int) [4]float32 {
+	var v [4]float32
+	for c := range v {
+		v[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[(i*4+c)*4:]))
+	}
+	return v
+}
+
+var _ = intrinsics.Wave24
