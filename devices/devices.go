@@ -77,6 +77,11 @@ type Device struct {
 	ShaderSubgroupRotateClustered    bool `json:"shaderSubgroupRotateClustered"`
 	ShaderQuadControl                bool `json:"shaderQuadControl"`
 	ShaderMaximalReconvergence       bool `json:"shaderMaximalReconvergence"`
+	// Storage writes and atomics from the pixel and vertex stages
+	// (VkPhysicalDeviceFeatures); the draw runner needs them for kernels
+	// that write records from those stages.
+	FragmentStoresAndAtomics       bool `json:"fragmentStoresAndAtomics"`
+	VertexPipelineStoresAndAtomics bool `json:"vertexPipelineStoresAndAtomics"`
 
 	// Extensions holds every device extension; ExtensionVersions their spec
 	// versions (the profiles JSON writes those).
@@ -90,6 +95,8 @@ type Device struct {
 	MaxUniformBufferRange          uint32    `json:"maxUniformBufferRange"`
 	MaxStorageBufferRange          uint32    `json:"maxStorageBufferRange"`
 	MaxComputeSharedMemorySize     uint32    `json:"maxComputeSharedMemorySize"`
+	MaxFramebufferWidth            uint32    `json:"maxFramebufferWidth"`
+	MaxFramebufferHeight           uint32    `json:"maxFramebufferHeight"`
 }
 
 // CanRequireSubgroupSize reports whether a compute pipeline may name a
@@ -121,7 +128,7 @@ func (d Device) LegalSubgroupSizes() []uint32 {
 // Supports reports whether every bit of ops is in SupportedOperations.
 func (d Device) Supports(ops uint32) bool { return d.SupportedOperations&ops == ops }
 
-// Handle carries the raw handles a compute runner needs to open a device.
+// Handle carries the raw handles a runner needs to open a device.
 // They stay valid for the life of the process (the instance is shared and
 // never destroyed).
 type Handle struct {
@@ -322,6 +329,8 @@ func describe(st *vkState, index int, pd vk.PhysicalDevice) (Device, error) {
 		ShaderSubgroupRotateClustered:    caps.RotateClustered,
 		ShaderQuadControl:                caps.QuadControl,
 		ShaderMaximalReconvergence:       caps.MaximalReconv,
+		FragmentStoresAndAtomics:         caps.FragmentStores,
+		VertexPipelineStoresAndAtomics:   caps.VertexStores,
 		Extensions:                       make(map[string]bool, len(exts)),
 		ExtensionVersions:                exts,
 
@@ -332,6 +341,8 @@ func describe(st *vkState, index int, pd vk.PhysicalDevice) (Device, error) {
 		MaxUniformBufferRange:          caps.MaxUniformBufferRange,
 		MaxStorageBufferRange:          caps.MaxStorageBufferRange,
 		MaxComputeSharedMemorySize:     p.Limits.MaxComputeSharedMemorySize,
+		MaxFramebufferWidth:            p.Limits.MaxFramebufferWidth,
+		MaxFramebufferHeight:           p.Limits.MaxFramebufferHeight,
 	}
 	if caps.HasDriverInfo {
 		c := caps.Conformance

@@ -49,6 +49,7 @@ var shaderStageBits = []flagBit{
 
 // Well-known masks, exported for callers that gate work on them.
 const (
+	StageVertex   = 0x01
 	StageFragment = 0x10
 	StageCompute  = 0x20
 

@@ -73,6 +73,7 @@ func WriteTable(w io.Writer, ds []Device) error {
 			{d.ShaderSubgroupRotate, "rotate"}, {d.ShaderSubgroupRotateClustered, "rotate-clustered"},
 			{d.ShaderQuadControl, "quad-control"}, {d.ShaderMaximalReconvergence, "maximal-reconvergence"},
 			{d.VulkanMemoryModel, "vulkan-memory-model"},
+			{d.FragmentStoresAndAtomics, "fragment-stores"}, {d.VertexPipelineStoresAndAtomics, "vertex-stores"},
 		} {
 			if f.on {
 				feats = append(feats, f.name)
@@ -170,6 +171,8 @@ func WriteJSON(w io.Writer, ds []Device) error {
 					"maxUniformBufferRange":          d.MaxUniformBufferRange,
 					"maxStorageBufferRange":          d.MaxStorageBufferRange,
 					"maxComputeSharedMemorySize":     d.MaxComputeSharedMemorySize,
+					"maxFramebufferWidth":            d.MaxFramebufferWidth,
+					"maxFramebufferHeight":           d.MaxFramebufferHeight,
 				},
 			},
 			"VkPhysicalDeviceSubgroupProperties": {
@@ -205,6 +208,9 @@ func WriteJSON(w io.Writer, ds []Device) error {
 				"shaderInt16":   d.ShaderInt16,
 				"shaderInt64":   d.ShaderInt64,
 				"shaderFloat64": d.ShaderFloat64,
+
+				"fragmentStoresAndAtomics":       d.FragmentStoresAndAtomics,
+				"vertexPipelineStoresAndAtomics": d.VertexPipelineStoresAndAtomics,
 			},
 			"VkPhysicalDeviceShaderFloat16Int8Features": {
 				"shaderFloat16": d.ShaderFloat16,

@@ -52,13 +52,14 @@ func cBindings(bs []Binding) (*C.vkx_binding, C.uint32_t) {
 	return (*C.vkx_binding)(unsafe.Pointer(&bs[0])), C.uint32_t(len(bs))
 }
 
-// Context is one logical device with a compute queue and the reusable
-// objects a stream of dispatches needs. It is not safe for concurrent use.
+// Context is one logical device with one queue (graphics and compute where
+// the device has such a family) and the reusable objects a stream of
+// dispatches and draws needs. It is not safe for concurrent use.
 type Context struct {
 	c *C.vkx_ctx
 }
 
-// Pipeline is a compute pipeline and its layout.
+// Pipeline is a compute or graphics pipeline and its layout.
 type Pipeline struct {
 	p *C.vkx_pipe
 }

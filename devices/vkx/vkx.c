@@ -1,4 +1,4 @@
-/* vkx.c: capability query and compute runner, see vkx.h. */
+/* vkx.c: capability query and the compute/draw runner, see vkx.h. */
 #include "vkx.h"
 
 #include <dlfcn.h>
@@ -341,11 +341,13 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 	out->f_subgroup_rotate_clustered = fc.rot.shaderSubgroupRotateClustered;
 	out->f_quad_control = fc.quad.shaderQuadControl;
 	out->f_maximal_reconvergence = fc.maxrc.shaderMaximalReconvergence;
+	out->f_fragment_stores_and_atomics = fc.f2.features.fragmentStoresAndAtomics;
+	out->f_vertex_pipeline_stores_and_atomics = fc.f2.features.vertexPipelineStoresAndAtomics;
 	free(e.p);
 	return VK_SUCCESS;
 }
 
-/* ---- compute runner ---- */
+/* ---- runner: compute and draws ---- */
 
 /* Device-level entry points, loaded through vkGetDeviceProcAddr so calls
  * skip the loader trampoline. */
@@ -361,7 +363,11 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 	X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateComputePipelines)               \
 	X(vkDestroyPipeline) X(vkCreatePipelineCache) X(vkDestroyPipelineCache) X(vkCreateBuffer)  \
 	X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory)    \
-	X(vkBindBufferMemory) X(vkMapMemory)
+	X(vkBindBufferMemory) X(vkMapMemory) X(vkCreateGraphicsPipelines) X(vkCreateRenderPass)      \
+	X(vkDestroyRenderPass) X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements)  \
+	X(vkBindImageMemory) X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateFramebuffer)     \
+	X(vkDestroyFramebuffer) X(vkCmdBeginRenderPass) X(vkCmdEndRenderPass) X(vkCmdDraw)         \
+	X(vkCmdCopyImageToBuffer)
 
 typedef struct slot {
 	VkBuffer buf;
@@ -370,8 +376,19 @@ typedef struct slot {
 	void *map;
 } slot;
 
+/* The colour target of draws: one image, view and framebuffer, kept while
+ * consecutive draws use the same format and size. */
+typedef struct target {
+	uint32_t color, width, height;
+	VkImage image;
+	VkDeviceMemory mem;
+	VkImageView view;
+	VkFramebuffer fb;
+} target;
+
 struct vkx_ctx {
 	VkDevice dev;
+	int graphics; /* the queue supports graphics */
 	VkQueue queue;
 	VkCommandPool cpool;
 	VkCommandBuffer cmd;
@@ -380,6 +397,12 @@ struct vkx_ctx {
 	VkPipelineCache pcache;
 	VkPhysicalDeviceMemoryProperties mem;
 	slot slots[VKX_MAX_SLOTS];
+	slot readback; /* the colour image copied for the host */
+	/* One render pass per colour format, made on first use; every pipeline
+	 * and framebuffer of that format is built against it, so they are all
+	 * compatible with each other. */
+	VkRenderPass rpass[VKX_COLOR_COUNT];
+	target tgt;
 	int broken; /* a fence wait timed out: the device may still be running */
 #define X(name) PFN_##name name;
 	VKX_DEVICE_FNS(X)
@@ -388,6 +411,9 @@ struct vkx_ctx {
 
 struct vkx_pipe {
 	VkPipeline pipe;
+	VkPipelineBindPoint bind;
+	VkShaderStageFlags stages; /* stages the descriptors are visible to */
+	uint32_t color, width, height; /* graphics only */
 	VkPipelineLayout layout;
 	VkDescriptorSetLayout sets[VKX_MAX_SETS];
 	uint32_t nsets;
@@ -419,6 +445,29 @@ static const char *wanted_ext[] = {
     NULL,
 };
 
+static void slot_free(vkx_ctx *c, slot *s) {
+	if (s->buf)
+		c->vkDestroyBuffer(c->dev, s->buf, NULL);
+	if (s->mem)
+		c->vkFreeMemory(c->dev, s->mem, NULL);
+	memset(s, 0, sizeof *s);
+}
+
+static void target_free(vkx_ctx *c) {
+	target *t = &c->tgt;
+	if (t->fb)
+		c->vkDestroyFramebuffer(c->dev, t->fb, NULL);
+	if (t->view)
+		c->vkDestroyImageView(c->dev, t->view, NULL);
+	if (t->image)
+		c->vkDestroyImage(c->dev, t->image, NULL);
+	if (t->mem)
+		c->vkFreeMemory(c->dev, t->mem, NULL);
+	memset(t, 0, sizeof *t);
+}
+
+uint32_t vkx_ctx_graphics(const vkx_ctx *c) { return c != NULL && c->graphics; }
+
 void vkx_ctx_destroy(vkx_ctx *c) {
 	if (c == NULL)
 		return;
@@ -430,12 +479,13 @@ void vkx_ctx_destroy(vkx_ctx *c) {
 			return;
 		}
 		c->vkDeviceWaitIdle(c->dev);
-		for (int i = 0; i < VKX_MAX_SLOTS; i++) {
-			if (c->slots[i].buf)
-				c->vkDestroyBuffer(c->dev, c->slots[i].buf, NULL);
-			if (c->slots[i].mem)
-				c->vkFreeMemory(c->dev, c->slots[i].mem, NULL);
-		}
+		for (int i = 0; i < VKX_MAX_SLOTS; i++)
+			slot_free(c, &c->slots[i]);
+		slot_free(c, &c->readback);
+		target_free(c);
+		for (int i = 0; i < VKX_COLOR_COUNT; i++)
+			if (c->rpass[i])
+				c->vkDestroyRenderPass(c->dev, c->rpass[i], NULL);
 		if (c->pcache)
 			c->vkDestroyPipelineCache(c->dev, c->pcache, NULL);
 		if (c->dpool)
@@ -460,6 +510,7 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	VkPhysicalDeviceProperties base;
 	VkQueueFamilyProperties qf[32];
 	uint32_t nqf = 32, family = UINT32_MAX, api;
+	int graphics;
 	const char *names[32];
 	uint32_t nnames = 0;
 	float prio = 1.0f;
@@ -475,12 +526,16 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	props1(pd, &base);
 	api = minu(instance_api, base.apiVersion);
 	qfp(pd, &nqf, qf);
-	for (uint32_t i = 0; i < nqf; i++) {
-		if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+	/* A graphics+compute family serves both dispatches and draws; a
+	 * compute-only family is the fallback for compute-only devices. */
+	for (uint32_t i = 0; i < nqf && family == UINT32_MAX; i++)
+		if ((qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
+		    (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))
 			family = i;
-			break;
-		}
-	}
+	graphics = family != UINT32_MAX;
+	for (uint32_t i = 0; i < nqf && family == UINT32_MAX; i++)
+		if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+			family = i;
 	if (family == UINT32_MAX) {
 		FAIL(err, "no compute queue family", VK_ERROR_FEATURE_NOT_PRESENT);
 		return NULL;
@@ -499,7 +554,9 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 		names[nnames++] = "VK_KHR_shader_quad_control";
 	}
 	/* Query into the chain and hand the same chain to vkCreateDevice:
-	 * everything reported is enabled. */
+	 * everything reported is enabled, fragmentStoresAndAtomics and
+	 * vertexPipelineStoresAndAtomics included (pixel and vertex kernels
+	 * write their records to storage buffers). */
 	chain_build(&fc, api, &e);
 	free(e.p);
 	if (feats2 != NULL)
@@ -546,6 +603,7 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	VKX_DEVICE_FNS(X)
 #undef X
 	memp(pd, &c->mem);
+	c->graphics = graphics;
 	c->vkGetDeviceQueue(c->dev, family, 0, &c->queue);
 	{
 		VkCommandPoolCreateInfo ci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -617,29 +675,35 @@ void vkx_pipe_destroy(vkx_ctx *c, vkx_pipe *p) {
 	free(p);
 }
 
-vkx_pipe *vkx_pipe_create(vkx_ctx *c, const uint32_t *spirv, size_t words, const char *entry,
-                          const vkx_binding *b, uint32_t nb, uint32_t push_size,
-                          uint32_t required_size, uint32_t flags, vkx_err *err) {
-	vkx_pipe *p;
-	VkResult r;
-	VkShaderModule mod = VK_NULL_HANDLE;
-	VkDescriptorSetLayoutBinding lb[VKX_MAX_SLOTS];
-
-	if (nb > VKX_MAX_SLOTS) {
-		FAIL(err, "too many bindings", VK_ERROR_TOO_MANY_OBJECTS);
-		return NULL;
-	}
-	p = calloc(1, sizeof *p);
+static vkx_pipe *pipe_new(VkPipelineBindPoint bind, VkShaderStageFlags stages, vkx_err *err) {
+	vkx_pipe *p = calloc(1, sizeof *p);
 	if (p == NULL) {
 		FAIL(err, "calloc", VK_ERROR_OUT_OF_HOST_MEMORY);
 		return NULL;
+	}
+	p->bind = bind;
+	p->stages = stages;
+	return p;
+}
+
+/* layout_create makes p's descriptor set layouts and pipeline layout, the
+ * descriptors and push constants visible to p->stages. Returns 0 on failure
+ * (the caller destroys p, which releases what was made). */
+static int layout_create(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
+                         uint32_t push_size, vkx_err *err) {
+	VkDescriptorSetLayoutBinding lb[VKX_MAX_SLOTS];
+	VkResult r;
+
+	if (nb > VKX_MAX_SLOTS) {
+		FAIL(err, "too many bindings", VK_ERROR_TOO_MANY_OBJECTS);
+		return 0;
 	}
 	/* Sets 0..max are all declared; a set no binding names gets an empty
 	 * layout, which Vulkan requires for gaps. */
 	for (uint32_t i = 0; i < nb; i++) {
 		if (b[i].set >= VKX_MAX_SETS) {
 			FAIL(err, "descriptor set index too large", VK_ERROR_TOO_MANY_OBJECTS);
-			goto fail;
+			return 0;
 		}
 		if (b[i].set + 1 > p->nsets)
 			p->nsets = b[i].set + 1;
@@ -654,19 +718,20 @@ vkx_pipe *vkx_pipe_create(vkx_ctx *c, const uint32_t *spirv, size_t words, const
 			lb[n].binding = b[i].binding;
 			lb[n].descriptorType = (VkDescriptorType)b[i].type;
 			lb[n].descriptorCount = 1;
-			lb[n].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+			lb[n].stageFlags = p->stages;
 			n++;
 		}
 		li.bindingCount = n;
 		li.pBindings = lb;
 		if ((r = c->vkCreateDescriptorSetLayout(c->dev, &li, NULL, &p->sets[s])) != VK_SUCCESS) {
+			p->sets[s] = VK_NULL_HANDLE;
 			FAIL(err, "vkCreateDescriptorSetLayout", r);
-			goto fail;
+			return 0;
 		}
 	}
 	{
 		VkPipelineLayoutCreateInfo li = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-		VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
+		VkPushConstantRange pr = {p->stages, 0, push_size};
 		li.setLayoutCount = p->nsets;
 		li.pSetLayouts = p->sets;
 		if (push_size > 0) {
@@ -675,38 +740,69 @@ vkx_pipe *vkx_pipe_create(vkx_ctx *c, const uint32_t *spirv, size_t words, const
 		}
 		p->push_size = push_size;
 		if ((r = c->vkCreatePipelineLayout(c->dev, &li, NULL, &p->layout)) != VK_SUCCESS) {
+			p->layout = VK_NULL_HANDLE;
 			FAIL(err, "vkCreatePipelineLayout", r);
-			goto fail;
+			return 0;
 		}
 	}
-	{
-		VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-		VkComputePipelineCreateInfo pi = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-		VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs = {
-		    VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
-		mi.codeSize = words * 4;
-		mi.pCode = spirv;
-		if ((r = c->vkCreateShaderModule(c->dev, &mi, NULL, &mod)) != VK_SUCCESS) {
-			FAIL(err, "vkCreateShaderModule", r);
-			goto fail;
-		}
-		pi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-		pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-		pi.stage.module = mod;
-		pi.stage.pName = entry;
-		pi.stage.flags = flags;
-		if (required_size != 0) {
-			rs.requiredSubgroupSize = required_size;
-			pi.stage.pNext = &rs;
-		}
-		pi.layout = p->layout;
-		r = c->vkCreateComputePipelines(c->dev, c->pcache, 1, &pi, NULL, &p->pipe);
-		c->vkDestroyShaderModule(c->dev, mod, NULL);
-		if (r != VK_SUCCESS) {
-			p->pipe = VK_NULL_HANDLE;
-			FAIL(err, "vkCreateComputePipelines", r);
-			goto fail;
-		}
+	return 1;
+}
+
+static int module_create(vkx_ctx *c, const uint32_t *code, size_t words, VkShaderModule *m,
+                         vkx_err *err) {
+	VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+	VkResult r;
+	mi.codeSize = words * 4;
+	mi.pCode = code;
+	if ((r = c->vkCreateShaderModule(c->dev, &mi, NULL, m)) != VK_SUCCESS) {
+		*m = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateShaderModule", r);
+		return 0;
+	}
+	return 1;
+}
+
+/* stage_info fills one shader stage, chaining rs when required_size is set. */
+static void stage_info(VkPipelineShaderStageCreateInfo *st,
+                       VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *rs,
+                       VkShaderStageFlagBits stage, VkShaderModule m, const char *entry,
+                       uint32_t flags, uint32_t required_size) {
+	memset(st, 0, sizeof *st);
+	memset(rs, 0, sizeof *rs);
+	st->sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+	st->stage = stage;
+	st->module = m;
+	st->pName = entry;
+	st->flags = flags;
+	if (required_size != 0) {
+		rs->sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO;
+		rs->requiredSubgroupSize = required_size;
+		st->pNext = rs;
+	}
+}
+
+vkx_pipe *vkx_pipe_create(vkx_ctx *c, const uint32_t *spirv, size_t words, const char *entry,
+                          const vkx_binding *b, uint32_t nb, uint32_t push_size,
+                          uint32_t required_size, uint32_t flags, vkx_err *err) {
+	vkx_pipe *p;
+	VkResult r;
+	VkShaderModule mod;
+	VkComputePipelineCreateInfo pi = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs;
+
+	p = pipe_new(VK_PIPELINE_BIND_POINT_COMPUTE, VK_SHADER_STAGE_COMPUTE_BIT, err);
+	if (p == NULL)
+		return NULL;
+	if (!layout_create(c, p, b, nb, push_size, err) || !module_create(c, spirv, words, &mod, err))
+		goto fail;
+	stage_info(&pi.stage, &rs, VK_SHADER_STAGE_COMPUTE_BIT, mod, entry, flags, required_size);
+	pi.layout = p->layout;
+	r = c->vkCreateComputePipelines(c->dev, c->pcache, 1, &pi, NULL, &p->pipe);
+	c->vkDestroyShaderModule(c->dev, mod, NULL);
+	if (r != VK_SUCCESS) {
+		p->pipe = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateComputePipelines", r);
+		goto fail;
 	}
 	return p;
 fail:
@@ -714,49 +810,48 @@ fail:
 	return NULL;
 }
 
-/* pick_memory prefers cached host memory (fast readback on discrete GPUs),
- * then any host-visible coherent type. */
-static int32_t pick_memory(const VkPhysicalDeviceMemoryProperties *m, uint32_t bits) {
-	const VkMemoryPropertyFlags want[2] = {
-	    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-	        VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-	    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT};
-	for (int w = 0; w < 2; w++)
+/* pick_type returns the first memory type allowed by bits that has every
+ * flag of one of want[0..n) (earlier entries preferred), or -1. */
+static int32_t pick_type(const VkPhysicalDeviceMemoryProperties *m, uint32_t bits,
+                         const VkMemoryPropertyFlags *want, int n) {
+	for (int w = 0; w < n; w++)
 		for (uint32_t i = 0; i < m->memoryTypeCount; i++)
 			if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & want[w]) == want[w])
 				return (int32_t)i;
 	return -1;
 }
 
-void *vkx_slot(vkx_ctx *c, uint32_t idx, uint64_t size, vkx_err *err) {
-	slot *s;
+/* pick_memory prefers cached host memory (fast readback on discrete GPUs),
+ * then any host-visible coherent type. */
+static int32_t pick_memory(const VkPhysicalDeviceMemoryProperties *m, uint32_t bits) {
+	static const VkMemoryPropertyFlags want[2] = {
+	    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+	        VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+	    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT};
+	return pick_type(m, bits, want, 2);
+}
+
+/* slot_reserve makes s hold at least size bytes and returns its mapping. */
+static void *slot_reserve(vkx_ctx *c, slot *s, uint64_t size, vkx_err *err) {
 	uint64_t cap = 256;
 	VkResult r;
-	if (idx >= VKX_MAX_SLOTS) {
-		FAIL(err, "too many buffers", VK_ERROR_TOO_MANY_OBJECTS);
-		return NULL;
-	}
-	s = &c->slots[idx];
 	if (s->cap >= size && s->map != NULL)
 		return s->map;
 	/* Grow to a power of two so a run of slightly different sizes does not
-	 * reallocate every time. The previous dispatch has completed (every
-	 * dispatch waits on its fence), so freeing is safe. */
+	 * reallocate every time. The previous job has completed (every submit
+	 * waits on its fence), so freeing is safe. */
 	while (cap < size)
 		cap *= 2;
-	if (s->buf)
-		c->vkDestroyBuffer(c->dev, s->buf, NULL);
-	if (s->mem)
-		c->vkFreeMemory(c->dev, s->mem, NULL);
-	memset(s, 0, sizeof *s);
+	slot_free(c, s);
 	{
 		VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
 		VkMemoryRequirements req;
 		VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
 		int32_t type;
 		bi.size = cap;
-		/* One buffer serves either descriptor kind, so slots never need to
-		 * be recreated when a job swaps storage for uniform. */
+		/* One buffer serves either descriptor kind and the image copy, so
+		 * slots never need to be recreated when a job swaps storage for
+		 * uniform. */
 		bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
 		           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 		bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -792,16 +887,29 @@ void *vkx_slot(vkx_ctx *c, uint32_t idx, uint64_t size, vkx_err *err) {
 	return s->map;
 }
 
-VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
-                      const void *push, uint32_t push_size, uint32_t gx, uint32_t gy,
-                      uint32_t gz, uint64_t timeout_ns, vkx_err *err) {
+void *vkx_slot(vkx_ctx *c, uint32_t idx, uint64_t size, vkx_err *err) {
+	if (idx >= VKX_MAX_SLOTS) {
+		FAIL(err, "too many buffers", VK_ERROR_TOO_MANY_OBJECTS);
+		return NULL;
+	}
+	return slot_reserve(c, &c->slots[idx], size, err);
+}
+
+/* ---- recording and submission shared by dispatches and draws ---- */
+
+/* job_begin checks the context, writes p's descriptor sets from the slots
+ * named by b and starts recording the command buffer with p and its sets
+ * bound. */
+static VkResult job_begin(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
+                          vkx_err *err) {
 	VkDescriptorSet sets[VKX_MAX_SETS];
 	VkWriteDescriptorSet w[VKX_MAX_SLOTS];
 	VkDescriptorBufferInfo bi[VKX_MAX_SLOTS];
+	VkCommandBufferBeginInfo bb = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
 	VkResult r;
 
 	if (c->broken) {
-		FAIL(err, "runner unusable after an earlier timeout", VK_ERROR_DEVICE_LOST);
+		FAIL(err, "runner unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
 		return VK_ERROR_DEVICE_LOST;
 	}
 	if (nb > VKX_MAX_SLOTS) {
@@ -846,51 +954,389 @@ VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb
 		FAIL(err, "vkResetCommandPool", r);
 		return r;
 	}
-	{
-		VkCommandBufferBeginInfo bb = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-		VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-		bb.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-		if ((r = c->vkBeginCommandBuffer(c->cmd, &bb)) != VK_SUCCESS) {
-			FAIL(err, "vkBeginCommandBuffer", r);
-			return r;
-		}
-		c->vkCmdBindPipeline(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipe);
-		if (p->nsets > 0)
-			c->vkCmdBindDescriptorSets(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0,
-			                           p->nsets, sets, 0, NULL);
-		if (push_size > 0)
-			c->vkCmdPushConstants(c->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-			                      push_size, push);
-		c->vkCmdDispatch(c->cmd, gx, gy, gz);
-		/* Shader writes must be visible to the host read after the fence. */
-		mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-		mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-		c->vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-		                        VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-		if ((r = c->vkEndCommandBuffer(c->cmd)) != VK_SUCCESS) {
-			FAIL(err, "vkEndCommandBuffer", r);
-			return r;
-		}
+	bb.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	if ((r = c->vkBeginCommandBuffer(c->cmd, &bb)) != VK_SUCCESS) {
+		FAIL(err, "vkBeginCommandBuffer", r);
+		return r;
 	}
-	{
-		VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
-		si.commandBufferCount = 1;
-		si.pCommandBuffers = &c->cmd;
-		if ((r = c->vkResetFences(c->dev, 1, &c->fence)) != VK_SUCCESS) {
-			FAIL(err, "vkResetFences", r);
-			return r;
-		}
-		if ((r = c->vkQueueSubmit(c->queue, 1, &si, c->fence)) != VK_SUCCESS) {
-			FAIL(err, "vkQueueSubmit", r);
-			return r;
-		}
-		r = c->vkWaitForFences(c->dev, 1, &c->fence, VK_TRUE, timeout_ns);
-		if (r != VK_SUCCESS) {
-			if (r == VK_TIMEOUT || r == VK_ERROR_DEVICE_LOST)
-				c->broken = 1;
-			FAIL(err, "vkWaitForFences", r);
-			return r;
-		}
+	c->vkCmdBindPipeline(c->cmd, p->bind, p->pipe);
+	if (p->nsets > 0)
+		c->vkCmdBindDescriptorSets(c->cmd, p->bind, p->layout, 0, p->nsets, sets, 0, NULL);
+	return VK_SUCCESS;
+}
+
+/* job_end makes the writes of src_stages (src_access) visible to the host
+ * read after the fence, ends recording, submits and waits up to timeout_ns.
+ * A timeout or a lost device marks the context broken. */
+static VkResult job_end(vkx_ctx *c, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
+                        uint64_t timeout_ns, vkx_err *err) {
+	VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+	VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	VkResult r;
+
+	mb.srcAccessMask = src_access;
+	mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	c->vkCmdPipelineBarrier(c->cmd, src_stages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
+	                        NULL);
+	if ((r = c->vkEndCommandBuffer(c->cmd)) != VK_SUCCESS) {
+		FAIL(err, "vkEndCommandBuffer", r);
+		return r;
+	}
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &c->cmd;
+	if ((r = c->vkResetFences(c->dev, 1, &c->fence)) != VK_SUCCESS) {
+		FAIL(err, "vkResetFences", r);
+		return r;
+	}
+	if ((r = c->vkQueueSubmit(c->queue, 1, &si, c->fence)) != VK_SUCCESS) {
+		if (r == VK_ERROR_DEVICE_LOST)
+			c->broken = 1;
+		FAIL(err, "vkQueueSubmit", r);
+		return r;
+	}
+	r = c->vkWaitForFences(c->dev, 1, &c->fence, VK_TRUE, timeout_ns);
+	if (r != VK_SUCCESS) {
+		if (r == VK_TIMEOUT || r == VK_ERROR_DEVICE_LOST)
+			c->broken = 1;
+		FAIL(err, "vkWaitForFences", r);
+		return r;
 	}
 	return VK_SUCCESS;
+}
+
+VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
+                      const void *push, uint32_t push_size, uint32_t gx, uint32_t gy,
+                      uint32_t gz, uint64_t timeout_ns, vkx_err *err) {
+	VkResult r;
+	if (p->bind != VK_PIPELINE_BIND_POINT_COMPUTE) {
+		FAIL(err, "vkx_dispatch needs a compute pipeline", VK_ERROR_UNKNOWN);
+		return VK_ERROR_UNKNOWN;
+	}
+	if ((r = job_begin(c, p, b, nb, err)) != VK_SUCCESS)
+		return r;
+	if (push_size > 0)
+		c->vkCmdPushConstants(c->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+	c->vkCmdDispatch(c->cmd, gx, gy, gz);
+	return job_end(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, timeout_ns,
+	               err);
+}
+
+/* ---- draws ---- */
+
+static VkFormat color_format(uint32_t color) {
+	switch (color) {
+	case VKX_COLOR_RGBA32_UINT:
+		return VK_FORMAT_R32G32B32A32_UINT;
+	case VKX_COLOR_RGBA32_FLOAT:
+		return VK_FORMAT_R32G32B32A32_SFLOAT;
+	}
+	return VK_FORMAT_UNDEFINED;
+}
+
+/* render_pass returns the context's render pass for a colour format: one
+ * subpass, the attachment (if any) cleared at the start and left in
+ * TRANSFER_SRC_OPTIMAL for the copy that follows. */
+static VkRenderPass render_pass(vkx_ctx *c, uint32_t color, vkx_err *err) {
+	VkAttachmentDescription a;
+	VkAttachmentReference ref = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+	VkSubpassDescription sp;
+	VkSubpassDependency dep[2];
+	VkRenderPassCreateInfo ri = {VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+	VkResult r;
+
+	if (color >= VKX_COLOR_COUNT) {
+		FAIL(err, "unknown colour format", VK_ERROR_FORMAT_NOT_SUPPORTED);
+		return VK_NULL_HANDLE;
+	}
+	if (c->rpass[color])
+		return c->rpass[color];
+	memset(&a, 0, sizeof a);
+	a.format = color_format(color);
+	a.samples = VK_SAMPLE_COUNT_1_BIT;
+	a.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+	a.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+	a.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+	a.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+	a.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED; /* cleared anyway */
+	a.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	memset(&sp, 0, sizeof sp);
+	sp.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+	memset(dep, 0, sizeof dep);
+	/* The previous job's copy read the image; the clear must not overtake
+	 * it (the fence already orders them on one queue, but the spec asks
+	 * for the dependency). */
+	dep[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+	dep[0].dstSubpass = 0;
+	dep[0].srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+	dep[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+	dep[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+	/* The colour writes must be visible to the copy after the pass. */
+	dep[1].srcSubpass = 0;
+	dep[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+	dep[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+	dep[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+	dep[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+	dep[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	if (color != VKX_COLOR_NONE) {
+		sp.colorAttachmentCount = 1;
+		sp.pColorAttachments = &ref;
+		ri.attachmentCount = 1;
+		ri.pAttachments = &a;
+		ri.dependencyCount = 2;
+		ri.pDependencies = dep;
+	}
+	ri.subpassCount = 1;
+	ri.pSubpasses = &sp;
+	if ((r = c->vkCreateRenderPass(c->dev, &ri, NULL, &c->rpass[color])) != VK_SUCCESS) {
+		c->rpass[color] = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateRenderPass", r);
+		return VK_NULL_HANDLE;
+	}
+	return c->rpass[color];
+}
+
+/* target_get makes the context's colour image and framebuffer match
+ * (color, w, h), keeping them when they already do. */
+static int target_get(vkx_ctx *c, uint32_t color, uint32_t w, uint32_t h, vkx_err *err) {
+	static const VkMemoryPropertyFlags want[2] = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
+	target *t = &c->tgt;
+	VkRenderPass rp;
+	VkResult r;
+
+	if (t->fb && t->color == color && t->width == w && t->height == h)
+		return 1;
+	if ((rp = render_pass(c, color, err)) == VK_NULL_HANDLE)
+		return 0;
+	/* The previous job waited on its fence: nothing uses the old target. */
+	target_free(c);
+	if (color != VKX_COLOR_NONE) {
+		VkImageCreateInfo ii = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+		VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+		VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+		VkMemoryRequirements req;
+		int32_t type;
+		ii.imageType = VK_IMAGE_TYPE_2D;
+		ii.format = color_format(color);
+		ii.extent.width = w;
+		ii.extent.height = h;
+		ii.extent.depth = 1;
+		ii.mipLevels = 1;
+		ii.arrayLayers = 1;
+		ii.samples = VK_SAMPLE_COUNT_1_BIT;
+		ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+		ii.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+		ii.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+		ii.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+		if ((r = c->vkCreateImage(c->dev, &ii, NULL, &t->image)) != VK_SUCCESS) {
+			t->image = VK_NULL_HANDLE;
+			FAIL(err, "vkCreateImage", r);
+			goto fail;
+		}
+		c->vkGetImageMemoryRequirements(c->dev, t->image, &req);
+		if ((type = pick_type(&c->mem, req.memoryTypeBits, want, 2)) < 0) {
+			FAIL(err, "no memory type for the colour image", VK_ERROR_FEATURE_NOT_PRESENT);
+			goto fail;
+		}
+		ai.allocationSize = req.size;
+		ai.memoryTypeIndex = (uint32_t)type;
+		if ((r = c->vkAllocateMemory(c->dev, &ai, NULL, &t->mem)) != VK_SUCCESS) {
+			t->mem = VK_NULL_HANDLE;
+			FAIL(err, "vkAllocateMemory (colour image)", r);
+			goto fail;
+		}
+		if ((r = c->vkBindImageMemory(c->dev, t->image, t->mem, 0)) != VK_SUCCESS) {
+			FAIL(err, "vkBindImageMemory", r);
+			goto fail;
+		}
+		vi.image = t->image;
+		vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+		vi.format = ii.format;
+		vi.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+		vi.subresourceRange.levelCount = 1;
+		vi.subresourceRange.layerCount = 1;
+		if ((r = c->vkCreateImageView(c->dev, &vi, NULL, &t->view)) != VK_SUCCESS) {
+			t->view = VK_NULL_HANDLE;
+			FAIL(err, "vkCreateImageView", r);
+			goto fail;
+		}
+	}
+	{
+		VkFramebufferCreateInfo fi = {VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+		fi.renderPass = rp;
+		fi.attachmentCount = color != VKX_COLOR_NONE ? 1 : 0;
+		fi.pAttachments = &t->view;
+		fi.width = w;
+		fi.height = h;
+		fi.layers = 1;
+		if ((r = c->vkCreateFramebuffer(c->dev, &fi, NULL, &t->fb)) != VK_SUCCESS) {
+			t->fb = VK_NULL_HANDLE;
+			FAIL(err, "vkCreateFramebuffer", r);
+			goto fail;
+		}
+	}
+	t->color = color;
+	t->width = w;
+	t->height = h;
+	return 1;
+fail:
+	target_free(c);
+	return 0;
+}
+
+vkx_pipe *vkx_gfx_pipe_create(vkx_ctx *c, const vkx_gfx_desc *d, const vkx_binding *b, uint32_t nb,
+                              vkx_err *err) {
+	vkx_pipe *p;
+	VkRenderPass rp;
+	VkResult r;
+	VkShaderModule mods[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+	VkPipelineShaderStageCreateInfo st[2];
+	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs[2];
+	VkPipelineVertexInputStateCreateInfo vin = {
+	    VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+	VkPipelineInputAssemblyStateCreateInfo ia = {
+	    VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+	VkViewport vp = {0.0f, 0.0f, (float)d->width, (float)d->height, 0.0f, 1.0f};
+	VkRect2D scissor = {{0, 0}, {d->width, d->height}};
+	VkPipelineViewportStateCreateInfo vps = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+	VkPipelineRasterizationStateCreateInfo ras = {
+	    VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+	VkPipelineMultisampleStateCreateInfo ms = {
+	    VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+	VkPipelineColorBlendAttachmentState cba;
+	VkPipelineColorBlendStateCreateInfo cb = {
+	    VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+	VkGraphicsPipelineCreateInfo gi = {VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+	uint32_t nst = 1;
+
+	if (!c->graphics) {
+		FAIL(err, "the device has no queue family with graphics and compute",
+		     VK_ERROR_FEATURE_NOT_PRESENT);
+		return NULL;
+	}
+	if (d->width == 0 || d->height == 0) {
+		FAIL(err, "empty framebuffer", VK_ERROR_INITIALIZATION_FAILED);
+		return NULL;
+	}
+	if ((rp = render_pass(c, d->color, err)) == VK_NULL_HANDLE)
+		return NULL;
+	p = pipe_new(VK_PIPELINE_BIND_POINT_GRAPHICS,
+	             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, err);
+	if (p == NULL)
+		return NULL;
+	p->color = d->color;
+	p->width = d->width;
+	p->height = d->height;
+	if (!layout_create(c, p, b, nb, 0, err) || !module_create(c, d->vs, d->vs_words, &mods[0], err))
+		goto fail;
+	stage_info(&st[0], &rs[0], VK_SHADER_STAGE_VERTEX_BIT, mods[0], d->vs_entry, 0, d->vs_size);
+	if (d->fs != NULL) {
+		if (!module_create(c, d->fs, d->fs_words, &mods[1], err))
+			goto fail;
+		stage_info(&st[1], &rs[1], VK_SHADER_STAGE_FRAGMENT_BIT, mods[1], d->fs_entry, 0,
+		           d->fs_size);
+		nst = 2;
+	}
+	/* No vertex buffers: the vertex shader derives everything from
+	 * SV_VertexID / SV_InstanceID. */
+	ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+	vps.viewportCount = 1;
+	vps.pViewports = &vp;
+	vps.scissorCount = 1;
+	vps.pScissors = &scissor;
+	/* Without a fragment stage nothing rasterizes: vertex-only jobs. */
+	ras.rasterizerDiscardEnable = d->fs == NULL ? VK_TRUE : VK_FALSE;
+	ras.polygonMode = VK_POLYGON_MODE_FILL;
+	ras.cullMode = VK_CULL_MODE_NONE;
+	ras.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+	ras.lineWidth = 1.0f;
+	ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+	memset(&cba, 0, sizeof cba);
+	cba.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+	                     VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+	cb.attachmentCount = d->color != VKX_COLOR_NONE ? 1 : 0;
+	cb.pAttachments = &cba;
+	gi.stageCount = nst;
+	gi.pStages = st;
+	gi.pVertexInputState = &vin;
+	gi.pInputAssemblyState = &ia;
+	gi.pViewportState = &vps;
+	gi.pRasterizationState = &ras;
+	gi.pMultisampleState = &ms;
+	gi.pColorBlendState = &cb;
+	gi.layout = p->layout;
+	gi.renderPass = rp;
+	gi.subpass = 0;
+	r = c->vkCreateGraphicsPipelines(c->dev, c->pcache, 1, &gi, NULL, &p->pipe);
+	if (r != VK_SUCCESS) {
+		p->pipe = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateGraphicsPipelines", r);
+		goto fail;
+	}
+	for (int i = 0; i < 2; i++)
+		if (mods[i])
+			c->vkDestroyShaderModule(c->dev, mods[i], NULL);
+	return p;
+fail:
+	for (int i = 0; i < 2; i++)
+		if (mods[i])
+			c->vkDestroyShaderModule(c->dev, mods[i], NULL);
+	vkx_pipe_destroy(c, p);
+	return NULL;
+}
+
+VkResult vkx_draw(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
+                  uint32_t vertex_count, uint32_t draws, uint64_t timeout_ns, void **color,
+                  vkx_err *err) {
+	VkRenderPassBeginInfo rb = {VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+	VkClearValue clear;
+	uint64_t bytes = (uint64_t)p->width * p->height * 16;
+	VkResult r;
+
+	*color = NULL;
+	if (p->bind != VK_PIPELINE_BIND_POINT_GRAPHICS) {
+		FAIL(err, "vkx_draw needs a graphics pipeline", VK_ERROR_UNKNOWN);
+		return VK_ERROR_UNKNOWN;
+	}
+	if (c->broken) {
+		FAIL(err, "runner unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
+		return VK_ERROR_DEVICE_LOST;
+	}
+	if (!target_get(c, p->color, p->width, p->height, err))
+		return err->result;
+	if (p->color != VKX_COLOR_NONE && slot_reserve(c, &c->readback, bytes, err) == NULL)
+		return err->result;
+	if ((r = job_begin(c, p, b, nb, err)) != VK_SUCCESS)
+		return r;
+	/* Zero is 0u in every word for the uint format and 0.0f for the float
+	 * one. */
+	memset(&clear, 0, sizeof clear);
+	rb.renderPass = c->rpass[p->color];
+	rb.framebuffer = c->tgt.fb;
+	rb.renderArea.extent.width = p->width;
+	rb.renderArea.extent.height = p->height;
+	rb.clearValueCount = p->color != VKX_COLOR_NONE ? 1 : 0;
+	rb.pClearValues = &clear;
+	c->vkCmdBeginRenderPass(c->cmd, &rb, VK_SUBPASS_CONTENTS_INLINE);
+	for (uint32_t i = 0; i < draws; i++)
+		c->vkCmdDraw(c->cmd, vertex_count, 1, 0, i);
+	c->vkCmdEndRenderPass(c->cmd);
+	if (p->color != VKX_COLOR_NONE) {
+		/* bufferRowLength 0: rows tightly packed, row y at y*width*16. */
+		VkBufferImageCopy region;
+		memset(&region, 0, sizeof region);
+		region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+		region.imageSubresource.layerCount = 1;
+		region.imageExtent.width = p->width;
+		region.imageExtent.height = p->height;
+		region.imageExtent.depth = 1;
+		c->vkCmdCopyImageToBuffer(c->cmd, c->tgt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		                          c->readback.buf, 1, &region);
+	}
+	r = job_end(c,
+	            VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
+	                VK_PIPELINE_STAGE_TRANSFER_BIT,
+	            VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, timeout_ns, err);
+	if (r == VK_SUCCESS && p->color != VKX_COLOR_NONE)
+		*color = c->readback.map;
+	return r;
 }

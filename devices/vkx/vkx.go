@@ -1,7 +1,7 @@
 // Package vkx is waverig's cgo shim for the Vulkan calls vulkan-go lacks:
 // vkGetPhysicalDeviceProperties2/Features2 with subgroup, size-control and
 // driver structs on the pNext chain, device extension enumeration, and a
-// compute runner whose pipelines can carry
+// runner of compute dispatches and draws whose pipelines can carry
 // VkPipelineShaderStageRequiredSubgroupSizeCreateInfo.
 //
 // The C side (vkx.c) is compiled against the system <vulkan/vulkan.h> and
@@ -101,6 +101,8 @@ type Caps struct {
 	RotateClustered   bool
 	QuadControl       bool
 	MaximalReconv     bool
+	FragmentStores    bool // VkPhysicalDeviceFeatures.fragmentStoresAndAtomics
+	VertexStores      bool // VkPhysicalDeviceFeatures.vertexPipelineStoresAndAtomics
 
 	MaxPushConstantsSize  uint32
 	MaxUniformBufferRange uint32
@@ -151,6 +153,8 @@ func Query(instance, physical unsafe.Pointer, instanceAPI uint32) (Caps, error) 
 		RotateClustered:       b(c.f_subgroup_rotate_clustered),
 		QuadControl:           b(c.f_quad_control),
 		MaximalReconv:         b(c.f_maximal_reconvergence),
+		FragmentStores:        b(c.f_fragment_stores_and_atomics),
+		VertexStores:          b(c.f_vertex_pipeline_stores_and_atomics),
 		MaxPushConstantsSize:  uint32(c.max_push_constants_size),
 		MaxUniformBufferRange: uint32(c.max_uniform_buffer_range),
 		MaxStorageBufferRange: uint32(c.max_storage_buffer_range),

@@ -10,9 +10,11 @@
  *
  * Two halves:
  *   - capability query (vkx_query, vkx_device_extensions)
- *   - a compute runner context (vkx_ctx_*) that owns one logical device,
- *     one queue, a command pool, a fence, a descriptor pool, a pipeline
- *     cache and a set of reusable host-visible buffers ("slots").
+ *   - a runner context (vkx_ctx_*) that owns one logical device, one queue
+ *     (graphics and compute where the device has such a family), a command
+ *     pool, a fence, a descriptor pool, a pipeline cache and a set of
+ *     reusable host-visible buffers ("slots"); it runs compute dispatches
+ *     (vkx_dispatch) and draws into one colour attachment (vkx_draw).
  * All pNext chains live in C stack memory; Go never builds one.
  */
 #ifndef WAVERIG_VKX_H
@@ -68,6 +70,9 @@ typedef struct vkx_caps {
 	uint32_t f_subgroup_rotate_clustered;
 	uint32_t f_quad_control;
 	uint32_t f_maximal_reconvergence;
+	/* VkPhysicalDeviceFeatures: storage writes from pixel / vertex stages */
+	uint32_t f_fragment_stores_and_atomics;
+	uint32_t f_vertex_pipeline_stores_and_atomics;
 
 	uint32_t max_push_constants_size;
 	uint32_t max_uniform_buffer_range;
@@ -82,7 +87,7 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 VkResult vkx_device_extensions(VkInstance inst, VkPhysicalDevice pd, uint32_t *count,
                                VkExtensionProperties *props);
 
-/* ---- compute runner ---- */
+/* ---- runner: compute and draws ---- */
 
 #define VKX_MAX_SLOTS 32
 #define VKX_MAX_SETS 8
@@ -106,12 +111,17 @@ typedef struct vkx_err {
 	VkResult result;
 } vkx_err;
 
-/* vkx_ctx_create makes a logical device with one compute queue. It enables
+/* vkx_ctx_create makes a logical device with one queue: from a family with
+ * graphics and compute when there is one (Vulkan guarantees such a family
+ * on any device with graphics), else a compute-only family, which leaves
+ * vkx_ctx_graphics 0 and makes draws fail. It enables
  * every supported feature of the chains vkx_query reads (the way test
  * suites do, so any kernel the compiler emits can run) and the
  * subgroup-related extensions that are present. */
 vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, vkx_err *err);
 void vkx_ctx_destroy(vkx_ctx *c);
+/* vkx_ctx_graphics: the context's queue supports graphics (draws). */
+uint32_t vkx_ctx_graphics(const vkx_ctx *c);
 
 /* vkx_pipe_create. flags are VkPipelineShaderStageCreateFlags; a nonzero
  * required_size chains VkPipelineShaderStageRequiredSubgroupSizeCreateInfo.
@@ -130,5 +140,46 @@ void *vkx_slot(vkx_ctx *c, uint32_t slot, uint64_t size, vkx_err *err);
 VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
                       const void *push, uint32_t push_size, uint32_t gx, uint32_t gy,
                       uint32_t gz, uint64_t timeout_ns, vkx_err *err);
+
+/* ---- draws ---- */
+
+/* Colour attachment of a draw: none (vertex-stage jobs) or one RGBA32 target. */
+enum {
+	VKX_COLOR_NONE = 0,
+	VKX_COLOR_RGBA32_UINT = 1,  /* VK_FORMAT_R32G32B32A32_UINT */
+	VKX_COLOR_RGBA32_FLOAT = 2, /* VK_FORMAT_R32G32B32A32_SFLOAT */
+	VKX_COLOR_COUNT = 3
+};
+
+/* One graphics pipeline. fs == NULL: no fragment stage and rasterizer
+ * discard on. The viewport and scissor are fixed to width x height.
+ * vs_size / fs_size: a nonzero value chains
+ * VkPipelineShaderStageRequiredSubgroupSizeCreateInfo on that stage (Go
+ * has checked the device lists the stage in requiredSubgroupSizeStages).
+ * Bindings are visible to the vertex and fragment stages. */
+typedef struct vkx_gfx_desc {
+	const uint32_t *vs;
+	size_t vs_words;
+	const char *vs_entry;
+	const uint32_t *fs;
+	size_t fs_words;
+	const char *fs_entry;
+	uint32_t color; /* VKX_COLOR_* */
+	uint32_t width, height;
+	uint32_t vs_size, fs_size;
+} vkx_gfx_desc;
+
+vkx_pipe *vkx_gfx_pipe_create(vkx_ctx *c, const vkx_gfx_desc *d, const vkx_binding *b, uint32_t nb,
+                              vkx_err *err);
+
+/* vkx_draw records one render pass over a width x height target of
+ * p's colour format (cleared to zero), with draws calls of
+ * vkCmdDraw(vertex_count, 1, 0, i), copies the colour image to a
+ * host-visible buffer, submits and waits. *color (when the pipeline has a
+ * colour target) receives the mapped copy, width*height*16 bytes, valid
+ * until the next draw. */
+VkResult vkx_draw(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
+                  uint32_t vertex_count, uint32_t draws, uint64_t timeout_ns, void **color,
+                  vkx_err *err);
 
 #endif

@@ -8,13 +8,18 @@ import (
 
 // LimitError is a job the device cannot run: it asks for more than a limit
 // the device reports (workgroup size or invocations, workgroup memory,
-// workgroup count, buffer range, subgroups per workgroup) or for a subgroup
-// size the device does not offer. Run returns it before it creates or
-// allocates anything for the job; callers treat it as "cannot run here"
-// (a skip), not as a wrong result.
+// workgroup count, buffer range, subgroups per workgroup, framebuffer size),
+// for a subgroup size the device does not offer, or, for draws, for a
+// feature the device lacks (storage writes from the vertex or fragment
+// stage). Run and RunDraw return it before they create or allocate
+// anything for the job; callers treat it as "cannot run here" (a skip), not
+// as a wrong result.
 type LimitError struct {
 	// Limit is the Vulkan name of the limit ("maxComputeWorkGroupInvocations",
-	// "maxStorageBufferRange", …); "subgroupSize" for an illegal required size.
+	// "maxStorageBufferRange", …) or of the missing feature
+	// ("fragmentStoresAndAtomics", "vertexPipelineStoresAndAtomics",
+	// "subgroupSizeControl"); "subgroupSize" for an illegal required size,
+	// "requiredSubgroupSizeStages" for a required size no stage of a draw takes.
 	Limit string
 	msg   string
 }
@@ -105,11 +110,16 @@ func checkSubgroupSize(dev devices.Device, req uint32, local [3]uint32) error {
 
 // demandOf is the Demand of a job whose module was parsed into info.
 func demandOf(job Job, info spirvInfo) Demand {
-	d := Demand{LocalSize: info.localSize, SharedBytes: info.sharedBytes, Groups: job.Groups, SubgroupSize: job.RequiredSubgroupSize}
-	for _, b := range job.Buffers {
-		d.Buffers = append(d.Buffers, BufferDemand{Kind: b.Kind, Size: uint64(len(b.Data))})
+	return Demand{LocalSize: info.localSize, SharedBytes: info.sharedBytes, Groups: job.Groups, SubgroupSize: job.RequiredSubgroupSize, Buffers: bufferDemands(job.Buffers)}
+}
+
+// bufferDemands is the BufferDemand of each buffer of a job.
+func bufferDemands(bufs []Buffer) []BufferDemand {
+	var out []BufferDemand
+	for _, b := range bufs {
+		out = append(out, BufferDemand{Kind: b.Kind, Size: uint64(len(b.Data))})
 	}
-	return d
+	return out
 }
 
 // ModuleDemand reads what a compute entry point of a SPIR-V module asks of the

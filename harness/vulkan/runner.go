@@ -1,11 +1,15 @@
-// Package vulkan runs compute kernels (SPIR-V) on one Vulkan device and
-// returns their buffers: the execution back end of waverig's harness.
+// Package vulkan runs SPIR-V kernels on one Vulkan device and returns their
+// buffers: compute dispatches (Run) and draws with vertex and pixel
+// (fragment) shaders (RunDraw, render.go), which also return the colour
+// target. It is the execution back end of waverig's harness.
 //
 // A Runner owns one logical device (made by the devices/vkx shim) and keeps
 // everything a stream of thousands of small jobs can reuse: compiled
-// pipelines (keyed by module hash, entry, subgroup size, flags and layout,
-// backed by a VkPipelineCache), one command buffer, one fence, one
-// descriptor pool and host-visible buffers that only grow.
+// pipelines (keyed by module hashes, entries, subgroup size, flags, layout
+// and for draws the colour format and framebuffer size, backed by a
+// VkPipelineCache), one command buffer, one fence, one descriptor pool,
+// host-visible buffers that only grow and, for draws, one colour target
+// kept while the format and size stay the same.
 package vulkan
 
 import (
@@ -106,18 +110,27 @@ type Runner struct {
 type infoKey struct {
 	hash  [32]byte
 	entry string
+	model uint32 // SPIR-V execution model: one name may serve several stages
 }
 
 // maxInfos bounds the parse memo; it is simply dropped when full.
 const maxInfos = 4096
 
 type pipeKey struct {
-	hash     [32]byte // SPIR-V words
+	hash     [32]byte // SPIR-V words (a draw's vertex module)
 	entry    string
 	size     uint32
 	flags    uint32
 	layout   string // canonical set/binding/kind list
 	pushSize uint32
+
+	// Draws only: a graphics pipeline bakes in its fragment module (zero
+	// hash and "" without one), colour format and viewport size.
+	graphics      bool
+	fragHash      [32]byte
+	fragEntry     string
+	color         ColorFormat
+	width, height uint32
 }
 
 type cachedPipe struct {
@@ -213,7 +226,7 @@ func (r *Runner) Run(job Job) (*Result, error) {
 		return nil, errClosed
 	}
 	hash := hashWords(job.SPIRV)
-	info, err := r.parse(hash, job)
+	info, err := r.parse(hash, job.SPIRV, job.Entry, execModelGLCompute)
 	if err != nil {
 		return nil, err
 	}
@@ -243,42 +256,62 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	res := &Result{SubgroupSize: size, FullSubgroups: flags&vkx.StageRequireFullSubgroups != 0}
 
 	key := pipeKey{hash: hash, entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))}
-	pipe, err := r.pipeline(key, job, info, bindings, res)
+	pipe, created, took, err := r.pipeline(key, fmt.Sprintf("%q", job.Entry), func() (*vkx.Pipeline, error) {
+		return r.ctx.CreatePipeline(job.SPIRV, job.Entry, bindings, key.pushSize, key.size, key.flags)
+	}, job.SPIRV)
 	if err != nil {
 		return nil, err
 	}
+	res.PipelineCreated, res.PipelineTime = created, took
 
 	start := time.Now()
-	for i, b := range job.Buffers {
-		mem, err := r.ctx.Slot(i, len(b.Data))
-		if err != nil {
-			return nil, fmt.Errorf("vulkan: buffer %d (set %d binding %d): %w", i, b.Set, b.Binding, err)
-		}
-		copy(mem, b.Data)
+	if err := r.upload(job.Buffers); err != nil {
+		return nil, err
 	}
 	if err := r.ctx.Dispatch(pipe, bindings, push, job.Groups, uint64(r.timeout.Nanoseconds())); err != nil {
 		return nil, fmt.Errorf("vulkan: dispatch %q %v: %w", job.Entry, job.Groups, err)
 	}
-	res.Buffers = make([][]byte, len(job.Buffers))
-	for i, b := range job.Buffers {
-		mem, err := r.ctx.Slot(i, len(b.Data)) // no growth: returns the mapping
-		if err != nil {
-			return nil, fmt.Errorf("vulkan: read back buffer %d: %w", i, err)
-		}
-		res.Buffers[i] = append([]byte(nil), mem...)
+	if res.Buffers, err = r.readBack(job.Buffers); err != nil {
+		return nil, err
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
 
-// parse returns the module's entry-point facts, from the memo when the
-// same module and entry ran before (failures are not remembered).
-func (r *Runner) parse(hash [32]byte, job Job) (spirvInfo, error) {
-	k := infoKey{hash, job.Entry}
+// upload copies each buffer's initial contents into its slot.
+func (r *Runner) upload(bufs []Buffer) error {
+	for i, b := range bufs {
+		mem, err := r.ctx.Slot(i, len(b.Data))
+		if err != nil {
+			return fmt.Errorf("vulkan: buffer %d (set %d binding %d): %w", i, b.Set, b.Binding, err)
+		}
+		copy(mem, b.Data)
+	}
+	return nil
+}
+
+// readBack copies every buffer out of its slot after a job.
+func (r *Runner) readBack(bufs []Buffer) ([][]byte, error) {
+	out := make([][]byte, len(bufs))
+	for i, b := range bufs {
+		mem, err := r.ctx.Slot(i, len(b.Data)) // no growth: returns the mapping
+		if err != nil {
+			return nil, fmt.Errorf("vulkan: read back buffer %d: %w", i, err)
+		}
+		out[i] = append([]byte(nil), mem...)
+	}
+	return out, nil
+}
+
+// parse returns the facts of the module's entry point of the given
+// execution model, from the memo when the same module and entry ran before
+// (failures are not remembered).
+func (r *Runner) parse(hash [32]byte, words []uint32, entry string, model uint32) (spirvInfo, error) {
+	k := infoKey{hash, entry, model}
 	if info, ok := r.infos[k]; ok {
 		return info, nil
 	}
-	info, err := parseSPIRV(job.SPIRV, job.Entry)
+	info, err := parseEntry(words, entry, model)
 	if err != nil {
 		return info, fmt.Errorf("vulkan: %w", err)
 	}
@@ -289,26 +322,28 @@ func (r *Runner) parse(hash [32]byte, job Job) (spirvInfo, error) {
 	return info, nil
 }
 
-// pipeline returns the cached pipeline for key or builds it.
-func (r *Runner) pipeline(key pipeKey, job Job, info spirvInfo, bindings []vkx.Binding, res *Result) (*vkx.Pipeline, error) {
+// pipeline returns the cached pipeline for key, or validates modules and
+// builds one with build (compute and graphics pipelines share the cache,
+// its bound and PipelinesCreated). created says build ran, took is the
+// time it and the validation took; label names the job in errors.
+func (r *Runner) pipeline(key pipeKey, label string, build func() (*vkx.Pipeline, error), modules ...[]uint32) (p *vkx.Pipeline, created bool, took time.Duration, err error) {
 	if e, ok := r.pipes[key]; ok {
 		r.lru.MoveToFront(e)
-		return e.Value.(*cachedPipe).pipe, nil
+		return e.Value.(*cachedPipe).pipe, false, 0, nil
 	}
 	start := time.Now()
-	if err := r.val.check(job.SPIRV); err != nil {
-		return nil, fmt.Errorf("vulkan: %q: %w", job.Entry, err)
+	for _, m := range modules {
+		if err := r.val.check(m); err != nil {
+			return nil, false, 0, fmt.Errorf("vulkan: %s: %w", label, err)
+		}
 	}
-	p, err := r.ctx.CreatePipeline(job.SPIRV, job.Entry, bindings, key.pushSize, key.size, key.flags)
-	if err != nil {
-		return nil, fmt.Errorf("vulkan: pipeline for %q: %w", job.Entry, err)
+	if p, err = build(); err != nil {
+		return nil, false, 0, fmt.Errorf("vulkan: pipeline for %s: %w", label, err)
 	}
-	res.PipelineTime = time.Since(start)
-	res.PipelineCreated = true
 	r.created++
 	r.pipes[key] = r.lru.PushFront(&cachedPipe{key: key, pipe: p})
 	r.evict()
-	return p, nil
+	return p, true, time.Since(start), nil
 }
 
 func (r *Runner) evict() {

@@ -62,6 +62,8 @@ const (
 	opDecorate        = 71
 	opExecutionModeID = 331
 
+	execModelVertex    = 0
+	execModelFragment  = 4
 	execModelGLCompute = 5
 	execModeLocalSize  = 17
 
@@ -96,9 +98,28 @@ var pointerOperands = map[uint32][]int{
 	5614: {2}, 5615: {2}, 6035: {2}, // OpAtomicFMinEXT, OpAtomicFMaxEXT, OpAtomicFAddEXT
 }
 
+// execModelName spells the execution models the runner knows as SPIR-V does.
+func execModelName(model uint32) string {
+	switch model {
+	case execModelVertex:
+		return "Vertex"
+	case execModelFragment:
+		return "Fragment"
+	case execModelGLCompute:
+		return "GLCompute"
+	}
+	return fmt.Sprintf("execution model %d", model)
+}
+
 // parseSPIRV checks the header and the instruction stream, finds the
 // GLCompute entry point called entry and the descriptors it uses.
 func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
+	return parseEntry(words, entry, execModelGLCompute)
+}
+
+// parseEntry is parseSPIRV for an entry point of any execution model (the
+// draw runner's Vertex and Fragment stages).
+func parseEntry(words []uint32, entry string, model uint32) (spirvInfo, error) {
 	var info spirvInfo
 	if len(words) < 5 {
 		return info, fmt.Errorf("SPIR-V: module has %d words, the header alone needs 5", len(words))
@@ -149,8 +170,8 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 				return info, fmt.Errorf("SPIR-V: OpEntryPoint %q uses id %d beyond the bound %d", name, ops[1], bound)
 			}
 			if name == entry {
-				if ops[0] != execModelGLCompute {
-					otherModel = fmt.Sprintf("execution model %d", ops[0])
+				if ops[0] != model {
+					otherModel = execModelName(ops[0])
 				} else {
 					entryID = ops[1]
 				}
@@ -208,9 +229,9 @@ func parseSPIRV(words []uint32, entry string) (spirvInfo, error) {
 	}
 	if entryID == 0 {
 		if otherModel != "" {
-			return info, fmt.Errorf("SPIR-V: entry point %q is not a compute shader (%s)", entry, otherModel)
+			return info, fmt.Errorf("SPIR-V: entry point %q is not a %s shader (%s)", entry, execModelName(model), otherModel)
 		}
-		return info, fmt.Errorf("SPIR-V: no GLCompute entry point named %q", entry)
+		return info, fmt.Errorf("SPIR-V: no %s entry point named %q", execModelName(model), entry)
 	}
 	for _, s := range sizes {
 		if s.id == entryID {
