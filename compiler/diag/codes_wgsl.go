@@ -14,6 +14,7 @@ const (
 	ErrWGSLAtomic        Code = "E0609"
 	ErrWGSLTextureAccess Code = "E0610"
 	ErrWGSLEntryName     Code = "E0611"
+	ErrWGSLHelperLane    Code = "E0612"
 	ErrWGSLInternal      Code = "E0699"
 )
 
@@ -49,5 +50,8 @@ var codesWgsl = []CodeInfo{
 		"use a single-channel RWTexture2D<float>/<uint>/<int>, or read from a separate Texture2D"},
 	CodeInfo{ErrWGSLEntryName, "the entry point's name is a WGSL keyword or reserved word, so WebGPU cannot name it",
 		"[numthreads(1,1,1)] void loop() {}", "rename the entry point"},
+	CodeInfo{ErrWGSLHelperLane, "IsHelperLane is used in a pixel shader; WGSL has no helper-invocation builtin",
+		"float4 main() : SV_Target { return IsHelperLane() ? 0.0 : 1.0; }",
+		"compile this entry point for SPIR-V or MSL only, or drop the test (helper lanes never write render targets); outside pixel shaders IsHelperLane is false and needs nothing"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
 }

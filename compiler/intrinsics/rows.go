@@ -2,7 +2,7 @@ package intrinsics
 
 // The Op constants, in table order. Wave and quad operations first (the 24 of
 // Shader Model 6.0), then SM 6.5 partitioned operations, barriers, atomics, math,
-// derivatives, texture and buffer methods.
+// derivatives, texture and buffer methods, then Shader Model 6.6 IsHelperLane.
 const (
 	WaveGetLaneCount Op = iota + 1
 	WaveGetLaneIndex
@@ -101,6 +101,8 @@ const (
 	TextureStore
 	TextureGetDimensions
 	BufferGetDimensions
+
+	IsHelperLane
 )
 
 // Wave24 lists the 24 Shader Model 6.0 wave and quad intrinsics, in the table's order.
@@ -173,6 +175,10 @@ const (
 	opQuadBroadcast  = 365
 	opQuadSwap       = 366
 	opPartitionNV    = 5296
+
+	opIsHelperInvocationEXT = 5381
+	builtinHelperInvocation = 23
+	spirv16                 = 0x00010600
 
 	reduceOp    = 0
 	exclusiveOp = 2
@@ -352,6 +358,19 @@ var Table = []Info{
 		SPIRV: SPIRV{Op: ops(0, 103, 103, 103), GroupOp: -1, QuadDirection: -1}, WGSL: "textureDimensions", MSL: "get_width/get_height", WGSLLowering: "RWTexture2D: OpImageQuerySize (104)"},
 	{Op: BufferGetDimensions, Name: "Buffer.GetDimensions", Class: ClassMisc, SM: "5.0", Result: RSpecial,
 		SPIRV: SPIRV{Op: ops(0, 68, 68, 68), GroupOp: -1, QuadDirection: -1}, WGSL: "arrayLength", MSL: "", MSLLowering: "buffer size from the argument-buffer sizes table"},
+
+	// --- Shader Model 6.6 ------------------------------------------------------------------------
+	// IsHelperLane: DXC accepts it in every stage; only pixel shaders have helper lanes, so
+	// elsewhere every target gets the constant false. In pixel shaders, as DXC (processIsHelperLane):
+	// OpIsHelperInvocationEXT (SPV_EXT_demote_to_helper_invocation) for Vulkan 1.1/1.2, a load of
+	// the HelperInvocation builtin (Volatile, as SPIR-V 1.6 requires) for Vulkan 1.3. Not a wave
+	// operation: no Vulkan subgroup feature bit. WGSL has no helper-invocation builtin (E0612).
+	{Op: IsHelperLane, Name: "IsHelperLane", Class: ClassHelper, SM: "6.6", Result: RBool, FalseOutsidePixel: true,
+		SPIRV: SPIRV{Op: ops(opIsHelperInvocationEXT, 0, 0, 0), GroupOp: -1, QuadDirection: -1,
+			Builtin: builtinHelperInvocation, BuiltinSince: spirv16,
+			Capability: CapDemoteToHelperInvocation, Extension: "SPV_EXT_demote_to_helper_invocation", CoreSince: spirv16},
+		WGSLLowering: "none in fragment shaders: WGSL has no helper-invocation builtin (E0612); false elsewhere",
+		MSL:          "simd_is_helper_thread"},
 }
 
 func quad(op Op, name string, dir int8, wgsl, msl string) Info {

@@ -26,6 +26,7 @@ const (
 	ClassTexture                  // texture/sampler methods
 	ClassDeriv                    // ddx/ddy (pixel only)
 	ClassMisc
+	ClassHelper // per-invocation pixel state (IsHelperLane): no operands, see Info.FalseOutsidePixel
 )
 
 // Kinds is a bit set of scalar kinds an argument may have.
@@ -103,11 +104,21 @@ type SPIRV struct {
 	// ViaBallot: the predicate is first reduced with OpGroupNonUniformBallot (CountBits).
 	ViaBallot bool
 	// Builtin: the value is a load of this SPIR-V BuiltIn (SubgroupSize 36,
-	// SubgroupLocalInvocationId 41); 0 if not a builtin.
+	// SubgroupLocalInvocationId 41, HelperInvocation 23); 0 if not a builtin.
 	Builtin uint16
+	// BuiltinSince: the SPIR-V version word from which the value is the Builtin load;
+	// before it the row's instruction (Op) is emitted instead. 0: always the Builtin.
+	// (IsHelperLane, as DXC: OpIsHelperInvocationEXT before SPIR-V 1.6, a load of the
+	// Volatile HelperInvocation builtin from 1.6 on.)
+	BuiltinSince uint32
 	// Capability is the SPIR-V capability the instruction needs (GroupNonUniform 61 …
-	// Quad 68); the reflection turns declared capabilities into Vulkan bits.
+	// Quad 68, DemoteToHelperInvocation 5379); the reflection turns declared
+	// capabilities into Vulkan bits. Declared only when the instruction is emitted.
 	Capability uint16
+	// Extension is the SPIR-V extension the Capability needs before CoreSince (the
+	// version word in which it became core); "" if none.
+	Extension string
+	CoreSince uint32
 	// Barriers: execution scope (-1: OpMemoryBarrier, no execution barrier), memory
 	// scope and memory-semantics bits, as DXC emits them.
 	ExecScope, MemScope int8
@@ -124,6 +135,9 @@ type Info struct {
 	Result Result
 	// Stages the intrinsic is valid in, as HLSL says (compute, pixel, vertex); empty = all.
 	PixelOnly bool
+	// FalseOutsidePixel: valid in every stage, but outside pixel shaders the value is the
+	// constant false on every target (IsHelperLane: only pixel shaders have helper lanes).
+	FalseOutsidePixel bool
 
 	SPIRV SPIRV
 	// VkBit is the VkSubgroupFeatureFlagBits bit the SPIR-V lowering needs (0 for non-wave ops).
@@ -150,6 +164,7 @@ const (
 	CapGroupNonUniformClustered       uint16 = 67
 	CapGroupNonUniformQuad            uint16 = 68
 	CapGroupNonUniformPartitionedNV   uint16 = 5297
+	CapDemoteToHelperInvocation       uint16 = 5379 // core in SPIR-V 1.6
 )
 
 // VkSubgroupFeatureFlagBits.

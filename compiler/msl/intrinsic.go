@@ -86,6 +86,9 @@ func mslWaveLowered(op intrinsics.Op) bool {
 
 func (e *emitter) intrinsic(x *ir.Intrinsic) string {
 	info := intrinsics.Get(x.Op)
+	if info.FalseOutsidePixel && e.ep.Stage != ir.Pixel {
+		return "false" // only fragment functions have helper threads
+	}
 	switch info.Class {
 	case intrinsics.ClassWave, intrinsics.ClassQuad:
 		return e.wave(x, info)
@@ -118,6 +121,10 @@ func (e *emitter) intrinsic(x *ir.Intrinsic) string {
 	case intrinsics.ClassMisc:
 		if x.Op == intrinsics.BufferGetDimensions {
 			return e.bufferLength(x)
+		}
+	case intrinsics.ClassHelper:
+		if callName.MatchString(info.MSL) {
+			return info.MSL + "()"
 		}
 	}
 	e.errorf(x.Pos, diag.ErrMSLNoLowering, "%s has no Metal lowering", info.Name)

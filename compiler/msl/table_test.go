@@ -93,7 +93,7 @@ func value(b *Builder, id *ir.Global, t ir.Type, salt uint64) ir.Expr {
 // the row with arguments of type a0 and stores the result.
 func tableCase(in *intrinsics.Info, a0 ir.Type) *rowCase {
 	stage := ir.Compute
-	if in.PixelOnly || in.Class == intrinsics.ClassDeriv {
+	if in.PixelOnly || in.Class == intrinsics.ClassDeriv || in.FalseOutsidePixel {
 		stage = ir.Pixel
 	}
 	b := Compute("main", 32)

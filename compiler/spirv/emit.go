@@ -280,14 +280,21 @@ func (b *builder) builtinVar(builtin uint16, t ir.Scalar) uint32 {
 	id := b.id()
 	inst(&b.globals, opVariable, b.pointerType(scInput, b.scalarType(t)), id, scInput)
 	name := "SubgroupLocalInvocationId"
-	if builtin == 36 {
+	switch builtin {
+	case builtinSubgroupSize:
 		name = "SubgroupSize"
+	case builtinHelperInvocation:
+		name = "HelperInvocation"
 	}
 	instStr(&b.names, opName, []uint32{id}, name)
 	inst(&b.decos, opDecorate, id, decBuiltIn, uint32(builtin))
-	if b.stage == ir.Pixel {
+	if b.stage == ir.Pixel && t.Kind != ir.Bool {
 		// Vulkan wants integer fragment inputs Flat; builtins included (as glslang does).
 		inst(&b.decos, opDecorate, id, decFlat)
+	}
+	if builtin == builtinHelperInvocation && b.version >= 0x00010600 {
+		// SPIR-V 1.6: HelperInvocation must be Volatile (a demoted lane changes it).
+		inst(&b.decos, opDecorate, id, decVolatile)
 	}
 	b.extraIO = append(b.extraIO, extraVar{builtin, id})
 	return id

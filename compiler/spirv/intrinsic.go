@@ -21,9 +21,15 @@ func (s *fn) intrinsic(e *ir.Intrinsic) uint32 {
 			return s.undef(e.T)
 		}
 	}
+	if in.FalseOutsidePixel && b.stage != ir.Pixel {
+		// Only pixel shaders have helper lanes (IsHelperLane elsewhere, as DXC allows it).
+		return s.convert(b.constant(ir.BoolT, 0), ir.BoolT, e.T)
+	}
 	switch in.Class {
 	case intrinsics.ClassWave, intrinsics.ClassQuad:
 		return s.wave(e, in)
+	case intrinsics.ClassHelper:
+		return s.helper(e, in)
 	case intrinsics.ClassBarrier:
 		return s.barrier(in)
 	case intrinsics.ClassAtomic:
@@ -127,6 +133,29 @@ func (s *fn) wave(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 		ops = append(ops, value)
 	}
 	return s.op(code, b.typeID(e.T), append(ops, tail...)...)
+}
+
+// helper lowers an operand-less query of the invocation (IsHelperLane, pixel
+// shaders only): from the row's BuiltinSince on a load of its BuiltIn, before it
+// the row's instruction, declaring its capability, and its extension while the
+// capability is not core.
+func (s *fn) helper(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
+	b := s.b
+	sp := &in.SPIRV
+	bt := b.scalarType(ir.BoolT)
+	if sp.Builtin != 0 && b.version >= sp.BuiltinSince {
+		v := s.op(opLoad, bt, b.builtinVar(sp.Builtin, ir.BoolT))
+		return s.convert(v, ir.BoolT, e.T)
+	}
+	code := sp.Op[ir.Bool]
+	if code == 0 || len(e.Args) != 0 {
+		return s.noLowering(e, in, e.T)
+	}
+	b.needCap(sp.Capability)
+	if sp.Extension != "" && b.version < sp.CoreSince {
+		b.needExt(sp.Extension)
+	}
+	return s.convert(s.op(code, bt), ir.BoolT, e.T)
 }
 
 // waveOperand lowers argument i (> 0) of a wave/quad operation: lane indices are

@@ -111,7 +111,7 @@ func hasLane(in *intrinsics.Info) bool {
 // loaded from locals and stores the result into a local.
 func singleOp(in *intrinsics.Info, at ir.Type, laneT *ir.Scalar) *Builder {
 	b := Compute("main", 64)
-	if in.PixelOnly {
+	if in.PixelOnly || in.FalseOutsidePixel {
 		b = Entry("main", ir.Pixel)
 	}
 	addOp(b, in, at, laneT)

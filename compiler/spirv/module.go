@@ -217,6 +217,10 @@ const (
 	capPushConstant16         = 4435
 	capInputOutput16          = 4436
 
+	// BuiltIns without an IR global (loaded by intrinsics, see builtinVar).
+	builtinHelperInvocation = 23
+	builtinSubgroupSize     = 36
+
 	// Storage classes.
 	scUniformConstant = 0
 	scInput           = 1
@@ -237,6 +241,7 @@ const (
 	decMatrixStride  = 7
 	decBuiltIn       = 11
 	decFlat          = 14
+	decVolatile      = 21
 	decNonWritable   = 24
 	decLocation      = 30
 	decBinding       = 33

@@ -41,6 +41,9 @@ var fixtureErrors = map[string][2]diag.Code{
 	// A float4 RWTexture2D that is read and written: WebGPU allows read_write
 	// storage textures only for r32 formats.
 	"texel_swizzle.main": {diag.ErrWGSLTextureAccess, diag.ErrWGSLTextureAccess},
+	// IsHelperLane in a pixel shader: WGSL has no helper-invocation builtin.
+	"is_helper_lane.PS":      {diag.ErrWGSLHelperLane, diag.ErrWGSLHelperLane},
+	"is_helper_lane_vk13.PS": {diag.ErrWGSLHelperLane, diag.ErrWGSLHelperLane},
 }
 
 // TestFixtures compiles every positive HLSL fixture with the real front end,

@@ -16,9 +16,18 @@ import (
 // lane ids).
 func (fe *funcEmitter) intrinsic(x *ir.Intrinsic) string {
 	in := intrinsics.Get(x.Op)
+	if in.FalseOutsidePixel && fe.e.ep.Stage != ir.Pixel {
+		return "false" // only fragment shaders have helper invocations
+	}
 	switch in.Class {
 	case intrinsics.ClassWave, intrinsics.ClassQuad:
 		return fe.wave(x, in)
+	case intrinsics.ClassHelper:
+		if in.WGSL == "" {
+			fe.e.errorf(x.Pos, diag.ErrWGSLHelperLane, "%s in fragment shader %s: WGSL has no helper-invocation builtin; compile this entry point for SPIR-V or MSL only", in.Name, fe.e.ep.Name)
+			return "false"
+		}
+		return fe.callText(in.WGSL, nil)
 	case intrinsics.ClassMath:
 		return fe.math(x, in)
 	case intrinsics.ClassDeriv:

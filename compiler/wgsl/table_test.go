@@ -111,6 +111,11 @@ func intrinsicCases() []tcase {
 		case intrinsics.ClassTexture, intrinsics.ClassMisc:
 			cases = append(cases, resourceCases(in, base)...)
 			continue
+		case intrinsics.ClassHelper:
+			// Constant false outside fragment shaders; in one, no WGSL builtin: E0612.
+			cases = append(cases, rowCase(in, base, nil, false))
+			cases = append(cases, tcase{name: base + "_pixel", m: pixelCall(base+"_pixel", in), want: diag.ErrWGSLHelperLane})
+			continue
 		}
 		if in.Op == intrinsics.Mul {
 			cases = append(cases, mulCases()...)
@@ -182,6 +187,17 @@ func rowCase(in *intrinsics.Info, base string, a0 ir.Type, dynamicLane bool) tca
 		want = diag.ErrWGSLNoLowering
 	}
 	return tcase{name: name, m: b.M, want: want}
+}
+
+// pixelCall: a pixel shader whose target's x is an operand-less bool row (IsHelperLane).
+func pixelCall(name string, in *intrinsics.Info) *ir.Module {
+	b := newPixel(name)
+	for _, g := range b.M.Globals {
+		if g.Name == "target" {
+			b.Add(Store(&ir.GlobalRef{G: g}, &ir.Select{Cond: Intr(in.Op, ir.BoolT), True: Splat(Float(0), 4), False: Splat(Float(1), 4)}))
+		}
+	}
+	return b.M
 }
 
 // newPixel: a pixel shader with SV_Position in and SV_Target out; laneX reads

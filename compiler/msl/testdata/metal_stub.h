@@ -183,6 +183,7 @@ struct simd_vote {
 };
 simd_vote simd_ballot(bool pred);
 bool simd_is_first();
+bool simd_is_helper_thread();
 bool simd_any(bool pred);
 bool simd_all(bool pred);
 template<typename T> T simd_sum(T x);
