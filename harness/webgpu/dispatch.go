@@ -1,13 +1,12 @@
 package webgpu
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
-// Binding is one buffer of a compute dispatch.
+// Binding is one buffer of a compute dispatch or a draw.
 type Binding struct {
 	Group, Binding int
 	// Data is the initial contents; its length (rounded up to 4) is the size.
@@ -18,35 +17,71 @@ type Binding struct {
 	ReadBack bool
 }
 
-// RunCompute builds the entry point of src, binds the buffers (automatic
-// layout: list exactly the bindings the shader uses), dispatches groups
-// workgroups and returns the contents of every ReadBack buffer, indexed like
-// bindings (nil for the others).
+// RunCompute builds the entry point of src (or takes it from the device's
+// pipeline cache), binds the buffers (automatic layout: list exactly the
+// bindings the shader uses), dispatches groups workgroups and returns the
+// contents of every ReadBack buffer, indexed like bindings (nil for the others).
 func (d *Device) RunCompute(src, entry string, groups [3]uint32, bindings []Binding) ([][]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.dev == nil {
-		return nil, errors.New("webgpu: device released")
+	if err := d.usable(); err != nil {
+		return nil, err
 	}
-	var release []func()
-	defer func() {
-		for i := len(release) - 1; i >= 0; i-- {
-			release[i]()
-		}
-	}()
-	mod, err := d.dev.TryCreateShaderModule(&wgpu.ShaderModuleDescriptor{Label: entry, WGSLSource: &wgpu.ShaderSourceWGSL{Code: src}})
+	j := &work{d: d}
+	defer j.done()
+	pipe, err := d.computePipeline(src, entry)
 	if err != nil {
-		return nil, fmt.Errorf("shader module: %w", err)
+		return nil, err
 	}
-	release = append(release, mod.Release)
-	pipe, err := d.dev.TryCreateComputePipeline(&wgpu.ComputePipelineDescriptor{Label: entry,
-		Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: entry}})
+	bgs, err := j.buffers(bindings, pipe)
 	if err != nil {
-		return nil, fmt.Errorf("compute pipeline: %w", err)
+		return nil, err
 	}
-	release = append(release, pipe.Release)
+	enc, err := j.encoder()
+	if err != nil {
+		return nil, err
+	}
+	pass := enc.BeginComputePass(nil)
+	pass.SetPipeline(pipe.compute)
+	for g, bg := range bgs {
+		pass.SetBindGroup(uint32(g), bg, nil)
+	}
+	pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
+	err = pass.TryEnd()
+	pass.Release()
+	if err != nil {
+		return nil, fmt.Errorf("compute pass: %w", err)
+	}
+	if err := j.copyBuffersBack(enc, bindings); err != nil {
+		return nil, err
+	}
+	if err := j.submit(enc); err != nil {
+		return nil, err
+	}
+	return j.bufferResults(bindings), nil
+}
 
-	bufs := make([]*wgpu.Buffer, len(bindings))
+// work holds what one RunCompute or RunDraw creates: released at the end,
+// cached modules and pipelines excepted. Callers hold Device.mu.
+type work struct {
+	d       *Device
+	release []func()
+	bufs    []*wgpu.Buffer // indexed like the bindings
+	staging []*wgpu.Buffer // MapRead copies: the ReadBack bindings', then any others (the colour target)
+	mapped  [][]byte       // the staging buffers' contents after submit
+}
+
+func (j *work) done() {
+	for i := len(j.release) - 1; i >= 0; i-- {
+		j.release[i]()
+	}
+}
+
+// buffers creates one buffer per binding, initialized with its data, and the
+// bind groups over them, one per group, with the layouts of pipe.
+func (j *work) buffers(bindings []Binding, pipe *pipeline) (map[int]*wgpu.BindGroup, error) {
+	dev := j.d.dev
+	j.bufs = make([]*wgpu.Buffer, len(bindings))
 	entries := map[int][]wgpu.BindGroupEntry{}
 	for i, b := range bindings {
 		data := b.Data
@@ -55,90 +90,116 @@ func (d *Device) RunCompute(src, entry string, groups [3]uint32, bindings []Bind
 		}
 		usage := wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 		if b.Uniform {
-			usage = wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst
+			usage = wgpu.BufferUsageUniform | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 		}
-		buf, err := d.dev.TryCreateBufferInit(&wgpu.BufferInitDescriptor{Label: fmt.Sprintf("binding %d.%d", b.Group, b.Binding), Contents: data, Usage: usage})
+		buf, err := dev.TryCreateBufferInit(&wgpu.BufferInitDescriptor{Label: fmt.Sprintf("binding %d.%d", b.Group, b.Binding), Contents: data, Usage: usage})
 		if err != nil {
 			return nil, fmt.Errorf("buffer %d.%d: %w", b.Group, b.Binding, err)
 		}
-		release = append(release, buf.Release)
-		bufs[i] = buf
+		j.release = append(j.release, buf.Release)
+		j.bufs[i] = buf
 		entries[b.Group] = append(entries[b.Group], wgpu.BindGroupEntry{Binding: uint32(b.Binding), Buffer: buf, Size: uint64(len(data))})
 	}
-	enc, err := d.dev.TryCreateCommandEncoder(nil)
+	bgs := map[int]*wgpu.BindGroup{}
+	for g, es := range entries {
+		layout, free := pipe.layoutOf(g)
+		bg, err := dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: layout, Entries: es})
+		free()
+		if err != nil {
+			return nil, fmt.Errorf("bind group %d: %w", g, err)
+		}
+		j.release = append(j.release, bg.Release)
+		bgs[g] = bg
+	}
+	return bgs, nil
+}
+
+func (j *work) encoder() (*wgpu.CommandEncoder, error) {
+	enc, err := j.d.dev.TryCreateCommandEncoder(nil)
 	if err != nil {
 		return nil, fmt.Errorf("command encoder: %w", err)
 	}
-	release = append(release, enc.Release)
-	pass := enc.BeginComputePass(nil)
-	pass.SetPipeline(pipe)
-	for g := 0; g < 4; g++ {
-		es, ok := entries[g]
-		if !ok {
-			continue
-		}
-		layout := pipe.GetBindGroupLayout(uint32(g))
-		bg, err := d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: layout, Entries: es})
-		layout.Release()
-		if err != nil {
-			pass.Release()
-			return nil, fmt.Errorf("bind group %d: %w", g, err)
-		}
-		release = append(release, bg.Release)
-		pass.SetBindGroup(uint32(g), bg, nil)
-	}
-	pass.DispatchWorkgroups(groups[0], groups[1], groups[2])
-	if err := pass.TryEnd(); err != nil {
-		pass.Release()
-		return nil, fmt.Errorf("compute pass: %w", err)
-	}
-	pass.Release()
+	j.release = append(j.release, enc.Release)
+	return enc, nil
+}
 
-	staging := make([]*wgpu.Buffer, len(bindings))
+// stagingBuffer creates a MapRead buffer of size bytes that submit maps.
+func (j *work) stagingBuffer(size uint64) (*wgpu.Buffer, error) {
+	s, err := j.d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{Label: "read back", Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst, Size: size})
+	if err != nil {
+		return nil, fmt.Errorf("staging buffer: %w", err)
+	}
+	j.release = append(j.release, s.Release)
+	j.staging = append(j.staging, s)
+	return s, nil
+}
+
+// copyBuffersBack records the copies of the ReadBack bindings into staging
+// buffers, in binding order (bufferResults reads them in the same order).
+func (j *work) copyBuffersBack(enc *wgpu.CommandEncoder, bindings []Binding) error {
 	for i, b := range bindings {
 		if !b.ReadBack {
 			continue
 		}
-		size := bufs[i].GetSize()
-		s, err := d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{Usage: wgpu.BufferUsageMapRead | wgpu.BufferUsageCopyDst, Size: size})
+		size := j.bufs[i].GetSize()
+		s, err := j.stagingBuffer(size)
 		if err != nil {
-			return nil, fmt.Errorf("staging buffer: %w", err)
+			return err
 		}
-		release = append(release, s.Release)
-		staging[i] = s
-		if err := enc.TryCopyBufferToBuffer(bufs[i], 0, s, 0, size); err != nil {
-			return nil, fmt.Errorf("copy back: %w", err)
+		if err := enc.TryCopyBufferToBuffer(j.bufs[i], 0, s, 0, size); err != nil {
+			return fmt.Errorf("copy back %d.%d: %w", b.Group, b.Binding, err)
 		}
 	}
+	return nil
+}
+
+// submit finishes and submits the commands, waits for them and maps every
+// staging buffer, keeping copies of their contents in j.mapped.
+func (j *work) submit(enc *wgpu.CommandEncoder) error {
+	dev := j.d.dev
 	cmd, err := enc.TryFinish(nil)
 	if err != nil {
-		return nil, fmt.Errorf("finish: %w", err)
+		return fmt.Errorf("finish: %w", err)
 	}
-	release = append(release, cmd.Release)
-	queue := d.dev.GetQueue()
+	j.release = append(j.release, cmd.Release)
+	queue := dev.GetQueue()
 	queue.Submit(cmd)
 	queue.Release()
 
-	out := make([][]byte, len(bindings))
-	for i, s := range staging {
-		if s == nil {
-			continue
-		}
-		size := s.GetSize()
-		status := wgpu.MapAsyncStatus(0)
-		if err := s.TryMapAsync(wgpu.MapModeRead, 0, size, func(st wgpu.MapAsyncStatus) { status = st }); err != nil {
-			return nil, fmt.Errorf("map: %w", err)
-		}
-		d.dev.Poll(true, nil)
-		if status != wgpu.MapAsyncStatusSuccess {
-			return nil, fmt.Errorf("map binding %d.%d: status %v", bindings[i].Group, bindings[i].Binding, status)
-		}
-		out[i] = append([]byte(nil), s.GetMappedRange(0, uint(size))...)
-		if err := s.TryUnmap(); err != nil {
-			return nil, fmt.Errorf("unmap: %w", err)
+	status := make([]wgpu.MapAsyncStatus, len(j.staging))
+	for i, s := range j.staging {
+		if err := s.TryMapAsync(wgpu.MapModeRead, 0, s.GetSize(), func(st wgpu.MapAsyncStatus) { status[i] = st }); err != nil {
+			return fmt.Errorf("map: %w", err)
 		}
 	}
-	return out, nil
+	dev.Poll(true, nil)
+	if err := j.d.usable(); err != nil {
+		return err
+	}
+	j.mapped = make([][]byte, len(j.staging))
+	for i, s := range j.staging {
+		if status[i] != wgpu.MapAsyncStatusSuccess {
+			return fmt.Errorf("map read-back buffer %d: status %v", i, status[i])
+		}
+		j.mapped[i] = append([]byte(nil), s.GetMappedRange(0, uint(s.GetSize()))...)
+		if err := s.TryUnmap(); err != nil {
+			return fmt.Errorf("unmap: %w", err)
+		}
+	}
+	return nil
+}
+
+// bufferResults returns the read-back contents indexed like bindings.
+func (j *work) bufferResults(bindings []Binding) [][]byte {
+	out := make([][]byte, len(bindings))
+	k := 0
+	for i, b := range bindings {
+		if b.ReadBack {
+			out[i] = j.mapped[k]
+			k++
+		}
+	}
+	return out
 }
 
 func boolInt(b bool) int {

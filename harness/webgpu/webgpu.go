@@ -1,7 +1,9 @@
-// Package webgpu is waverig's minimal wgpu-native wrapper: it opens one device
-// with subgroup support (wgpu's NativeFeatureSubgroup) and validates WGSL by
-// building a shader module and a pipeline for one entry point; the same Device
-// will carry dispatches later.
+// Package webgpu is waverig's wgpu-native leg: it lists the adapters of every
+// backend (Adapters, with measured subgroup sizes), opens one with subgroup
+// support (wgpu's NativeFeatureSubgroup), validates WGSL by building a shader
+// module and a pipeline for one entry point, and runs compute dispatches
+// (RunCompute) and draws (RunDraw) with their buffers read back, sharing one
+// bounded cache of shader modules and pipelines.
 //
 // wgpu-native reports validation errors through error scopes; the binding's
 // Try* calls turn those into Go errors (the plain calls panic), so every call
@@ -13,71 +15,103 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
 // ErrNoAdapter means wgpu-native found no usable adapter (or none with
 // subgroup support); tests skip on it locally and fail under CI.
-var ErrNoAdapter = errors.New("webgpu: no Vulkan adapter with native-feature-subgroup")
-
-// backendVulkan is WGPUInstanceBackend_Vulkan (1 << 0); the binding names only
-// InstanceBackendAll, and the rig wants Vulkan (lavapipe or a real driver), not GL.
-const backendVulkan wgpu.InstanceBackend = 1
+var ErrNoAdapter = errors.New("webgpu: no adapter with native-feature-subgroup")
 
 // Device is one opened wgpu-native device with NativeFeatureSubgroup enabled.
 // It is safe for concurrent use: calls are serialized (wgpu-native's error
 // scopes are per device, so two validations must not interleave).
 type Device struct {
 	mu       sync.Mutex
-	instance *wgpu.Instance
+	instance *wgpu.Instance // nil when the device was opened on a borrowed adapter (Adapters' probe)
 	adapter  *wgpu.Adapter
 	dev      *wgpu.Device
 	// Info describes the adapter ("llvmpipe (LLVM …)" on lavapipe).
 	Info wgpu.AdapterInfo
+	// Adapter is the adapter as Adapters lists it (WaveSizes not measured).
+	Adapter Adapter
 	// Features lists the device's enabled features.
 	Features []wgpu.FeatureName
+
+	lost    atomic.Pointer[string] // the device-lost message, once wgpu reports one
+	modules *lru[*wgpu.ShaderModule]
+	pipes   *lru[*pipeline]
+	created int // pipelines created by RunCompute and RunDraw
 }
 
-// Open creates an instance, picks the first Vulkan adapter that offers
-// native-feature-subgroup and opens a device requiring it (plus immediates,
-// WGSL var<immediate>, where offered). Creation takes about a second on lavapipe:
-// prefer Shared.
+// Open opens the first Vulkan adapter that offers native-feature-subgroup (the
+// rig wants Vulkan — lavapipe or a real driver — not GL). Creation takes
+// about a second on lavapipe: prefer Shared.
 func Open() (*Device, error) {
-	inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: backendVulkan})
-	var adapter *wgpu.Adapter
 	var seen []string
-	for _, a := range inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: backendVulkan}) {
-		if a.HasFeature(wgpu.NativeFeatureSubgroup) {
-			adapter = a
-			break
+	var desc Adapter
+	inst, adapter := walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
+		if d.Backend == "vulkan" && d.Subgroup {
+			desc = d
+			return true
 		}
-		seen = append(seen, a.GetInfo().Device)
-	}
+		seen = append(seen, d.Name+" ("+d.Backend+")")
+		return false
+	})
 	if adapter == nil {
-		inst.Release()
 		if len(seen) > 0 {
-			return nil, fmt.Errorf("%w (adapters without it: %s)", ErrNoAdapter, strings.Join(seen, ", "))
+			return nil, fmt.Errorf("%w (adapters without it or not on Vulkan: %s)", ErrNoAdapter, strings.Join(seen, ", "))
 		}
-		return nil, fmt.Errorf("%w (no Vulkan adapter at all: is a Vulkan loader and driver installed?)", ErrNoAdapter)
+		return nil, fmt.Errorf("%w (no adapter at all: is a Vulkan loader and driver installed?)", ErrNoAdapter)
 	}
+	return openDevice(inst, adapter, desc)
+}
+
+// openDevice requests a device on adapter with native-feature-subgroup plus
+// immediates (WGSL var<immediate>), shader-f16, subgroups in vertex shaders and
+// vertex-writable storage where offered, at the adapter's limits. The Device
+// owns inst (nil: the caller keeps the instance).
+func openDevice(inst *wgpu.Instance, adapter *wgpu.Adapter, desc Adapter) (*Device, error) {
 	features := []wgpu.FeatureName{wgpu.NativeFeatureSubgroup}
-	for _, f := range []wgpu.FeatureName{wgpu.NativeFeatureImmediates, wgpu.FeatureNameShaderF16, wgpu.NativeFeatureSubgroupVertex} {
+	for _, f := range []wgpu.FeatureName{wgpu.NativeFeatureImmediates, wgpu.FeatureNameShaderF16, wgpu.NativeFeatureSubgroupVertex, wgpu.NativeFeatureVertexWritableStorage} {
 		if adapter.HasFeature(f) {
 			features = append(features, f)
 		}
 	}
+	d := &Device{instance: inst, adapter: adapter, Info: adapter.GetInfo(), Adapter: desc, Features: features}
 	limits := adapter.GetLimits()
 	dev, err := adapter.RequestDevice(&wgpu.DeviceDescriptor{
 		Label:            "waverig",
 		RequiredFeatures: features,
 		RequiredLimits:   &limits,
+		DeviceLostCallback: func(reason wgpu.DeviceLostReason, message string) {
+			msg := fmt.Sprintf("webgpu: device lost (%v): %s", reason, message)
+			d.lost.Store(&msg)
+		},
 	})
 	if err != nil {
-		inst.Release()
-		return nil, fmt.Errorf("webgpu: request device: %w", err)
+		if inst != nil {
+			adapter.Release()
+			inst.Release()
+		}
+		return nil, fmt.Errorf("webgpu: request device on %s (%s): %w", desc.Name, desc.Backend, err)
 	}
-	return &Device{instance: inst, adapter: adapter, dev: dev, Info: adapter.GetInfo(), Features: features}, nil
+	d.dev = dev
+	d.modules = newLRU(cacheSize, func(m *wgpu.ShaderModule) { m.Release() })
+	d.pipes = newLRU(cacheSize, (*pipeline).release)
+	return d, nil
+}
+
+// usable reports why the device cannot take work: released or lost. Callers hold d.mu.
+func (d *Device) usable() error {
+	if d.dev == nil {
+		return errors.New("webgpu: device released")
+	}
+	if msg := d.lost.Load(); msg != nil {
+		return errors.New(*msg)
+	}
+	return nil
 }
 
 var (
@@ -111,9 +145,13 @@ func (d *Device) Release() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.dev != nil {
+		d.pipes.clear()
+		d.modules.clear()
 		d.dev.Release()
-		d.adapter.Release()
-		d.instance.Release()
+		if d.instance != nil {
+			d.adapter.Release()
+			d.instance.Release()
+		}
 		d.dev = nil
 	}
 }
@@ -137,8 +175,8 @@ func ValidateWGSL(src string, stage string, entry string) error {
 func (d *Device) Validate(src string, stage string, entry string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.dev == nil {
-		return errors.New("webgpu: device released")
+	if err := d.usable(); err != nil {
+		return err
 	}
 	mod, err := d.dev.TryCreateShaderModule(&wgpu.ShaderModuleDescriptor{Label: entry, WGSLSource: &wgpu.ShaderSourceWGSL{Code: src}})
 	if err != nil {
