@@ -159,7 +159,21 @@ func checkLanes(t *testing.T, dev devices.Device, w, h uint32, res *DrawResult) 
 	t.Logf("%dx%d: %d pixels in %d waves of size %d", w, h, w*h, len(waves), dev.SubgroupSize)
 }
 
+// knownPixelCrash says lavapipe will crash compiling lanePS: lavapipe
+// 22.3.6 with LLVM 15 at 512 bits (LP_NATIVE_VECTOR_WIDTH=512) segfaults in
+// EarlyCSE (llvm::simplifyInstruction) on waverig-compiled pixel shaders
+// that store to a storage buffer, while glslang's SPIR-V of the same shader
+// compiles. The crash takes the test process with it, so in-process tests
+// skip; TestDrawAtOtherWidths runs the draw in a child with
+// WAVERIG_DRAW_FORCE set and learns when the crash goes away.
+func knownPixelCrash(dev devices.Device) bool {
+	return os.Getenv("WAVERIG_DRAW_FORCE") == "" && strings.Contains(dev.Name, "llvmpipe") && strings.Contains(dev.Name, "512 bits")
+}
+
 func needFragmentWaves(t *testing.T, dev devices.Device) {
+	if knownPixelCrash(dev) {
+		t.Skipf("%s crashes compiling the lane pixel shader (see knownPixelCrash)", dev.Name)
+	}
 	if dev.SupportedStages&devices.StageFragment == 0 {
 		t.Skipf("%s has no subgroup operations in fragment shaders", dev.Name)
 	}
@@ -388,7 +402,7 @@ func TestDrawRefusesBadJobs(t *testing.T) {
 		})
 	}
 	// The runner still draws after refusing.
-	if dev := r.Device(); dev.SupportedStages&devices.StageFragment != 0 && dev.FragmentStoresAndAtomics {
+	if dev := r.Device(); dev.SupportedStages&devices.StageFragment != 0 && dev.FragmentStoresAndAtomics && !knownPixelCrash(dev) {
 		res, err := r.RunDraw(good)
 		if err != nil {
 			t.Fatal(err)
@@ -483,7 +497,7 @@ func TestDrawAtOtherWidths(t *testing.T) {
 	}
 	child := func(t *testing.T, width, tests string) (string, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^("+tests+")$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "LP_NATIVE_VECTOR_WIDTH="+width, "WAVERIG_DRAW_CHILD=1")
+		cmd.Env = append(os.Environ(), "LP_NATIVE_VECTOR_WIDTH="+width, "WAVERIG_DRAW_CHILD=1", "WAVERIG_DRAW_FORCE=1")
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
@@ -499,10 +513,8 @@ func TestDrawAtOtherWidths(t *testing.T) {
 			out, err := child(t, w.width, "TestDrawPixelLanes")
 			var exit *exec.ExitError
 			if w.width == "512" && errors.As(err, &exit) && exit.ProcessState.String() == "signal: segmentation fault" {
-				// lavapipe 22.3.6 with LLVM 15 segfaults in EarlyCSE
-				// (llvm::simplifyInstruction) compiling this pixel shader at
-				// 512 bits; glslang's SPIR-V of the same shader compiles.
-				// The driver dies, so there is nothing of ours to check.
+				// knownPixelCrash: the driver dies compiling the shader, so
+				// there is nothing of ours to check.
 				t.Skipf("known lavapipe crash compiling the pixel shader at width 512:\n%s", out)
 			}
 			if err != nil || !strings.Contains(out, "--- PASS: TestDrawPixelLanes") {
