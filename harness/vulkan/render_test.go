@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"waverig/compiler"
 	"waverig/devices"
@@ -524,5 +525,92 @@ func TestDrawAtOtherWidths(t *testing.T) {
 				t.Fatalf("child did not draw with waves of %s:\n%s", w.size, out)
 			}
 		})
+	}
+}
+
+// Compute and graphics pipelines share one bounded cache: with room for one
+// pipeline, alternating a dispatch and a draw builds every time.
+func TestDrawSharesPipelineCache(t *testing.T) {
+	sharedRunner(t) // skip/fail reasons
+	r, err := NewRunner(testDevice())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.SetMaxPipelines(1)
+	compute, _ := subgroupJob(t, 64)
+	draw := DrawJob{
+		VertexSPIRV: compileHLSL(t, "vertex", fullScreenVS), VertexEntry: "main",
+		FragmentSPIRV: compileHLSL(t, "pixel", `float4 main(float4 pos : SV_Position) : SV_Target { return float4(pos.xy, 0, 1); }`), FragmentEntry: "main",
+		Width: 3, Height: 2, Color: RGBA32Float, VertexCount: 3,
+	}
+	for i := 0; i < 2; i++ {
+		res, err := r.Run(compute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dres, err := r.RunDraw(draw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.PipelineCreated || !dres.PipelineCreated {
+			t.Errorf("round %d: compute built %v, draw built %v; each should evict the other", i, res.PipelineCreated, dres.PipelineCreated)
+		}
+	}
+	if n := r.PipelinesCreated(); n != 4 {
+		t.Errorf("PipelinesCreated = %d, want 4 (2 compute, 2 graphics)", n)
+	}
+	r.Close()
+	if _, err := r.RunDraw(draw); err == nil {
+		t.Error("RunDraw after Close succeeded")
+	}
+}
+
+// A draw past the timeout is an error, and the runner refuses work
+// afterwards, as after a dispatch timeout.
+func TestDrawTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spins CPU cores for about a second on lavapipe")
+	}
+	sharedRunner(t) // skip/fail reasons
+	r, err := NewRunner(testDevice())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// N comes from a uniform so no compiler can fold the loop; the length
+	// comes from the pixel count (llvmpipe stops long loops on its own).
+	const ps = `
+cbuffer Spin : register(b0) { uint N; };
+uint4 main(float4 pos : SV_Position) : SV_Target {
+	uint a = (uint)pos.x;
+	for (uint i = 0; i < N; i++) {
+		a = a * 1664525 + 1013904223 + (a >> 7);
+	}
+	return uint4(a, 0, 0, 1);
+}
+`
+	job := DrawJob{
+		VertexSPIRV: compileHLSL(t, "vertex", fullScreenVS), VertexEntry: "main",
+		FragmentSPIRV: compileHLSL(t, "pixel", ps), FragmentEntry: "main",
+		Width: 1, Height: 1, Color: RGBA32Uint, VertexCount: 3,
+		Buffers: []Buffer{{Set: 0, Binding: 0, Kind: Uniform, Data: bytesOf([]uint32{60000, 0, 0, 0})}},
+	}
+	if _, err := r.RunDraw(job); err != nil {
+		t.Fatalf("one pixel: %v", err)
+	}
+	r.SetTimeout(20 * time.Millisecond)
+	job.Width, job.Height = 128, 128
+	start := time.Now()
+	_, err = r.RunDraw(job)
+	if err == nil {
+		t.Skipf("%dx%d pixels finished within 20ms (%v): device too fast to test the timeout", job.Width, job.Height, time.Since(start))
+	}
+	if !strings.Contains(err.Error(), "VK_TIMEOUT") {
+		t.Fatalf("err = %v, want VK_TIMEOUT", err)
+	}
+	job.Width, job.Height = 1, 1
+	if _, err := r.RunDraw(job); err == nil || !strings.Contains(err.Error(), "unusable") {
+		t.Fatalf("draw after a timeout: err = %v, want the runner to refuse", err)
 	}
 }
