@@ -19,7 +19,9 @@ import (
 	"waverig/compiler/reflect"
 	"waverig/devices/vkx"
 	"waverig/harness/glslang"
+	"waverig/harness/results"
 	"waverig/harness/vulkan"
+	"waverig/harness/webgpu"
 	"waverig/internal/fsutil"
 )
 
@@ -273,6 +275,13 @@ func formatWord(format string, w uint32) string {
 // limit it exceeds, an illegal subgroup size) or a missing tool is a *CaseSkip,
 // found before any buffer is allocated.
 func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
+	return r.ExecCaseOn(Vulkan, c, comp)
+}
+
+// ExecCaseOn is ExecCase through an API: Vulkan runs the SPIR-V, WebGPU runs
+// waverig's WGSL on the WebGPU adapter of the same device (the rig must have
+// been opened with WebGPU in Config.APIs).
+func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, error) {
 	if err := c.check(); err != nil { // a case not made by LoadCaseFile
 		return nil, err
 	}
@@ -286,13 +295,30 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 		}
 	}
 	var mod *module
-	switch comp {
-	case "", Ours:
+	switch {
+	case api == WebGPU && comp != "" && comp != Ours:
+		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler only", comp)
+	case api == WebGPU:
+		if r.gpu == nil {
+			return nil, &CaseSkip{r.gpuSkip}
+		}
+		mod = compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
+		if mod.err != nil {
+			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile (WGSL) failed:\n"))
+		}
+		if mod.skip != "" {
+			return nil, &CaseSkip{mod.skip}
+		}
+		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
+			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+		}
+		return r.execWebGPU(c, mod)
+	case comp == "" || comp == Ours:
 		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true})
 		if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))
 		}
-	case Glslang:
+	case comp == Glslang:
 		if !glslang.Installed() {
 			return nil, &CaseSkip{glslang.NotInstalled}
 		}
@@ -301,7 +327,7 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 			defs = append(defs, fmt.Sprintf("#define %s %s\n", k, v))
 		}
 		sort.Strings(defs)
-		mod = compileGlslang(strings.Join(defs, "")+string(src), c.Entry, registersOf(c))
+		mod = compileGlslang(strings.Join(defs, "")+string(src), c.Entry, results.Compute, registersOf(c))
 		if mod.err != nil {
 			return nil, bad("%v", mod.err)
 		}
@@ -369,9 +395,35 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 	if err != nil {
 		return nil, skipOf(err)
 	}
+	return c.mismatches(res.Buffers), nil
+}
+
+// execWebGPU binds a case's buffers to the WGSL module's bindings and runs it.
+func (r *Rig) execWebGPU(c *CaseFile, mod *module) ([]Mismatch, error) {
+	var binds []webgpu.Binding
+	for i, b := range c.Buffers {
+		bd, ok := mod.binding(b.Binding)
+		if !ok {
+			return nil, c.bad("buffers[%d]: the shader has no resource at register %s", i, b.Binding)
+		}
+		data := make([]byte, b.size)
+		enc, _ := encodeValues(b.Format, b.Data) // checked by LoadCaseFile
+		copy(data, enc)
+		binds = append(binds, webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: data,
+			Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true})
+	}
+	bufs, err := r.gpu.RunCompute(mod.wgsl, mod.entry, c.Dispatch, binds)
+	if err != nil {
+		return nil, err
+	}
+	return c.mismatches(bufs), nil
+}
+
+// mismatches compares the buffers that came back with the case's expectations.
+func (c *CaseFile) mismatches(bufs [][]byte) []Mismatch {
 	var mism []Mismatch
 	for i, b := range c.Buffers {
-		got := res.Buffers[i]
+		got := bufs[i]
 		for k, want := range b.expect {
 			have := binary.LittleEndian.Uint32(got[4*k:])
 			if !wordsMatch(b.Format, want, have, b.Tolerance) {
@@ -379,7 +431,7 @@ func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
 			}
 		}
 	}
-	return mism, nil
+	return mism
 }
 
 // skipOf turns a device limit the job exceeds into a skip; other errors pass.

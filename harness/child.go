@@ -50,13 +50,14 @@ type wireConfig struct {
 	NoExpectations bool              `json:"noExpectations,omitempty"`
 	Expectations   []wireSet         `json:"expectations,omitempty"` // nil: the built-in ones
 	ReproDir       string            `json:"reproDir,omitempty"`
+	APIs           []string          `json:"apis,omitempty"`
 }
 
 type wireSet struct{ Name, Text string }
 
 func toWire(c Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
-		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, ReproDir: c.ReproDir}
+		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, ReproDir: c.ReproDir, APIs: c.APIs}
 	if c.Filter.Ops != nil {
 		w.Ops = c.Filter.Ops.String()
 	}
@@ -68,7 +69,7 @@ func toWire(c Config) wireConfig {
 
 func fromWire(w wireConfig) (Config, error) {
 	c := Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
-		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, ReproDir: w.ReproDir}
+		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, ReproDir: w.ReproDir, APIs: w.APIs}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
 		if err != nil {
@@ -201,14 +202,14 @@ const maxRestarts = 64
 func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
-	layoutSent := false
+	layoutSent := map[string]bool{}
 	count := func(r results.Record) {
-		// A restarted child checks the layout again: one layout record per size.
+		// A restarted child checks the layouts again: one layout record per API and size.
 		if r.Case == results.LayoutCase {
-			if layoutSent {
+			if layoutSent[r.API] {
 				return
 			}
-			layoutSent = true
+			layoutSent[r.API] = true
 		}
 		st.Add(r)
 		emit(r)

@@ -12,12 +12,14 @@ import (
 	"waverig/compiler/reflect"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/results"
 	"waverig/harness/vulkan"
 )
 
 // module is one kernel compiled by one compiler and checked by spirv-val.
 type module struct {
-	spirv    []uint32
+	spirv    []uint32 // Vulkan
+	wgsl     string   // WebGPU
 	entry    string
 	bindings map[string]reflect.Binding // reflect.NormalizeRegister(register) -> binding
 	err      error                      // counts against the compiler (or the rig)
@@ -37,9 +39,15 @@ func DefaultCompilers() []string {
 	return []string{Ours}
 }
 
-func (r *Rig) compile(k kernels.Kernel, comp string) *module {
+func (r *Rig) compile(k kernels.Kernel, t target) *module {
+	return r.compileEntry(k, t, k.Entry, results.Compute)
+}
+
+// compileEntry compiles one entry point of a kernel's source for a stage
+// (draw kernels hold a vertex and a pixel entry point in one source).
+func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *module {
 	h := sha256.Sum256([]byte(k.HLSL))
-	key := fmt.Sprintf("%s/%x", comp, h[:8])
+	key := fmt.Sprintf("%s/%s/%s/%x", t, stage, entry, h[:8])
 	r.mu.Lock()
 	if m, ok := r.cache[key]; ok {
 		r.mu.Unlock()
@@ -49,19 +57,24 @@ func (r *Rig) compile(k kernels.Kernel, comp string) *module {
 	// Compile outside the lock so precompile can use every core; two racing
 	// compiles of one kernel give the same module, and the first stored wins.
 	var m *module
-	switch comp {
-	case Ours:
-		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: k.Entry, Stage: "compute", Vulkan: "1.2"})
-	case Glslang:
+	comp := t.comp
+	switch {
+	case t.api == WebGPU && comp == Ours:
+		m = compileWGSL(k.Name+".hlsl", []byte(k.HLSL), entry, stage, nil)
+	case t.api == WebGPU:
+		m = &module{skip: comp + " emits no WGSL"}
+	case comp == Ours:
+		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Vulkan: "1.2"})
+	case comp == Glslang:
 		var regs []string
 		for _, b := range k.Buffers {
 			regs = append(regs, b.Register)
 		}
-		m = compileGlslang(k.HLSL, k.Entry, regs)
+		m = compileGlslang(k.HLSL, entry, stage, regs)
 	default:
 		m = &module{err: fmt.Errorf("unknown compiler %q", comp)}
 	}
-	if m.err == nil && m.skip == "" {
+	if m.err == nil && m.skip == "" && t.api == Vulkan {
 		if err := r.validate(m); err != nil {
 			m.err = err
 		}
@@ -91,9 +104,13 @@ func (r *Rig) validate(m *module) error {
 }
 
 // remaining drops the kernels a crashed predecessor already ran (those up to the
-// one named by resumeAfter, "kernel/compiler").
+// one named by resumeAfter, "api/kernel/compiler").
 func remaining(ks []kernels.Kernel, resumeAfter string) []kernels.Kernel {
-	name, _, _ := strings.Cut(resumeAfter, "/")
+	parts := strings.Split(resumeAfter, "/")
+	name := ""
+	if len(parts) == 3 {
+		name = parts[1]
+	}
 	if name == "" {
 		return ks
 	}
@@ -108,10 +125,10 @@ func remaining(ks []kernels.Kernel, resumeAfter string) []kernels.Kernel {
 // precompile compiles and validates every kernel with every compiler on all cores
 // before the (serial) dispatches start: glslangValidator and spirv-val are a
 // process per module each.
-func (r *Rig) precompile(ks []kernels.Kernel) {
+func (r *Rig) precompile(ks []kernels.Kernel, targets []target) {
 	type job struct {
-		k    kernels.Kernel
-		comp string
+		k kernels.Kernel
+		t target
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -120,16 +137,19 @@ func (r *Rig) precompile(ks []kernels.Kernel) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r.compile(j.k, j.comp)
+				if j.k.Draw != nil {
+					r.drawModules(j.k, j.t)
+					continue
+				}
+				r.compile(j.k, j.t)
 			}
 		}()
 	}
 	for _, k := range ks {
-		if r.missingFeature(k.Needs) != "" {
-			continue
-		}
-		for _, comp := range r.cfg.Compilers {
-			jobs <- job{k, comp}
+		for _, t := range targets {
+			if r.missingFeature(t.api, k.Needs) == "" {
+				jobs <- job{k, t}
+			}
 		}
 	}
 	close(jobs)
@@ -155,8 +175,8 @@ func compileOurs(name string, src []byte, opts compiler.Options) *module {
 }
 
 // compileGlslang compiles with glslang; a kernel glslang cannot compile is a skip.
-func compileGlslang(text, entry string, registers []string) *module {
-	g, skip, err := glslang.Compile(text, entry, registers)
+func compileGlslang(text, entry, stage string, registers []string) *module {
+	g, skip, err := glslang.CompileStage(text, entry, stage, registers)
 	switch {
 	case err != nil:
 		return &module{err: err}

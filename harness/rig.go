@@ -10,6 +10,7 @@
 package harness
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
+	"waverig/harness/webgpu"
 )
 
 // Compiler names used in records.
@@ -41,6 +43,9 @@ type Config struct {
 	// ReproDir receives a repro bundle per kernel with a failing case: the HLSL,
 	// the SPIR-V that ran, the failing records and the command that re-runs it.
 	ReproDir string
+	// APIs are the APIs to drive (Vulkan, WebGPU); nil means Vulkan only. The
+	// CLI's default is every API with a device.
+	APIs []string
 }
 
 // ExpectationSets returns the sets a run applies (none with NoExpectations).
@@ -58,9 +63,13 @@ func (c Config) ExpectationSets() ([]*expect.Set, error) {
 type Rig struct {
 	runner *vulkan.Runner
 	dev    devices.Device
-	cfg    Config
-	cache  map[string]*module // key: compiler + kernel hash
-	mu     sync.Mutex
+	// gpu is the WebGPU adapter of the same physical device, when the run
+	// drives WebGPU and one was found; gpuSkip says why not otherwise.
+	gpu     *webgpu.Device
+	gpuSkip string
+	cfg     Config
+	cache   map[string]*module // key: compiler + kernel hash
+	mu      sync.Mutex
 
 	// resumeAfter (child processes only) skips kernel/compiler pairs up to and
 	// including this "kernel/compiler" key: a predecessor crashed in it.
@@ -95,6 +104,11 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 		return nil, err
 	}
 	rig.known = expect.For(sets, DeviceString(rig.dev))
+	for _, api := range cfg.apis() {
+		if api == WebGPU {
+			rig.openWebGPU()
+		}
+	}
 	return rig, nil
 }
 
@@ -111,8 +125,13 @@ func DriverString(d devices.Device) string {
 // Device is the device the rig runs on.
 func (r *Rig) Device() devices.Device { return r.dev }
 
-// Close releases the device.
-func (r *Rig) Close() { r.runner.Close() }
+// Close releases the devices.
+func (r *Rig) Close() {
+	if r.gpu != nil {
+		r.gpu.Release()
+	}
+	r.runner.Close()
+}
 
 // Pipelines is the number of pipelines created so far.
 func (r *Rig) Pipelines() int { return r.runner.PipelinesCreated() }
@@ -122,36 +141,67 @@ func (r *Rig) Pipelines() int { return r.runner.PipelinesCreated() }
 func (r *Rig) WaveSize() uint32 { return r.dev.SubgroupSize }
 
 // record starts a record of this rig's device.
-func (r *Rig) record(size uint32, comp, kernel string) results.Record {
-	return results.Record{WaveSize: size, Compiler: comp, Device: r.dev.Name, Driver: DriverString(r.dev), Kernel: kernel}
+func (r *Rig) record(size uint32, t target, k kernels.Kernel) results.Record {
+	return results.Record{WaveSize: size, API: t.api, Stage: stageOf(k), Compiler: t.comp, Device: r.dev.Name, Driver: DriverString(r.dev), Kernel: k.Name}
 }
 
-// layoutKey is the onBegin/resume key of the layout check.
-const layoutKey = "layout/" + Ours
+// stageOf is a kernel's stage as records name it.
+func stageOf(k kernels.Kernel) string {
+	if k.Stage == "" {
+		return results.Compute
+	}
+	return string(k.Stage)
+}
 
-// checkLayout runs the layout kernel and turns the observed lane layout into the
-// layout record. The wave key the other kernels record (WaveReadLaneFirst of the
-// flat id) is only trusted after this passes.
-func (r *Rig) checkLayout(size uint32) results.Record {
-	rec := r.record(size, Ours, "layout")
+// matrix is every kernel a pass at wave size size runs: compute kernels at every
+// size; draw kernels only at the device's own size (the rig does not ask for a
+// size in graphics stages).
+func (r *Rig) matrix(size uint32) []kernels.Kernel {
+	ks := kernels.Matrix(r.cfg.Filter)
+	if size == r.dev.SubgroupSize {
+		ks = append(ks, kernels.GraphicsMatrix(kernels.Pixel, r.cfg.Filter)...)
+		ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, r.cfg.Filter)...)
+	}
+	return ks
+}
+
+// jobKey names one kernel run on one target: the onBegin/resume key.
+func jobKey(t target, kernel string) string { return t.api + "/" + kernel + "/" + t.comp }
+
+// checkLayout runs the layout kernel on an API and turns the observed lane
+// layout into the layout record. The wave key the other kernels record
+// (WaveReadLaneFirst of the flat id) is only trusted after this passes. On
+// WebGPU, which cannot ask for a wave size, the size the layout kernel observed
+// is the size of the API's records.
+func (r *Rig) checkLayout(api string, size uint32) results.Record {
+	t := target{api, Ours}
+	k := layoutKernel(api)
+	rec := r.record(size, t, k)
 	rec.Case, rec.Op = results.LayoutCase, results.LayoutCase
-	if r.resumeAfter == layoutKey {
+	key := jobKey(t, k.Name)
+	if r.resumeAfter == key {
 		rec.Status, rec.Reason = results.Error, "the layout kernel crashed the driver"
+		return rec
+	}
+	if api == WebGPU && r.gpu == nil {
+		rec.Status, rec.Reason = results.Skip, r.gpuSkip
 		return rec
 	}
 	if r.onBegin != nil {
 		pending := rec
 		pending.Status = results.Error
-		r.onBegin(layoutKey, []results.Record{pending})
+		r.onBegin(key, []results.Record{pending})
 	}
-	k := kernels.Layout()
-	out, err := r.runKernel(k, Ours, size)
+	out, err := r.runKernel(k, t, size)
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = results.Error, "layout kernel did not run: "+err.Error()
 	default:
 		rep := kernels.CheckLayout(k, out)
 		rec.Status, rec.Reason = results.Pass, rep.String()
+		if api == WebGPU {
+			rec.WaveSize = rep.WaveSize
+		}
 		if !rep.OK {
 			rec.Status, rec.Reason = results.Error, "lane layout check failed: "+rep.String()
 		}
@@ -162,6 +212,11 @@ func (r *Rig) checkLayout(size uint32) results.Record {
 // Run runs the matrix at one wave size (0 = the device's current size) and calls
 // emit for every case result as soon as it is known. The error is a repro bundle
 // that could not be written (every record was still emitted).
+//
+// Every kernel runs on every target (Vulkan with each compiler, then WebGPU)
+// before the next kernel, so the outputs of one case on both APIs can be
+// compared (parity) without keeping the whole run in memory. WebGPU cannot ask
+// for a wave size: it runs only in the pass at the device's own size.
 func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
@@ -169,41 +224,64 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 		size = r.dev.SubgroupSize
 	}
 	pipes0 := r.Pipelines()
-	layout := r.checkLayout(size)
-	st.Add(layout)
-	emit(layout)
-	skipping := r.resumeAfter != "" && r.resumeAfter != layoutKey
-	matrix := kernels.Matrix(r.cfg.Filter)
-	r.precompile(remaining(matrix, r.resumeAfter))
+	// A restarted child checks every API's layout again (cheap); the kernels
+	// are skipped up to the one a predecessor died in.
+	layouts := map[string]results.Record{}
+	skipping := r.resumeAfter != ""
+	for _, api := range r.cfg.apis() {
+		if api == WebGPU && size != r.dev.SubgroupSize {
+			continue
+		}
+		layout := r.checkLayout(api, size)
+		layouts[api] = layout
+		st.Add(layout)
+		emit(layout)
+		skipping = skipping && r.resumeAfter != jobKey(target{api, Ours}, layoutKernel(api).Name)
+	}
+	targets := r.targets()
+	matrix := r.matrix(size)
+	r.precompile(remaining(matrix, r.resumeAfter), targets)
 	var reproErr error
 	for _, k := range matrix {
 		st.Kernels++
 		passedOurs := map[string]bool{}
-		for _, comp := range r.cfg.Compilers {
-			key := k.Name + "/" + comp
+		outs := map[string]map[string][]byte{} // API -> waverig's output, for parity
+		for _, t := range targets {
+			layout, ok := layouts[t.api]
+			if !ok {
+				continue
+			}
+			key := jobKey(t, k.Name)
 			if skipping {
 				skipping = key != r.resumeAfter
 				continue
 			}
 			if r.onBegin != nil {
-				r.onBegin(key, r.pending(k, comp, size))
+				r.onBegin(key, r.pending(k, t, layout.WaveSize))
 			}
-			recs, failed := r.runCases(k, comp, size, layout)
+			recs, failed, out := r.runCases(k, t, layout.WaveSize, layout)
+			if out != nil && t.comp == Ours {
+				outs[t.api] = out
+			}
 			for _, rec := range recs {
-				if comp == Ours && rec.Status == results.Pass {
-					passedOurs[rec.Case] = true
+				if t.comp == Ours && rec.Status == results.Pass {
+					passedOurs[t.api+"|"+rec.Case] = true
 				}
-				if comp != Ours && rec.Status == results.Fail && passedOurs[rec.Case] {
-					rec.Blame = "compiler:" + comp
+				if t.comp != Ours && rec.Status == results.Fail && passedOurs[t.api+"|"+rec.Case] {
+					rec.Blame = "compiler:" + t.comp
 				}
 				st.Add(rec)
 				emit(rec)
 			}
 			if len(failed) > 0 && r.cfg.ReproDir != "" {
-				if err := r.writeRepro(k, comp, size, failed); err != nil && reproErr == nil {
+				if err := r.writeRepro(k, t, layout.WaveSize, failed); err != nil && reproErr == nil {
 					reproErr = err
 				}
 			}
+		}
+		for _, rec := range r.parity(k, outs, layouts) {
+			st.Add(rec)
+			emit(rec)
 		}
 	}
 	st.Pipelines = r.Pipelines() - pipes0
@@ -212,20 +290,20 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 }
 
 // caseRecord is the record of one case before it ran.
-func (r *Rig) caseRecord(k kernels.Kernel, c kernels.Case, comp string, size uint32) results.Record {
-	rec := r.record(size, comp, k.Name)
+func (r *Rig) caseRecord(k kernels.Kernel, c kernels.Case, t target, size uint32) results.Record {
+	rec := r.record(size, t, k)
 	rec.Case, rec.Op, rec.Type, rec.Pattern, rec.Shape = c.ID(), c.Op.String(), c.Type.HLSL(), string(c.Pattern), c.Shape.Name
 	return rec
 }
 
 // pending are the records a kernel's cases get if the driver kills the process
 // while it runs; a known crash entry that matches is named in them.
-func (r *Rig) pending(k kernels.Kernel, comp string, size uint32) []results.Record {
+func (r *Rig) pending(k kernels.Kernel, t target, size uint32) []results.Record {
 	recs := make([]results.Record, 0, len(k.Cases))
 	for _, c := range k.Cases {
-		rec := r.caseRecord(k, c, comp, size)
+		rec := r.caseRecord(k, c, t, size)
 		rec.Status = results.Error
-		if e := expect.Find(r.known, expect.Crash, rec.Op, rec.Type, comp, size); e != nil {
+		if e := r.knownProblem(expect.Crash, rec, t, size); e != nil {
 			rec.Known = e.Where + ": " + e.Reason
 		}
 		recs = append(recs, rec)
@@ -233,57 +311,82 @@ func (r *Rig) pending(k kernels.Kernel, comp string, size uint32) []results.Reco
 	return recs
 }
 
-// runCases runs one kernel with one compiler and turns the outcome into records;
-// failed are the records of failing cases (for the repro bundle).
-func (r *Rig) runCases(k kernels.Kernel, comp string, size uint32, layout results.Record) (recs, failed []results.Record) {
+// knownProblem is the expectation entry of kind k that names a record's case.
+func (r *Rig) knownProblem(k expect.Kind, rec results.Record, t target, size uint32) *expect.Entry {
+	rec.Compiler, rec.WaveSize = t.comp, size
+	return expect.FindRecord(r.known, k, rec)
+}
+
+// runCases runs one kernel on one target and turns the outcome into records;
+// failed are the records of failing cases (for the repro bundle) and out the
+// buffers that came back (nil if it did not run).
+func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.Record) (recs, failed []results.Record, out map[string][]byte) {
 	all := func(status, reason, known string) []results.Record {
 		out := make([]results.Record, 0, len(k.Cases))
 		for _, c := range k.Cases {
-			rec := r.caseRecord(k, c, comp, size)
+			rec := r.caseRecord(k, c, t, size)
 			rec.Status, rec.Reason, rec.Known = status, reason, known
 			out = append(out, rec)
 		}
 		return out
 	}
-	if why := r.missingFeature(k.Needs); why != "" {
-		return all(results.Skip, why, ""), nil
+	if layout.Status == results.Skip {
+		return all(results.Skip, layout.Reason, ""), nil, nil
+	}
+	if k.Draw != nil {
+		if why := r.stageMissing(t.api, k); why != "" {
+			return all(results.Skip, why, ""), nil, nil
+		}
+	}
+	if why := r.missingFeature(t.api, k.Needs); why != "" {
+		return all(results.Skip, why, ""), nil, nil
 	}
 	for _, c := range k.Cases {
-		if e := expect.Find(r.known, expect.Crash, c.Op.String(), c.Type.HLSL(), comp, size); e != nil {
+		if e := r.knownProblem(expect.Crash, r.caseRecord(k, c, t, size), t, size); e != nil {
 			// One crashing case takes the whole kernel (one pipeline) down with it.
-			return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil
+			return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil, nil
 		}
 	}
 	if layout.Status != results.Pass {
-		return all(results.Error, "not checked: "+layout.Reason, ""), nil
+		return all(results.Error, "not checked: "+layout.Reason, ""), nil, nil
 	}
-	out, err := r.runKernel(k, comp, size)
+	out, err := r.runKernel(k, t, size)
 	if err != nil {
 		if s, ok := err.(skipError); ok {
-			return all(results.Skip, string(s), ""), nil
+			return all(results.Skip, string(s), ""), nil, nil
 		}
-		return all(results.Error, err.Error(), ""), nil
+		var ve *vulkan.ValidationError
+		if errors.As(err, &ve) {
+			if e := r.knownProblem(expect.Invalid, r.caseRecord(k, k.Cases[0], t, size), t, size); e != nil {
+				return all(results.Error, err.Error(), e.Where+": "+e.Reason), nil, nil
+			}
+		}
+		return all(results.Error, err.Error(), ""), nil, nil
 	}
 	for _, cr := range kernels.Check(k, out, size) {
-		rec := r.caseRecord(k, cr.Case, comp, size)
-		rec.Status, rec.Reason, rec.Lanes = results.Pass, cr.Note, cr.Lanes
-		e := expect.Find(r.known, expect.Fail, rec.Op, rec.Type, comp, size)
+		rec := r.caseRecord(k, cr.Case, t, size)
+		rec.Status, rec.Reason, rec.Lanes, rec.Helpers = results.Pass, cr.Note, cr.Lanes, cr.Helpers
 		if !cr.Passed {
 			rec.Status = results.Fail
 			rec.Failures = cr.Failures
-			if e != nil {
+			if e := r.knownProblem(expect.Fail, rec, t, size); e != nil {
 				rec.Known = e.Where + ": " + e.Reason
 			}
 			failed = append(failed, rec)
 		}
 		recs = append(recs, rec)
 	}
-	return recs, failed
+	return recs, failed, out
 }
 
-// missingFeature names the device feature a kernel needs and the device lacks.
-func (r *Rig) missingFeature(f kernels.Features) string {
+// missingFeature names the device feature a kernel needs and the device (or,
+// on WebGPU, the adapter) lacks. WebGPU's 64-bit gaps are the WGSL compiler's
+// coded skips, not device features.
+func (r *Rig) missingFeature(api string, f kernels.Features) string {
 	d := r.dev
+	if api == WebGPU && f.Float16 && r.gpu != nil && !r.gpu.Adapter.ShaderF16 {
+		return "WebGPU adapter lacks shader-f16"
+	}
 	switch {
 	case f.Float16 && !d.ShaderFloat16:
 		return "device lacks shaderFloat16 (VkPhysicalDeviceShaderFloat16Int8Features)"
@@ -305,13 +408,19 @@ func (s skipError) Error() string { return string(s) }
 
 // runKernel compiles (cached), dispatches and reads back one kernel; the result
 // maps each HLSL register to its buffer contents.
-func (r *Rig) runKernel(k kernels.Kernel, comp string, size uint32) (map[string][]byte, error) {
-	m := r.compile(k, comp)
+func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]byte, error) {
+	if k.Draw != nil {
+		return r.runDraw(k, t)
+	}
+	m := r.compile(k, t)
 	if m.skip != "" {
 		return nil, skipError(m.skip)
 	}
 	if m.err != nil {
 		return nil, m.err
+	}
+	if t.api == WebGPU {
+		return r.runWebGPU(k, m)
 	}
 	return r.runModule(k, m, size)
 }
@@ -354,7 +463,7 @@ func bufferKind(descriptor string) vulkan.BufferKind {
 // waverig's output) at the device's current size and checks it. The registers are
 // mapped through the reflection of the kernel compiled by waverig.
 func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResult, error) {
-	base := r.compile(k, Ours)
+	base := r.compile(k, target{Vulkan, Ours})
 	if base.err != nil {
 		return nil, base.err
 	}
@@ -376,6 +485,6 @@ func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResu
 
 // CompiledSPIRV returns waverig's module for a kernel (compiled once, cached).
 func (r *Rig) CompiledSPIRV(k kernels.Kernel) ([]uint32, error) {
-	m := r.compile(k, Ours)
+	m := r.compile(k, target{Vulkan, Ours})
 	return m.spirv, m.err
 }

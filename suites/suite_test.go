@@ -32,6 +32,8 @@ type env struct {
 	Devices []devices.Device
 	Err     string
 	Plan    harness.Plan
+	// WebGPU says why WebGPU cannot run on the device ("" when it can).
+	WebGPU string
 }
 
 var suiteEnv env
@@ -46,6 +48,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	} else {
 		e.Devices = ds
 		e.Plan = harness.MakePlan(ds[0], nil)
+		e.WebGPU = harness.WebGPUAvailable(ds[0])
 	}
 	data, _ := json.Marshal(e)
 	return data

@@ -23,10 +23,14 @@ import (
 // skips its specs with the reason (e.g. lavapipe 16 needs AVX-512 to be fast).
 var suiteSizes = []uint32{4, 8, 16}
 
-var compilers = []string{harness.Ours, harness.Glslang}
+// target is one way a case runs: an API and a compiler. WebGPU runs waverig's
+// WGSL only (glslang emits no WGSL).
+type target struct{ api, comp string }
+
+var targets = []target{{harness.Vulkan, harness.Ours}, {harness.Vulkan, harness.Glslang}, {harness.WebGPU, harness.Ours}}
 
 // containerLabels are the labels every wave spec inherits from its containers.
-var containerLabels = []string{"api:vulkan", "stage:compute"}
+var containerLabels = []string{"stage:compute"}
 
 // family is a group of operations that share a Vulkan subgroup feature bit; each
 // family × size gets one container and one run.
@@ -58,65 +62,87 @@ func filterFor(ops []string) kernels.Filter {
 }
 
 // caseLabels are a case spec's own labels.
-func caseLabels(c kernels.Case, comp string) []string {
-	return []string{"op:" + c.Op.String(), "type:" + c.Type.HLSL(), "compiler:" + comp,
+func caseLabels(c kernels.Case, t target) []string {
+	return []string{"api:" + t.api, "op:" + c.Op.String(), "type:" + c.Type.HLSL(), "compiler:" + t.comp,
 		"pattern:" + string(c.Pattern), "shape:" + c.Shape.Name}
 }
 
-// selected narrows a family's run to the cases and compilers whose specs ginkgo's
-// label filter keeps, so `--label-filter=op:WaveActiveSum` runs less on the
-// device, not just reports less.
-func selected(f family, size uint32) (kernels.Filter, []string) {
+// selected narrows a family's run to the cases, compilers and APIs whose specs
+// ginkgo's label filter keeps, so `--label-filter=op:WaveActiveSum` runs less on
+// the device, not just reports less.
+func selected(f family, size uint32) (kernels.Filter, []string, []string) {
 	filter := filterFor(f.ops)
 	expr := GinkgoLabelFilter()
 	if expr == "" {
-		return filter, compilers
+		return filter, []string{harness.Ours, harness.Glslang}, harness.APIs
 	}
 	match, err := types.ParseLabelFilter(expr)
 	Expect(err).NotTo(HaveOccurred())
 	inherited := append(append([]string{}, containerLabels...), fmt.Sprintf("size:%d", size))
 	filter.Cases = map[string]bool{}
-	comps := map[string]bool{}
+	comps, apis := map[string]bool{}, map[string]bool{}
 	for _, k := range kernels.Matrix(filterFor(f.ops)) {
 		for _, c := range k.Cases {
-			for _, comp := range compilers {
-				if match(append(append([]string{}, inherited...), caseLabels(c, comp)...)) {
+			for _, t := range targets {
+				if match(append(append([]string{}, inherited...), caseLabels(c, t)...)) {
 					filter.Cases[c.ID()] = true
-					comps[comp] = true
+					comps[t.comp] = true
+					apis[t.api] = true
 				}
 			}
 		}
 	}
-	var cs []string
-	for _, comp := range compilers {
+	var cs, as []string
+	for _, comp := range []string{harness.Ours, harness.Glslang} {
 		if comps[comp] {
 			cs = append(cs, comp)
 		}
 	}
-	return filter, cs
+	for _, api := range harness.APIs {
+		if apis[api] {
+			as = append(as, api)
+		}
+	}
+	return filter, cs, as
 }
 
-type recKey struct{ caseID, compiler string }
+type recKey struct{ caseID, api, compiler string }
 
-// runFamily produces the records of one family at one wave size.
-func runFamily(f family, size uint32) (map[recKey]results.Record, results.Record, error) {
-	recs := map[recKey]results.Record{}
-	var layout results.Record
+// familyRun is what one family's run at one size produced.
+type familyRun struct {
+	recs    map[recKey]results.Record
+	layouts map[string]results.Record // by API
+	parity  []results.Record
+}
+
+// runFamily produces the records of one family at one wave size, on every
+// selected API (WebGPU only where the suite found an adapter of the device).
+func runFamily(f family, size uint32) (familyRun, error) {
+	run := familyRun{recs: map[recKey]results.Record{}, layouts: map[string]results.Record{}}
 	emit := func(r results.Record) {
-		if r.Case == results.LayoutCase {
-			layout = r
-			return
+		switch {
+		case r.Case == results.LayoutCase:
+			run.layouts[r.API] = r
+		case r.Status == results.Differs:
+			run.parity = append(run.parity, r)
+		default:
+			run.recs[recKey{r.Case, r.API, r.Compiler}] = r
 		}
-		recs[recKey{r.Case, r.Compiler}] = r
 	}
 	sp, _ := sizePlan(size)
-	filter, comps := selected(f, size)
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps}
+	filter, comps, apis := selected(f, size)
+	if suiteEnv.WebGPU != "" {
+		apis = without(apis, harness.WebGPU)
+	}
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis}
 	var err error
-	if len(comps) == 0 {
-		// Only the layout spec is selected: the layout kernel still runs.
+	if len(comps) == 0 || len(apis) == 0 {
+		// Only layout specs are selected: the layout kernels still run.
 		cfg.Compilers = []string{harness.Ours}
 		cfg.Filter.Cases = map[string]bool{"": true}
+		if len(apis) == 0 {
+			cfg.APIs = harness.APIs
+		}
 	}
 	if sp.LPWidth > 0 {
 		_, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, emit)
@@ -128,7 +154,27 @@ func runFamily(f family, size uint32) (map[recKey]results.Record, results.Record
 			rig.Close()
 		}
 	}
-	return recs, layout, err
+	return run, err
+}
+
+func without(list []string, x string) []string {
+	var out []string
+	for _, s := range list {
+		if s != x {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// requireAPI skips (locally) or fails (CI) a spec of an API the device lacks.
+func requireAPI(api string) {
+	if api == harness.WebGPU && suiteEnv.WebGPU != "" {
+		if os.Getenv("CI") != "" {
+			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + suiteEnv.WebGPU)
+		}
+		Skip(suiteEnv.WebGPU)
+	}
 }
 
 // expectVerdict turns a record into the spec's outcome through the one verdict.
@@ -146,22 +192,21 @@ func expectVerdict(r results.Record) {
 	}
 }
 
-var _ = Describe("wave intrinsics on Vulkan", Label(containerLabels...), func() {
+var _ = Describe("wave intrinsics in compute shaders on Vulkan and WebGPU", Label(containerLabels...), func() {
 	for _, fam := range families() {
 		fam := fam
 		Describe(fam.name, func() {
 			for _, size := range suiteSizes {
 				size := size
 				Describe(fmt.Sprintf("wave size %d", size), Ordered, Label(fmt.Sprintf("size:%d", size)), func() {
-					var recs map[recKey]results.Record
-					var layout results.Record
+					var run familyRun
 					BeforeAll(func() {
 						requireDevice()
 						if _, why := sizePlan(size); why != "" {
 							Skip(why)
 						}
 						var err error
-						recs, layout, err = runFamily(fam, size)
+						run, err = runFamily(fam, size)
 						var su *harness.SizeUnavailableError
 						if errors.As(err, &su) {
 							if sp, _ := sizePlan(size); sp.Optional {
@@ -171,17 +216,48 @@ var _ = Describe("wave intrinsics on Vulkan", Label(containerLabels...), func() 
 						Expect(err).NotTo(HaveOccurred(), "running %s at wave size %d", fam.name, size)
 					})
 
-					It("observes a consistent lane layout before trusting wave keys", Label("op:layout"), func() {
-						Expect(layout.Status).To(Equal(results.Pass), layout.Reason)
+					for _, api := range harness.APIs {
+						api := api
+						It("observes a consistent lane layout before trusting wave keys on "+api, Label("op:layout", "api:"+api), func() {
+							requireAPI(api)
+							layout, ok := run.layouts[api]
+							Expect(ok).To(BeTrue(), "no layout record for %s", api)
+							Expect(layout.Status).To(Equal(results.Pass), layout.Reason)
+							// WebGPU cannot ask for a size: the one it observed must be the one the
+							// device reports in this process.
+							Expect(layout.WaveSize).To(Equal(size), layout.Reason)
+						})
+					}
+
+					It("gets the same lanes from Vulkan and WebGPU on one device, or reports the difference", Label("api:vulkan", "api:webgpu", "op:parity"), func() {
+						requireAPI(harness.WebGPU)
+						compared := 0
+						for key, r := range run.recs {
+							if key.api == harness.WebGPU && key.compiler == harness.Ours && r.Status == results.Pass {
+								if v, ok := run.recs[recKey{key.caseID, harness.Vulkan, harness.Ours}]; ok && v.Status == results.Pass {
+									compared++
+								}
+							}
+						}
+						for _, p := range run.parity {
+							// A case the rig could not compare is a rig defect; a difference
+							// between two legal results is reported, not failed (Verdict).
+							Expect(p.Parity).NotTo(BeEmpty(), p.Describe())
+							AddReportEntry("parity difference", p.Describe())
+						}
+						if compared == 0 {
+							Skip("no case passed on both APIs in this selection")
+						}
 					})
 
 					for _, k := range kernels.Matrix(filterFor(fam.ops)) {
 						for _, c := range k.Cases {
-							for _, comp := range compilers {
-								c, comp := c, comp
-								It(fmt.Sprintf("%s [%s]", c.ID(), comp), Label(caseLabels(c, comp)...), func() {
-									r, ok := recs[recKey{c.ID(), comp}]
-									Expect(ok).To(BeTrue(), "no result for %s [%s]", c.ID(), comp)
+							for _, t := range targets {
+								c, t := c, t
+								It(fmt.Sprintf("%s [%s %s]", c.ID(), t.api, t.comp), Label(caseLabels(c, t)...), func() {
+									requireAPI(t.api)
+									r, ok := run.recs[recKey{c.ID(), t.api, t.comp}]
+									Expect(ok).To(BeTrue(), "no result for %s [%s %s]", c.ID(), t.api, t.comp)
 									expectVerdict(r)
 								})
 							}
@@ -195,14 +271,14 @@ var _ = Describe("wave intrinsics on Vulkan", Label(containerLabels...), func() 
 									Skip(glslang.NotInstalled)
 								}
 								found := map[string]bool{}
-								for key, r := range recs {
+								for key, r := range run.recs {
 									if key.compiler == harness.Glslang && r.Blame == "compiler:glslang" {
 										found[r.Op] = true
 									}
 								}
 								Expect(found).To(HaveKey("WavePrefixSum"))
 								Expect(found).To(HaveKey("WavePrefixProduct"))
-								for key, r := range recs {
+								for key, r := range run.recs {
 									if key.compiler == harness.Ours && (r.Op == "WavePrefixSum" || r.Op == "WavePrefixProduct") && r.Status != results.Skip {
 										Expect(r.Status).To(Equal(results.Pass), r.Describe())
 									}

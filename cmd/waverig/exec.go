@@ -12,7 +12,7 @@ import (
 	"waverig/harness/vulkan"
 )
 
-const execUsage = "waverig exec CASE.json [-device N|substring] [-compiler ours|glslang]"
+const execUsage = "waverig exec CASE.json [-device N|substring] [-api vulkan|webgpu] [-compiler ours|glslang]"
 
 // runExec is `waverig exec CASE.json [-device …] [-compiler ours|glslang]`;
 // flags may come before or after the case file. Exit 0: every expectation
@@ -25,6 +25,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	devSel := fs.String("device", "0", "device index or name substring")
 	comp := fs.String("compiler", harness.Ours, "ours or glslang")
+	api := fs.String("api", harness.Vulkan, "vulkan (SPIR-V) or webgpu (waverig's WGSL through wgpu-native, on the same device)")
 	files, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -35,6 +36,11 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	file := files[0]
 	if *comp != harness.Ours && *comp != harness.Glslang {
 		fmt.Fprintf(stderr, "waverig exec: -compiler %q: use ours or glslang\n", *comp)
+		return exitUsage
+	}
+	apis, err := harness.ParseAPIs(*api)
+	if err != nil || len(apis) != 1 {
+		fmt.Fprintf(stderr, "waverig exec: -api %q: use vulkan or webgpu\n", *api)
 		return exitUsage
 	}
 	c, err := harness.LoadCaseFile(file)
@@ -52,13 +58,13 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitUsage
 	}
-	rig, err := harness.New(idx, harness.Config{RequireTools: os.Getenv("CI") != ""})
+	rig, err := harness.New(idx, harness.Config{RequireTools: os.Getenv("CI") != "", APIs: apis})
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitIncomplete
 	}
 	defer rig.Close()
-	mism, err := rig.ExecCase(c, *comp)
+	mism, err := rig.ExecCaseOn(apis[0], c, *comp)
 	var ce *harness.CaseError
 	var skip *harness.CaseSkip
 	switch {
@@ -76,7 +82,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitUnexpected
 	}
 	if len(mism) == 0 {
-		fmt.Fprintf(stdout, "ok: %s on %s (wave size %d)\n", file, rig.Device().Name, rig.WaveSize())
+		fmt.Fprintf(stdout, "ok: %s on %s through %s (wave size %d)\n", file, rig.Device().Name, apis[0], rig.WaveSize())
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%d mismatch(es) in %s on %s:\n", len(mism), file, rig.Device().Name)

@@ -22,7 +22,7 @@ import (
 	"waverig/internal/fsutil"
 )
 
-const runUsage = "waverig run [-device N|substring] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
+const runUsage = "waverig run [-device N|substring] [-api vulkan,webgpu] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
 
 // runMatrix is `waverig run`: the whole matrix on one device at every wave size.
 func runMatrix(args []string, stdout, stderr io.Writer) int {
@@ -33,6 +33,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
 	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
+	apis := fs.String("api", "", "APIs to run: vulkan,webgpu (default: every API with a device; WebGPU runs waverig's WGSL through wgpu-native)")
 	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
 	noExpect := fs.Bool("no-expectations", false, "ignore the known-problem files (run known crashes too)")
 	expectFile := fs.String("expectations", "", "an extra expectation file (known crashes and failures of a driver)")
@@ -77,6 +78,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("-sizes: %v", err)
 	}
+	if *apis != "" {
+		if cfg.APIs, err = harness.ParseAPIs(*apis); err != nil {
+			return bad("-api: %v", err)
+		}
+	}
 	// A bad baseline is found now, not after the whole run.
 	var before []results.Record
 	if *baseline != "" {
@@ -112,8 +118,16 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig run: -out: %v\n", err)
 		return exitIncomplete
 	}
+	if cfg.APIs == nil {
+		cfg.APIs = []string{harness.Vulkan}
+		if why := harness.WebGPUAvailable(dev); why == "" {
+			cfg.APIs = append(cfg.APIs, harness.WebGPU)
+		} else {
+			fmt.Fprintf(stdout, "WebGPU not run: %s\n", why)
+		}
+	}
 	plan := harness.MakePlan(dev, want)
-	fmt.Fprintf(stdout, "waverig run on %s (%s), wave sizes %s\n", dev.Name, harness.DriverString(dev), planSizes(plan))
+	fmt.Fprintf(stdout, "waverig run on %s (%s), APIs %s, wave sizes %s\n", dev.Name, harness.DriverString(dev), strings.Join(cfg.APIs, ", "), planSizes(plan))
 
 	self, err := os.Executable()
 	if err != nil {
@@ -144,6 +158,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			}
 		case results.VerdictSkip:
 			skipReasons[r.Reason]++
+		case results.VerdictDiffers:
+			if shown++; shown <= 20 {
+				fmt.Fprintf(stdout, "DIFFERS %s: %s\n", r.Title(), r.Reason)
+			}
 		}
 	}
 	sizeResults := harness.RunPlan(plan, idx, cfg, self, emit)
@@ -177,6 +195,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
 	if t.Seconds > 0 {
 		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(t.Cases)/t.Seconds)
+	}
+	printBreakdown(stdout, all)
+	if t.Differs > 0 {
+		fmt.Fprintf(stdout, "%d cases differ between APIs on this device (parity records in results.jsonl; not counted as failures)\n", t.Differs)
 	}
 	printCounts(stdout, "skipped, by reason:", skipReasons)
 	if t.Known > 0 {
@@ -343,4 +365,44 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// printBreakdown prints the cases of a run per API, stage and wave size (the
+// layout checks and parity records are not cases).
+func printBreakdown(w io.Writer, recs []results.Record) {
+	type key struct {
+		api, stage string
+		size       uint32
+	}
+	counts := map[key]*results.Stats{}
+	var keys []key
+	for _, r := range recs {
+		k := key{r.API, r.Stage, r.WaveSize}
+		if r.Case == results.LayoutCase || r.Status == results.Differs {
+			continue
+		}
+		if counts[k] == nil {
+			counts[k] = &results.Stats{}
+			keys = append(keys, k)
+		}
+		counts[k].Add(r)
+	}
+	if len(keys) < 2 {
+		return
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.api != b.api {
+			return a.api > b.api // vulkan before webgpu
+		}
+		if a.stage != b.stage {
+			return a.stage < b.stage
+		}
+		return a.size < b.size
+	})
+	fmt.Fprintf(w, "\n%-8s %-8s %-6s %8s %8s %8s %8s %8s %8s\n", "api", "stage", "size", "cases", "passed", "failed", "errors", "skipped", "known")
+	for _, k := range keys {
+		st := counts[k]
+		fmt.Fprintf(w, "%-8s %-8s %-6d %8d %8d %8d %8d %8d %8d\n", k.api, k.stage, k.size, st.Cases, st.Passed, st.Failed, st.Errors, st.Skipped, st.Known)
+	}
 }

@@ -26,6 +26,9 @@ type Kind string
 const (
 	Crash Kind = "crash" // the driver kills the process
 	Fail  Kind = "fail"  // the driver computes a wrong result
+	// Invalid: the compiler emits a module spirv-val rejects (it never reaches
+	// the driver); the cases are errors, known.
+	Invalid Kind = "invalid"
 )
 
 // Entry is one known problem.
@@ -35,7 +38,11 @@ type Entry struct {
 	Type     string // glob on the HLSL type ("double*")
 	Sizes    []uint32
 	Compiler string // ours, glslang, or "*"
-	Reason   string // the comment block above the entry
+	// API, Stage ("" = any) and Shape (glob; "*" = any) narrow an entry to one
+	// API (vulkan, webgpu), one stage (compute, pixel, vertex) or some scenes.
+	API, Stage string
+	Shape      string
+	Reason     string // the comment block above the entry
 	Where    string // file:line
 }
 
@@ -100,9 +107,9 @@ func Parse(name, text string) (*Set, error) {
 			continue
 		}
 		f := strings.Fields(l)
-		e := Entry{Kind: Kind(f[0]), Op: "*", Type: "*", Compiler: "*", Reason: strings.Join(comment, " "), Where: fmt.Sprintf("%s:%d", name, line)}
-		if e.Kind != Crash && e.Kind != Fail {
-			return nil, fmt.Errorf("%s:%d: unknown kind %q (use crash or fail)", name, line, f[0])
+		e := Entry{Kind: Kind(f[0]), Op: "*", Type: "*", Compiler: "*", Shape: "*", Reason: strings.Join(comment, " "), Where: fmt.Sprintf("%s:%d", name, line)}
+		if e.Kind != Crash && e.Kind != Fail && e.Kind != Invalid {
+			return nil, fmt.Errorf("%s:%d: unknown kind %q (use crash, fail or invalid)", name, line, f[0])
 		}
 		for _, kv := range f[1:] {
 			k, v, ok := strings.Cut(kv, "=")
@@ -116,6 +123,12 @@ func Parse(name, text string) (*Set, error) {
 				e.Type = v
 			case "compiler":
 				e.Compiler = v
+			case "api":
+				e.API = v
+			case "stage":
+				e.Stage = v
+			case "shape":
+				e.Shape = v
 			case "size":
 				for _, n := range strings.Split(v, ",") {
 					x, err := strconv.Atoi(n)
@@ -125,11 +138,14 @@ func Parse(name, text string) (*Set, error) {
 					e.Sizes = append(e.Sizes, uint32(x))
 				}
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown field %q (op, type, size, compiler)", name, line, k)
+				return nil, fmt.Errorf("%s:%d: unknown field %q (op, type, size, compiler, api, stage, shape)", name, line, k)
 			}
 		}
 		if _, err := path.Match(e.Type, ""); err != nil {
 			return nil, fmt.Errorf("%s:%d: type glob %q: %v", name, line, e.Type, err)
+		}
+		if _, err := path.Match(e.Shape, ""); err != nil {
+			return nil, fmt.Errorf("%s:%d: shape glob %q: %v", name, line, e.Shape, err)
 		}
 		s.Entries = append(s.Entries, e)
 		// Entries that follow each other share the comment block above them.
@@ -185,6 +201,36 @@ func (e Entry) Covers(compiler string, size uint32) bool {
 	return false
 }
 
+// MatchesRecord reports whether an entry covers a record's case: Matches, and
+// the entry's API, stage and shape (a record without API or stage is a Vulkan
+// compute record, as every record was before the graphics stages).
+func (e Entry) MatchesRecord(r results.Record) bool {
+	api, stage := r.API, r.Stage
+	if api == "" {
+		api = results.Vulkan
+	}
+	if stage == "" {
+		stage = results.Compute
+	}
+	if (e.API != "" && e.API != api) || (e.Stage != "" && e.Stage != stage) {
+		return false
+	}
+	if ok, _ := path.Match(e.Shape, r.Shape); !ok {
+		return false
+	}
+	return e.Matches(r.Op, r.Type, r.Compiler, r.WaveSize)
+}
+
+// FindRecord returns the first entry of kind k that covers a record's case, or nil.
+func FindRecord(entries []Entry, k Kind, r results.Record) *Entry {
+	for i := range entries {
+		if entries[i].Kind == k && entries[i].MatchesRecord(r) {
+			return &entries[i]
+		}
+	}
+	return nil
+}
+
 // Find returns the first entry of kind k matching the case, or nil.
 func Find(entries []Entry, k Kind, op, typ, compiler string, size uint32) *Entry {
 	for i := range entries {
@@ -205,7 +251,7 @@ func Stale(entries []Entry, recs []results.Record) []Entry {
 		}
 		matched, failed := false, false
 		for _, r := range recs {
-			if r.Case == results.LayoutCase || r.Status == results.Skip || !e.Matches(r.Op, r.Type, r.Compiler, r.WaveSize) {
+			if r.Case == results.LayoutCase || r.Status == results.Skip || r.Status == results.Differs || !e.MatchesRecord(r) {
 				continue
 			}
 			matched = true

@@ -85,6 +85,19 @@ func Binding(register string) (reflect.Binding, error) {
 // that says nothing about a driver, so callers skip with the reason. err is
 // a failure of the machinery (a register the map cannot hold, a broken process).
 func Compile(text, entry string, registers []string) (mod *Module, skip string, err error) {
+	return CompileStage(text, entry, "compute", registers)
+}
+
+// stageFlags are glslangValidator's -S names of the stages the rig runs.
+var stageFlags = map[string]string{"compute": "comp", "pixel": "frag", "vertex": "vert"}
+
+// CompileStage is Compile for an entry point of a stage ("compute", "pixel",
+// "vertex").
+func CompileStage(text, entry, stage string, registers []string) (mod *Module, skip string, err error) {
+	flag, ok := stageFlags[stage]
+	if !ok {
+		return nil, "", fmt.Errorf("glslang: unknown stage %q", stage)
+	}
 	if !Installed() {
 		return nil, NotInstalled, nil
 	}
@@ -96,7 +109,7 @@ func Compile(text, entry string, registers []string) (mod *Module, skip string, 
 		}
 		mod.Bindings[reflect.NormalizeRegister(r)] = b
 	}
-	data, skip, err := spirv(text, entry)
+	data, skip, err := spirv(text, entry, flag)
 	if err != nil || skip != "" {
 		return nil, skip, err
 	}
@@ -123,8 +136,8 @@ func cacheDir() string {
 	return filepath.Join(d, "waverig", "glslang")
 }
 
-func spirv(text, entry string) (spv []byte, skip string, err error) {
-	sum := sha256.Sum256([]byte(version() + "\x00" + strings.Join(shiftArgs, " ") + "\x00" + entry + "\x00" + text))
+func spirv(text, entry, stage string) (spv []byte, skip string, err error) {
+	sum := sha256.Sum256([]byte(version() + "\x00" + strings.Join(shiftArgs, " ") + "\x00" + stage + "\x00" + entry + "\x00" + text))
 	dir := cacheDir()
 	cached := filepath.Join(dir, fmt.Sprintf("%x.spv", sum[:12]))
 	rejected := filepath.Join(dir, fmt.Sprintf("%x.rejected", sum[:12]))
@@ -147,7 +160,7 @@ func spirv(text, entry string) (spv []byte, skip string, err error) {
 		return nil, "", err
 	}
 	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
-	args := append([]string{"-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", entry}, shiftArgs...)
+	args := append([]string{"-V", "-D", "--target-env", "vulkan1.1", "-S", stage, "-e", entry}, shiftArgs...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, tool(), append(args, "-o", out, src)...)

@@ -25,7 +25,22 @@ const (
 // Layout is the layout kernel: every invocation records its flat id, the wave key
 // (WaveReadLaneFirst of the flat id), lane index, lane count and its system values.
 // Its workgroup (31×2) is 2-D and not a multiple of any wave size above 2.
-func Layout() Kernel {
+func Layout() Kernel { return layoutKernel("Layout", layoutX, layoutY) }
+
+// Layout1D is the layout kernel with a 62×1 workgroup, for paths that cannot run
+// wave operations in 2-D workgroups: wgpu-native 29's shader translator (naga)
+// rejects subgroup_invocation_id when the workgroup size is multi-dimensional.
+func Layout1D() Kernel { return layoutKernel("Layout1D", layoutX*layoutY, 1) }
+
+// layoutDims is the workgroup of a layout kernel, from its name.
+func layoutDims(k Kernel) (x, y int) {
+	if k.Name == "Layout1D" {
+		return layoutX * layoutY, 1
+	}
+	return layoutX, layoutY
+}
+
+func layoutKernel(name string, layoutX, layoutY int) Kernel {
 	threads := layoutX * layoutY
 	src := fmt.Sprintf(`// waverig layout kernel: the wave layout every operation kernel relies on.
 // Record of %d uints: flat, key, lane, count, dtid.x, dtid.y, group index, group id.
@@ -55,7 +70,7 @@ void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex, uint3 dtid : SV_Dispa
 		data[i] = 0xff
 	}
 	return Kernel{
-		Name: "Layout", Entry: "main", HLSL: src,
+		Name: name, Entry: "main", HLSL: src,
 		Buffers: []Buffer{{Register: "u0", Data: data}},
 		Groups:  [3]uint32{layoutG, 1, 1},
 	}
@@ -105,6 +120,7 @@ func CheckLayout(k Kernel, out map[string][]byte) LayoutReport {
 		add("no u0 buffer came back")
 		return r
 	}
+	layoutX, layoutY := layoutDims(k)
 	w, err := words(b)
 	threads := layoutX * layoutY
 	if err != nil || len(w) != threads*layoutG*lWords {

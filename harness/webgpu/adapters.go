@@ -158,23 +158,37 @@ func OpenAdapter(index int) (*Device, error) {
 // device (see SameDevice), preferring wgpu's Vulkan backend, so the rig's
 // cross-API comparison runs on one piece of hardware (and driver).
 func OpenMatching(vulkanDeviceName string, vendorID, deviceID uint32) (*Device, error) {
+	a, err := FindMatching(vulkanDeviceName, vendorID, deviceID)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAdapter(a.Index)
+}
+
+// FindMatching describes the adapter OpenMatching would open, without opening
+// it. The walk stops at the Vulkan backend's match (it comes first), so wgpu's
+// GL backend, whose start-up complains on stderr without a display, is not
+// started on the common path.
+func FindMatching(vulkanDeviceName string, vendorID, deviceID uint32) (Adapter, error) {
 	var seen []string
-	pick := -1
+	var pick *Adapter
 	inst, a := walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
 		seen = append(seen, fmt.Sprintf("%s (%s)", d.Name, d.Backend))
-		if d.Subgroup && d.SameDevice(vulkanDeviceName, vendorID, deviceID) && (pick < 0 || d.Backend == "vulkan") {
-			pick = d.Index
+		if d.Subgroup && d.SameDevice(vulkanDeviceName, vendorID, deviceID) && (pick == nil || d.Backend == "vulkan") {
+			d := d
+			pick = &d
 			return d.Backend == "vulkan"
 		}
 		return false
 	})
-	// Stopped at the Vulkan adapter: OpenAdapter opens it afresh.
-	a.Release()
-	inst.Release()
-	if pick < 0 {
-		return nil, fmt.Errorf("%w matching %q (%04x:%04x); adapters: %s", ErrNoAdapter, vulkanDeviceName, vendorID, deviceID, strings.Join(seen, ", "))
+	if a != nil {
+		a.Release()
+		inst.Release()
 	}
-	return OpenAdapter(pick)
+	if pick == nil {
+		return Adapter{}, fmt.Errorf("%w matching %q (%04x:%04x); adapters: %s", ErrNoAdapter, vulkanDeviceName, vendorID, deviceID, strings.Join(seen, ", "))
+	}
+	return *pick, nil
 }
 
 // lavapipeBits is the part of a llvmpipe name that follows LP_NATIVE_VECTOR_WIDTH:

@@ -1,0 +1,212 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler"
+	"waverig/devices"
+	"waverig/compiler/diag"
+	"waverig/compiler/reflect"
+	"waverig/harness/kernels"
+	"waverig/harness/results"
+	"waverig/harness/vulkan"
+	"waverig/harness/webgpu"
+)
+
+// The APIs a run can drive. Vulkan takes SPIR-V (waverig's and glslang's);
+// WebGPU takes waverig's WGSL (naga dialect, for wgpu-native) and runs on an
+// adapter of the same physical device, so the two can be compared lane by lane.
+const (
+	Vulkan = results.Vulkan
+	WebGPU = results.WebGPU
+)
+
+// APIs lists every API in run order.
+var APIs = []string{Vulkan, WebGPU}
+
+// ParseAPIs reads a comma-separated API list ("vulkan,webgpu").
+func ParseAPIs(s string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		a = strings.ToLower(strings.TrimSpace(a))
+		switch a {
+		case Vulkan, WebGPU:
+			for _, b := range out {
+				if b == a {
+					return nil, fmt.Errorf("API %q named twice", a)
+				}
+			}
+			out = append(out, a)
+		default:
+			return nil, fmt.Errorf("unknown API %q (use vulkan, webgpu)", a)
+		}
+	}
+	return out, nil
+}
+
+// target is one way a kernel runs: an API and a compiler.
+type target struct{ api, comp string }
+
+func (t target) String() string { return t.api + "/" + t.comp }
+
+// targets are the (API, compiler) pairs of a run, in order: Vulkan with every
+// configured compiler, then WebGPU with waverig's (glslang emits no WGSL).
+func (r *Rig) targets() []target {
+	var out []target
+	for _, api := range r.cfg.apis() {
+		switch api {
+		case Vulkan:
+			for _, c := range r.cfg.Compilers {
+				out = append(out, target{Vulkan, c})
+			}
+		case WebGPU:
+			out = append(out, target{WebGPU, Ours})
+		}
+	}
+	return out
+}
+
+// apis is the configured API list (Vulkan when none is named).
+func (c Config) apis() []string {
+	if len(c.APIs) == 0 {
+		return []string{Vulkan}
+	}
+	return c.APIs
+}
+
+// openWebGPU opens the WebGPU adapter of the rig's Vulkan device. Failing to
+// find one is not an error of the run: every WebGPU case becomes a skip with the
+// reason.
+func (r *Rig) openWebGPU() {
+	d, err := webgpu.OpenMatching(r.dev.Name, r.dev.VendorID, r.dev.DeviceID)
+	if err != nil {
+		r.gpuSkip = "no WebGPU adapter for " + r.dev.Name + ": " + err.Error()
+		return
+	}
+	r.gpu = d
+}
+
+// compileWGSL compiles a kernel to WGSL for wgpu-native. What WGSL cannot
+// express (64-bit types, wave operations in vertex shaders, …: the WGSL back
+// end's E06xx codes) is a skip naming the compiler's coded reason, not an error.
+func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string) *module {
+	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines,
+		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: "naga"})
+	if err != nil {
+		if why := wgslInexpressible(res.Diagnostics); why != "" {
+			return &module{skip: "WGSL cannot express this kernel: " + why}
+		}
+		return &module{err: fmt.Errorf("waverig compile (WGSL) failed:\n%s", res.Render())}
+	}
+	ep := res.Entry(entry)
+	if ep == nil {
+		return &module{err: fmt.Errorf("entry point %s missing from the reflection", entry)}
+	}
+	m := &module{entry: entry, wgsl: string(res.Find(entry, compiler.WGSL)), bindings: map[string]reflect.Binding{}}
+	for _, b := range ep.Bindings {
+		m.bindings[reflect.NormalizeRegister(b.Register)] = b
+	}
+	return m
+}
+
+// wgslInexpressible returns "E0601: message" when every error of a failed
+// compile is a WGSL back end limitation (E06xx other than E0699, an internal
+// error), and "" when any error is something else.
+func wgslInexpressible(ds []diag.Msg) string {
+	var first string
+	for _, d := range ds {
+		if d.Severity != diag.Error {
+			continue
+		}
+		c := string(d.Code)
+		if !strings.HasPrefix(c, "E06") || d.Code == diag.ErrWGSLInternal {
+			return ""
+		}
+		if first == "" {
+			first = c + ": " + d.Text
+		}
+	}
+	return first
+}
+
+// layoutKernel is the layout kernel of an API: WebGPU's is 1-D (see
+// nagaMultiDim).
+func layoutKernel(api string) kernels.Kernel {
+	if api == WebGPU {
+		return kernels.Layout1D()
+	}
+	return kernels.Layout()
+}
+
+// nagaMultiDim is how wgpu-native 29's shader translator refuses wave builtins
+// in a workgroup with more than one dimension (a naga limitation, not WGSL's):
+// such kernels are skips on WebGPU, with naga's words.
+const nagaMultiDim = "Workgroup size is multi dimensional"
+
+// runWebGPU dispatches one compute kernel on the WebGPU device.
+func (r *Rig) runWebGPU(k kernels.Kernel, m *module) (map[string][]byte, error) {
+	var binds []webgpu.Binding
+	var bound []string
+	for _, b := range k.Buffers {
+		bd, ok := m.binding(b.Register)
+		if !ok {
+			continue
+		}
+		binds = append(binds, webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: append([]byte(nil), b.Data...),
+			Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true})
+		bound = append(bound, b.Register)
+	}
+	bufs, err := r.gpu.RunCompute(m.wgsl, m.entry, k.Groups, binds)
+	if err != nil && strings.Contains(err.Error(), nagaMultiDim) {
+		return nil, skipError("wgpu-native 29 (naga) rejects subgroup_invocation_id in a multi-dimensional workgroup (" + nagaMultiDim + ")")
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for i, reg := range bound {
+		out[reg] = bufs[i]
+	}
+	return out, nil
+}
+
+// parity compares waverig's outputs of one kernel on Vulkan and WebGPU (same
+// device, same wave size) and returns one Differs record per case that
+// differs. Cases that agree produce no record: their two case records say
+// enough.
+func (r *Rig) parity(k kernels.Kernel, outs map[string]map[string][]byte, layouts map[string]results.Record) []results.Record {
+	a, b := outs[Vulkan], outs[WebGPU]
+	if a == nil || b == nil || layouts[Vulkan].WaveSize != layouts[WebGPU].WaveSize || stageOf(k) != results.Compute {
+		return nil
+	}
+	ps, err := kernels.Compare(k, Vulkan, a, WebGPU, b)
+	t := target{Vulkan + "+" + WebGPU, Ours}
+	size := layouts[Vulkan].WaveSize
+	if err != nil {
+		rec := r.record(size, t, k)
+		rec.Case, rec.Op, rec.Status, rec.Reason = k.Name, k.Cases[0].Op.String(), results.Differs, "outputs not comparable: "+err.Error()
+		return []results.Record{rec}
+	}
+	var out []results.Record
+	for _, p := range ps {
+		if p.Differing == 0 {
+			continue
+		}
+		rec := r.caseRecord(k, p.Case, t, size)
+		rec.Status = results.Differs
+		rec.Reason = fmt.Sprintf("%d of %d compared lanes differ between Vulkan and WebGPU", p.Differing, p.Compared+p.Differing)
+		rec.Parity = p.Lanes
+		out = append(out, rec)
+	}
+	return out
+}
+
+// WebGPUAvailable says why WebGPU cannot run on the Vulkan device d ("" when
+// wgpu-native offers an adapter of it with subgroup support).
+func WebGPUAvailable(d devices.Device) string {
+	if _, err := webgpu.FindMatching(d.Name, d.VendorID, d.DeviceID); err != nil {
+		return err.Error()
+	}
+	return ""
+}
