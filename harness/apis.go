@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"waverig/compiler"
-	"waverig/devices"
 	"waverig/compiler/diag"
 	"waverig/compiler/reflect"
+	"waverig/devices"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"

@@ -43,7 +43,7 @@ type Entry struct {
 	API, Stage string
 	Shape      string
 	Reason     string // the comment block above the entry
-	Where    string // file:line
+	Where      string // file:line
 }
 
 // Set is one file: the entries for drivers its pattern matches.

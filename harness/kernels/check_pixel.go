@@ -511,7 +511,7 @@ func (ps *pixelState) checkColor(out map[string][]byte) {
 			if got != want {
 				bad++
 				st.fail(results.LaneFailure{WaveKey: key, Lane: lane, ActiveMask: "-",
-					Input: fmt.Sprintf("colour at pixel %d,%d after draw %d", x, y, last),
+					Input:    fmt.Sprintf("colour at pixel %d,%d after draw %d", x, y, last),
 					Expected: fmt.Sprint(want), Actual: fmt.Sprint(got)})
 			}
 		}
