@@ -5,6 +5,7 @@ import (
 
 	"waverig/compiler/reflect"
 	"waverig/harness/kernels"
+	"waverig/harness/models"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
 	"waverig/harness/webgpu"
@@ -28,7 +29,7 @@ func (r *Rig) stageMissing(api string, k kernels.Kernel) string {
 	d := r.dev
 	quad := false
 	for _, c := range k.Cases {
-		quad = quad || c.Op.String()[:4] == "Quad"
+		quad = quad || models.IsQuadOp(c.Op)
 	}
 	switch k.Stage {
 	case kernels.Pixel:

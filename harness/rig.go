@@ -292,7 +292,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 // caseRecord is the record of one case before it ran.
 func (r *Rig) caseRecord(k kernels.Kernel, c kernels.Case, t target, size uint32) results.Record {
 	rec := r.record(size, t, k)
-	rec.Case, rec.Op, rec.Type, rec.Pattern, rec.Shape = c.ID(), c.Op.String(), c.Type.HLSL(), string(c.Pattern), c.Shape.Name
+	rec.Case, rec.Op, rec.Type, rec.Pattern, rec.Shape = c.ID(), c.OpName(), c.Type.HLSL(), string(c.Pattern), c.Shape.Name
 	return rec
 }
 

@@ -13,6 +13,7 @@ import (
 	"waverig/harness"
 	"waverig/harness/expect"
 	"waverig/harness/glslang"
+	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
 
@@ -22,10 +23,27 @@ import (
 // one machine happened to run.
 var reachableSizes = []uint32{4, 8, 16}
 
-// crashKey is one (type, compiler, size) the driver crashed on.
+// crashKey is one (type, compiler, API, size) the driver crashed on.
 type crashKey struct {
-	typ, compiler string
-	size          uint32
+	typ, compiler, api string
+	size               uint32
+}
+
+// caseIDs are the IDs of one operation's cases in one stage that a filter keeps
+// (with its Cases unset): the crash checks run one stage's kernels only.
+func caseIDs(op, stage string, f kernels.Filter) map[string]bool {
+	ids := map[string]bool{}
+	for _, k := range familyKernels([]string{op}) {
+		if stageOf(k) != stage {
+			continue
+		}
+		for _, c := range k.Cases {
+			if f.Keep(c) {
+				ids[c.ID()] = true
+			}
+		}
+	}
+	return ids
 }
 
 // Known driver crashes are not run by the matrix (each one kills a process and
@@ -35,7 +53,7 @@ type crashKey struct {
 // (else the entry has outlived the bug), and nothing crashes that no entry covers
 // (else the entry is narrower than the crash, and a machine that reaches the
 // uncovered size or compiler goes red).
-var _ = Describe("known driver crashes", Label("api:vulkan", "stage:compute", "known-crashes"), func() {
+var _ = Describe("known driver crashes", Label("known-crashes"), func() {
 	sets, err := expect.Builtin()
 	if err != nil {
 		panic(err) // the embedded files are part of the binary; a parse error is a build defect
@@ -46,7 +64,17 @@ var _ = Describe("known driver crashes", Label("api:vulkan", "stage:compute", "k
 				continue
 			}
 			set, e := set, e
-			It(fmt.Sprintf("%s: %s %s crashes exactly where the entry says", e.Where, e.Op, e.Type), Label("op:"+e.Op), func() {
+			// An entry for a whole stage (op=*) is checked on one representative kernel
+			// per stage: every kernel of it would cost one crashed process each.
+			op := e.Op
+			if op == "*" {
+				op = "WaveActiveSum"
+			}
+			stage := e.Stage
+			if stage == "" {
+				stage = results.Compute
+			}
+			It(fmt.Sprintf("%s: %s %s (%s) crashes exactly where the entry says", e.Where, e.Op, e.Type, stage), Label("op:"+op, "stage:"+stage), func() {
 				d := requireDevice()
 				if !set.Applies(harness.DeviceString(d)) {
 					Skip(fmt.Sprintf("%s applies to drivers matching %q, not %s", set.Name, set.Driver, harness.DeviceString(d)))
@@ -60,21 +88,38 @@ var _ = Describe("known driver crashes", Label("api:vulkan", "stage:compute", "k
 				} else if e.Compiler == harness.Glslang {
 					Skip(glslang.NotInstalled)
 				}
-				crashed := map[crashKey]bool{}
+				crashed := map[crashKey]results.Record{}
+				// reached: (compiler, API, size) combinations whose modules got to the
+				// driver (not skipped, not refused by spirv-val): only those can crash.
+				reached := map[crashKey]bool{}
+				apis := e.APIs()
+				if apis == nil {
+					apis = []string{harness.Vulkan}
+					if suiteEnv.WebGPU == "" {
+						apis = append(apis, harness.WebGPU)
+					}
+				}
 				ran := 0
 				plan := harness.MakePlan(d, reachableSizes)
 				for _, sp := range plan.Sizes {
 					Expect(sp.SkipReason).To(BeEmpty(), "wave size %d must be reachable on lavapipe", sp.Size)
-					cfg := harness.Config{Filter: filterFor([]string{e.Op}), NoExpectations: true, Compilers: comps}
+					cfg := harness.Config{Filter: filterFor([]string{op}), NoExpectations: true, Compilers: comps, APIs: apis}
 					cfg.Filter.Types = []string{e.Type}
+					if e.Op == "*" {
+						cfg.Filter.Types = []string{"uint"}
+					}
+					cfg.Filter.Cases = caseIDs(op, stage, cfg.Filter)
 					By(fmt.Sprintf("running %s %s at wave size %d", e.Op, e.Type, sp.Size))
 					_, err := harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, func(r results.Record) {
 						if r.Case == results.LayoutCase {
 							return
 						}
 						ran++
+						if r.Status != results.Skip && !strings.Contains(r.Reason, "spirv-val") {
+							reached[crashKey{"", r.Compiler, r.API, r.WaveSize}] = true
+						}
 						if r.Status == results.Error && strings.Contains(r.Reason, "crashed") {
-							crashed[crashKey{r.Type, r.Compiler, r.WaveSize}] = true
+							crashed[crashKey{r.Type, r.Compiler, r.API, r.WaveSize}] = r
 						}
 					})
 					Expect(err).NotTo(HaveOccurred())
@@ -82,22 +127,24 @@ var _ = Describe("known driver crashes", Label("api:vulkan", "stage:compute", "k
 				Expect(ran).To(BeNumerically(">", 0), "no case matched the entry")
 				entries := expect.For(sets, harness.DeviceString(d))
 				var uncovered, gone []string
-				for k := range crashed {
-					if expect.Find(entries, expect.Crash, e.Op, k.typ, k.compiler, k.size) == nil {
-						uncovered = append(uncovered, fmt.Sprintf("%s [%s] at wave size %d", k.typ, k.compiler, k.size))
+				for k, r := range crashed {
+					if expect.FindRecord(entries, expect.Crash, r) == nil {
+						uncovered = append(uncovered, fmt.Sprintf("%s [%s %s] at wave size %d", k.typ, k.api, k.compiler, k.size))
 					}
 				}
 				for _, size := range reachableSizes {
 					for _, comp := range comps {
-						if !e.Covers(comp, size) {
-							continue
-						}
-						any := false
-						for k := range crashed {
-							any = any || (k.size == size && k.compiler == comp)
-						}
-						if !any {
-							gone = append(gone, fmt.Sprintf("[%s] at wave size %d", comp, size))
+						for _, api := range apis {
+							if !e.Covers(comp, size) || !reached[crashKey{"", comp, api, size}] {
+								continue
+							}
+							any := false
+							for k := range crashed {
+								any = any || (k.size == size && k.compiler == comp && k.api == api)
+							}
+							if !any {
+								gone = append(gone, fmt.Sprintf("[%s %s] at wave size %d", api, comp, size))
+							}
 						}
 					}
 				}

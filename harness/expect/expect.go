@@ -201,6 +201,14 @@ func (e Entry) Covers(compiler string, size uint32) bool {
 	return false
 }
 
+// APIs are the APIs an entry names (nil: every API).
+func (e Entry) APIs() []string {
+	if e.API == "" {
+		return nil
+	}
+	return []string{e.API}
+}
+
 // MatchesRecord reports whether an entry covers a record's case: Matches, and
 // the entry's API, stage and shape (a record without API or stage is a Vulkan
 // compute record, as every record was before the graphics stages).

@@ -24,6 +24,7 @@ type pxRec struct {
 	idx, rep                 int
 	x, y                     uint32
 	key, lane, count, branch uint32
+	key2                     uint32 // WaveActiveSum of the padded index (pKey2)
 	laneArg, helper          uint32
 }
 
@@ -157,7 +158,7 @@ func (ps *pixelState) readRecords() []*pxRec {
 						i, r, x, y, rec[wFlat], rec[pPos], rec[pRep]))
 					continue
 				}
-				p := &pxRec{idx: i, rep: r, x: x, y: y, key: rec[wKey], lane: rec[wLane], count: rec[wCount],
+				p := &pxRec{idx: i, rep: r, x: x, y: y, key: rec[wKey], key2: rec[pKey2], lane: rec[wLane], count: rec[wCount],
 					branch: rec[wBranch], laneArg: rec[wLaneArg], helper: rec[pHelper]}
 				ps.covered[r][y*w+x] = p
 				all = append(all, p)
@@ -226,26 +227,36 @@ type pixelWave struct {
 	count   uint32
 }
 
+// waveID is a pixel wave's identity: the key and the sum of the wave's padded
+// indices (see pixelPrologue).
+type waveID [2]uint32
+
+func (p *pxRec) wave() waveID { return waveID{p.key, p.key2} }
+
 // checkWaves rebuilds the waves from the keys, checks their layout and hands every
 // well-formed wave to check.
 func (ps *pixelState) checkWaves(all []*pxRec, waveSize uint32, check func(pixelWave)) {
-	byKey := map[uint32][]*pxRec{}
-	var keys []uint32
+	byKey := map[waveID][]*pxRec{}
+	var keys []waveID
 	for _, p := range all {
-		if _, ok := byKey[p.key]; !ok {
-			keys = append(keys, p.key)
+		if _, ok := byKey[p.wave()]; !ok {
+			keys = append(keys, p.wave())
 		}
-		byKey[p.key] = append(byKey[p.key], p)
+		byKey[p.wave()] = append(byKey[p.wave()], p)
 	}
-	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-	quadWave := map[[3]int]uint32{} // (draw, qx, qy) -> key
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a][0] != keys[b][0] {
+			return keys[a][0] < keys[b][0]
+		}
+		return keys[a][1] < keys[b][1]
+	})
 	kernelCount := waveSize
 	for _, key := range keys {
 		ws := byKey[key]
 		sort.SliceStable(ws, func(a, b int) bool { return ws[a].lane < ws[b].lane })
 		st := ps.states[ps.caseOf[ws[0].rep]]
 		st.waves++
-		wv, probs := ps.waveLayout(ws, quadWave)
+		wv, probs := ps.waveLayout(ws)
 		if kernelCount == 0 && len(probs) == 0 {
 			kernelCount = wv.count
 		}
@@ -269,9 +280,16 @@ func (ps *pixelState) checkWaves(all []*pxRec, waveSize uint32, check func(pixel
 // waveLayout checks one wave's layout and derives its helpers: one draw; unique lane
 // indices below one power-of-two count; every member's quad lane (index & 3) is its
 // quad position (models.QuadIndex); the members of a pixel quad share index >> 2 and
-// no two pixel quads do; no pixel quad is in two waves; the key is the padded index of
-// the lowest lane, recorded or (when helpers take part) helper.
-func (ps *pixelState) waveLayout(ws []*pxRec, quadWave map[[3]int]uint32) (pixelWave, []string) {
+// no two pixel quads do; the key is the padded index of the lowest lane, recorded or
+// (when helpers take part) helper.
+//
+// A pixel quad may be shaded in more than one wave: a rasterizer may split one
+// triangle (lavapipe clips a triangle larger than the viewport to it and draws the
+// polygon as a fan, so a quad on a seam is shaded once per piece, each time with
+// the other piece's pixels as helpers). The helpers of a wave are therefore the
+// members of its quads that are not recorded in this wave — uncovered, or covered
+// by another piece and recorded with another key.
+func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 	var p []string
 	key := ws[0].key
 	wv := pixelWave{lanes: ws, count: ws[0].count}
@@ -311,11 +329,6 @@ func (ps *pixelState) waveLayout(ws []*pxRec, quadWave map[[3]int]uint32) (pixel
 			p = append(p, fmt.Sprintf("key %d: lane quad %d holds pixel quads %d,%d and %d,%d", key, h.lane>>2, o[0], o[1], q[0], q[1]))
 		}
 		quadOf[h.lane>>2] = q
-		qk := [3]int{h.rep, int(q[0]), int(q[1])}
-		if k, ok := quadWave[qk]; ok && k != key {
-			p = append(p, fmt.Sprintf("pixel quad %d,%d of draw %d is in waves %d and %d", q[0], q[1], h.rep, k, key))
-		}
-		quadWave[qk] = key
 	}
 	if len(p) > 0 {
 		return wv, p
@@ -329,8 +342,10 @@ func (ps *pixelState) waveLayout(ws []*pxRec, quadWave map[[3]int]uint32) (pixel
 		for dy := uint32(0); dy < 2; dy++ {
 			for dx := uint32(0); dx < 2; dx++ {
 				x, y := 2*q[0]+dx, 2*q[1]+dy
-				if x < ps.lay.w && y < ps.lay.h && ps.covered[rep][y*ps.lay.w+x] != nil {
-					continue
+				if x < ps.lay.w && y < ps.lay.h {
+					if c := ps.covered[rep][y*ps.lay.w+x]; c != nil && c.wave() == ws[0].wave() {
+						continue
+					}
 				}
 				h := pxHelper{x: x, y: y, lane: lq<<2 | models.QuadIndex(x, y)}
 				wv.helpers = append(wv.helpers, h)
@@ -341,6 +356,19 @@ func (ps *pixelState) waveLayout(ws []*pxRec, quadWave map[[3]int]uint32) (pixel
 		}
 	}
 	sort.Slice(wv.helpers, func(a, b int) bool { return wv.helpers[a].lane < wv.helpers[b].lane })
+	// The second half of the wave's identity is WaveActiveSum of the padded index,
+	// taken with the key: the recorded lanes' sum, or theirs and the helpers'.
+	var sumRec, sumAll uint32
+	for _, r := range ws {
+		sumRec += uint32(ps.lay.padded(rep, r.x, r.y))
+	}
+	sumAll = sumRec
+	for _, h := range wv.helpers {
+		sumAll += uint32(ps.lay.padded(rep, h.x, h.y))
+	}
+	if k2 := ws[0].key2; k2 != sumRec && k2 != sumAll {
+		p = append(p, fmt.Sprintf("key %d: WaveActiveSum of the padded indices is %d, neither the recorded lanes' %d nor theirs and the helpers' %d", key, k2, sumRec, sumAll))
+	}
 	if key != uint32(ps.lay.padded(rep, lowRec.x, lowRec.y)) && key != uint32(lowAll) {
 		p = append(p, fmt.Sprintf("key %d is the padded index of neither the lowest recorded lane (%d) nor the lowest lane with helpers (%d)",
 			key, ps.lay.padded(rep, lowRec.x, lowRec.y), lowAll))

@@ -39,8 +39,12 @@ func pixelPrologue(sb *strings.Builder, sc Scene) {
 	fmt.Fprintf(sb, "    uint pid = rep * %du + y * %du + x;\n", pw*ph, pw)
 	fmt.Fprintf(sb, "    uint t = pid * %du;\n    uint b = flat * %du;\n", tWords, recWords)
 	sb.WriteString(`    // Layout, taken before any divergence. The key is a padded-grid index: a helper
-    // lane (if helpers take part) has one too, and no two positions share it.
+    // lane (if helpers take part) has one too, and no two positions share it. A
+    // position can be in two waves (a helper in one, covered in the other, when the
+    // rasterizer splits a triangle), so the key alone may name two waves whose first
+    // lane is a helper at one position: the sum of the wave's indices tells them apart.
     uint key = WaveReadLaneFirst(pid);
+    uint key2 = WaveActiveSum(pid);
     uint lane = WaveGetLaneIndex();
     uint cnt = WaveGetLaneCount();
 `)
@@ -76,6 +80,7 @@ func emitPixelStores(sb *strings.Builder, helper string) {
 		fmt.Sprintf("rec[b + %du] = x | (y << 16);", pPos),
 		fmt.Sprintf("rec[b + %du] = rep;", pRep),
 		fmt.Sprintf("rec[b + %du] = %s;", pHelper, helper),
+		fmt.Sprintf("rec[b + %du] = key2;", pKey2),
 	} {
 		sb.WriteString("    " + l + "\n")
 	}

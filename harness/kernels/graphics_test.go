@@ -99,13 +99,13 @@ func simCheck(t *testing.T, k Kernel, l SimLayout, required bool) []CaseResult {
 func TestGraphicsKernelsPassOnSimulator(t *testing.T) {
 	ks := append(append([]Kernel(nil), pixelMatrix...), vertexMatrix...)
 	if testing.Short() {
-		ks = append(GraphicsMatrix(Pixel, Filter{Shapes: []string{"diag16"}}), vertexMatrix[:4]...)
+		ks = append(GraphicsMatrix(Pixel, Filter{Shapes: []string{"diag16", "fb15x15"}}), vertexMatrix[:4]...)
 	}
 	decided := map[string]int{}
 	for _, k := range ks {
 		for i, size := range []uint32{4, 8, 16, 32, 64} {
 			for _, helpers := range []bool{false, true} {
-				l := SimLayout{WaveSize: size, Seed: uint64(i) * 7, Helpers: helpers, MirrorY: size == 16 && helpers}
+				l := SimLayout{WaveSize: size, Seed: uint64(i) * 7, Helpers: helpers, MirrorY: size == 16 && helpers, Split: size == 8 || size == 32}
 				for _, r := range simCheck(t, k, l, i%2 == 0) {
 					if !r.Passed {
 						t.Fatalf("%s size %d helpers %v: %s", k.Name, size, helpers, r)

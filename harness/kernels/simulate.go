@@ -22,6 +22,9 @@ type SimLayout struct {
 	// MirrorY (pixel kernels) draws the picture mirrored in y, as WebGPU does with
 	// Vulkan-NDC positions.
 	MirrorY bool
+	// Split (pixel kernels) shades each triangle as two pieces meeting on the
+	// diagonal x = y (see simulatePixel): quads on the seam are in two waves.
+	Split bool
 	// Fault plants one bug in a simulated pixel kernel (tests of the checker): one of
 	// the Fault* constants, or "" for a correct device.
 	Fault string

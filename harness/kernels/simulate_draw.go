@@ -84,45 +84,58 @@ func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 		rec[i] = unset
 	}
 	covered := func(x, y uint32) bool { return x < sc.Width && y < sc.Height && cov[y*sc.Width+x] }
-	var quads [][2]uint32
-	for qy := uint32(0); qy < ph/2; qy++ {
-		for qx := uint32(0); qx < pw/2; qx++ {
-			if covered(2*qx, 2*qy) || covered(2*qx+1, 2*qy) || covered(2*qx, 2*qy+1) || covered(2*qx+1, 2*qy+1) {
-				quads = append(quads, [2]uint32{qx, qy})
-			}
+	// Each piece of the triangle is shaded on its own; with Split the triangle is
+	// drawn as two pieces meeting on the diagonal x = y, as a rasterizer does that
+	// clips a triangle to the viewport and draws the polygon as a fan: a quad on the
+	// seam is shaded once per piece, with the other piece's pixels as helpers.
+	pieces := []func(x, y uint32) bool{covered}
+	if l.Split {
+		pieces = []func(x, y uint32) bool{
+			func(x, y uint32) bool { return covered(x, y) && x >= y },
+			func(x, y uint32) bool { return covered(x, y) && x < y },
 		}
 	}
 	r := &rng{s: l.Seed}
 	perWave := int(size / 4)
-	for d := 0; d < lay.draws; d++ {
-		block := func(x, y uint32) []uint32 { return in[lay.padded(d, x, y)*tWords:][:tWords] }
-		order := append([][2]uint32(nil), quads...)
-		if l.Seed != 0 {
-			for i := len(order) - 1; i > 0; i-- {
-				j := r.intn(i + 1)
-				order[i], order[j] = order[j], order[i]
+	for _, piece := range pieces {
+		var quads [][2]uint32
+		for qy := uint32(0); qy < ph/2; qy++ {
+			for qx := uint32(0); qx < pw/2; qx++ {
+				if piece(2*qx, 2*qy) || piece(2*qx+1, 2*qy) || piece(2*qx, 2*qy+1) || piece(2*qx+1, 2*qy+1) {
+					quads = append(quads, [2]uint32{qx, qy})
+				}
 			}
 		}
-		for s := 0; s < len(order); s += perWave {
-			slots := make([]int, perWave)
-			for i := range slots {
-				slots[i] = i
-			}
+		for d := 0; d < lay.draws; d++ {
+			block := func(x, y uint32) []uint32 { return in[lay.padded(d, x, y)*tWords:][:tWords] }
+			order := append([][2]uint32(nil), quads...)
 			if l.Seed != 0 {
-				for i := len(slots) - 1; i > 0; i-- {
+				for i := len(order) - 1; i > 0; i-- {
 					j := r.intn(i + 1)
-					slots[i], slots[j] = slots[j], slots[i]
+					order[i], order[j] = order[j], order[i]
 				}
 			}
-			var wave []simLane
-			for j, q := range order[s:min(s+perWave, len(order))] {
-				for p := uint32(0); p < 4; p++ {
-					x, y := 2*q[0]+p&1, 2*q[1]+p>>1
-					wave = append(wave, simLane{x: x, y: y, lane: uint32(slots[j])*4 + models.QuadIndex(x, y), helper: !covered(x, y)})
+			for s := 0; s < len(order); s += perWave {
+				slots := make([]int, perWave)
+				for i := range slots {
+					slots[i] = i
 				}
-			}
-			if err := simPixelWave(k, l, lay, d, wave, block, rec); err != nil {
-				return nil, err
+				if l.Seed != 0 {
+					for i := len(slots) - 1; i > 0; i-- {
+						j := r.intn(i + 1)
+						slots[i], slots[j] = slots[j], slots[i]
+					}
+				}
+				var wave []simLane
+				for j, q := range order[s:min(s+perWave, len(order))] {
+					for p := uint32(0); p < 4; p++ {
+						x, y := 2*q[0]+p&1, 2*q[1]+p>>1
+						wave = append(wave, simLane{x: x, y: y, lane: uint32(slots[j])*4 + models.QuadIndex(x, y), helper: !piece(x, y)})
+					}
+				}
+				if err := simPixelWave(k, l, lay, d, wave, block, rec); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -151,6 +164,12 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 		}
 	}
 	key := uint32(lay.padded(d, wave[low].x, wave[low].y))
+	var key2 uint32
+	for _, m := range wave {
+		if !m.helper || l.Helpers {
+			key2 += uint32(lay.padded(d, m.x, m.y))
+		}
+	}
 	p, mode, _, ci := unctl(block(0, 0)[tCtl])
 	if ci >= len(k.Cases) {
 		return fmt.Errorf("kernels: draw %d names case %d", d, ci)
@@ -179,7 +198,8 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 		w := recOf(*m)
 		w[wFlat], w[wKey], w[wLane], w[wCount] = uint32(lay.flat(d, m.x, m.y)), key, m.lane, size
 		w[wBranch], w[wLaneArg], w[pPos], w[pRep], w[pHelper] = m.branch, m.laneArg, m.x|m.y<<16, uint32(d), 0
-		for o := 9; o < recWords; o++ {
+		w[pKey2] = key2
+		for o := pKey2 + 1; o < recWords; o++ {
 			w[o] = 0
 		}
 	}

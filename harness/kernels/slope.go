@@ -195,7 +195,9 @@ func helperKernels(f Filter) []Kernel {
 }
 
 // checkHelperWave checks one wave of an IsHelperLane kernel: no recorded lane is a
-// helper, and each quad neighbour reads as a helper exactly when it is not covered.
+// helper, and each quad neighbour reads as a helper exactly when it is not recorded
+// in the same wave (uncovered, or covered by another piece of a split triangle: see
+// waveLayout).
 func (ps *pixelState) checkHelperWave(wv pixelWave) {
 	st := ps.states[0]
 	st.arms++
@@ -216,8 +218,10 @@ func (ps *pixelState) checkHelperWave(wv pixelWave) {
 		for d, what := range []string{"QuadReadAcrossX(IsHelperLane())", "QuadReadAcrossY(IsHelperLane())", "QuadReadAcrossDiagonal(IsHelperLane())"} {
 			nx, ny := p.x^uint32((d+1)&1), p.y^uint32((d+1)>>1)
 			helper := uint32(1)
-			if nx < w && ny < h && ps.covered[rep][ny*w+nx] != nil {
-				helper = 0
+			if nx < w && ny < h {
+				if c := ps.covered[rep][ny*w+nx]; c != nil && c.wave() == p.wave() {
+					helper = 0
+				}
 			}
 			check(what, helper, rec[wOut+d])
 		}
