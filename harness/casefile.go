@@ -312,6 +312,9 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
 			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
+		if _, err := c.bindBuffers(mod); err != nil {
+			return nil, err
+		}
 		return r.execWebGPU(c, mod)
 	case comp == "" || comp == Ours:
 		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true})
@@ -352,32 +355,14 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 	if c.SubgroupSize != r.dev.SubgroupSize {
 		demand.SubgroupSize = c.SubgroupSize
 	}
-	kinds := make([]vulkan.BufferKind, len(c.Buffers))
-	bound := map[string]bool{}
-	for i, b := range c.Buffers {
-		bd, ok := mod.binding(b.Binding)
-		if !ok {
-			return nil, bad("buffers[%d]: the shader has no resource at register %s", i, b.Binding)
-		}
-		switch bd.Descriptor {
-		case "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER":
-		default:
-			return nil, bad("buffers[%d]: register %s is %s %s, not a buffer", i, b.Binding, bd.Kind, bd.Name)
-		}
-		if bd.Size > b.size {
-			return nil, bad("buffers[%d]: register %s is %s of %d bytes; the case gives %d", i, b.Binding, bd.Name, bd.Size, b.size)
-		}
-		if bd.Set >= vkx.MaxSets {
-			return nil, bad("buffers[%d]: register %s is in descriptor set %d; the rig binds sets 0 to %d", i, b.Binding, bd.Set, vkx.MaxSets-1)
-		}
-		kinds[i] = bufferKind(bd.Descriptor)
-		bound[reflect.NormalizeRegister(b.Binding)] = true
-		demand.Buffers = append(demand.Buffers, vulkan.BufferDemand{Kind: kinds[i], Size: uint64(b.size)})
+	demands, err := c.bindBuffers(mod)
+	if err != nil {
+		return nil, err
 	}
-	for _, reg := range sortedRegisters(mod) {
-		if bd, _ := mod.binding(reg); !bound[reg] {
-			return nil, bad("the shader uses %s %s (register %s) but the case has no buffer for it", bd.Kind, bd.Name, reg)
-		}
+	demand.Buffers = demands
+	kinds := make([]vulkan.BufferKind, len(demands))
+	for i, d := range demands {
+		kinds[i] = d.Kind
 	}
 	if err := vulkan.CheckDemand(r.dev, demand); err != nil {
 		return nil, skipOf(err)
@@ -470,4 +455,39 @@ func registersOf(c *CaseFile) []string {
 		regs = append(regs, b.Binding)
 	}
 	return regs
+}
+
+// bindBuffers checks a case's buffers against the module's resources — every
+// buffer names a buffer resource of the shader, big enough for its block, in
+// a set the rig binds, and every resource the shader uses has a buffer — and
+// returns what each buffer asks of the device.
+func (c *CaseFile) bindBuffers(mod *module) ([]vulkan.BufferDemand, error) {
+	bad := c.bad
+	var demands []vulkan.BufferDemand
+	bound := map[string]bool{}
+	for i, b := range c.Buffers {
+		bd, ok := mod.binding(b.Binding)
+		if !ok {
+			return nil, bad("buffers[%d]: the shader has no resource at register %s", i, b.Binding)
+		}
+		switch bd.Descriptor {
+		case "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER":
+		default:
+			return nil, bad("buffers[%d]: register %s is %s %s, not a buffer", i, b.Binding, bd.Kind, bd.Name)
+		}
+		if bd.Size > b.size {
+			return nil, bad("buffers[%d]: register %s is %s of %d bytes; the case gives %d", i, b.Binding, bd.Name, bd.Size, b.size)
+		}
+		if bd.Set >= vkx.MaxSets {
+			return nil, bad("buffers[%d]: register %s is in descriptor set %d; the rig binds sets 0 to %d", i, b.Binding, bd.Set, vkx.MaxSets-1)
+		}
+		bound[reflect.NormalizeRegister(b.Binding)] = true
+		demands = append(demands, vulkan.BufferDemand{Kind: bufferKind(bd.Descriptor), Size: uint64(b.size)})
+	}
+	for _, reg := range sortedRegisters(mod) {
+		if bd, _ := mod.binding(reg); !bound[reg] {
+			return nil, bad("the shader uses %s %s (register %s) but the case has no buffer for it", bd.Kind, bd.Name, reg)
+		}
+	}
+	return demands, nil
 }

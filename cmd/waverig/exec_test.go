@@ -150,6 +150,14 @@ func TestExecExitCodes(t *testing.T) {
 		{name: "bad compiler", args: []string{"exec", goodPath, "-compiler", "dxc"}, code: 2, err: `-compiler "dxc"`},
 		{name: "no such device", args: []string{"exec", goodPath, "-device", "no-such-gpu"}, code: 2, err: "matches no device"},
 
+		// WebGPU: the same case as waverig's WGSL on the same device's wgpu adapter.
+		{name: "passes through webgpu", args: []string{"exec", "%case", "-api", "webgpu"}, body: good, code: 0, out: "through webgpu"},
+		{name: "mismatch through webgpu", args: []string{"exec", "-api", "webgpu", "%case"}, body: execJSON("", one, 0, `{"binding":"u0","format":"uint32","count":4,"expect":[0,3,7,9]}`+","+execParams), code: 1, out: "u0[2]: expected 7, actual 6"},
+		{name: "example case through webgpu", args: []string{"exec", "../../fixtures/cases/prefix.json", "-api", "webgpu"}, code: 0, out: "through webgpu"},
+		{name: "resource without a buffer through webgpu", args: []string{"exec", "-api", "webgpu", "%case"}, body: execJSON("", one, 0, execOut), code: 2, err: "ConstantBuffer Params (register b0) but the case has no buffer"},
+		{name: "glslang has no WGSL", args: []string{"exec", "-api", "webgpu", "-compiler", "glslang", "%case"}, body: good, code: 2, err: "emits no WGSL"},
+		{name: "bad api", args: []string{"exec", goodPath, "-api", "metal"}, code: 2, err: `-api "metal"`},
+
 		// Beyond the device's limits: skip, exit 0.
 		{name: "storage buffer over maxStorageBufferRange", body: execJSON("", one, 0, fmt.Sprintf(`{"binding":"u0","format":"uint32","count":%d}`, uint64(d.MaxStorageBufferRange)/4+1)+","+execParams), code: 0, out: "skip: storage buffer 0 is"},
 		{name: "uniform buffer over maxUniformBufferRange", body: execJSON("", one, 0, execOut+","+fmt.Sprintf(`{"binding":"b0","format":"uint32","count":%d}`, uint64(d.MaxUniformBufferRange)/4+1)), code: 0, out: "skip: uniform buffer 1 is"},
