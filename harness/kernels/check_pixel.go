@@ -227,8 +227,8 @@ type pixelWave struct {
 	count   uint32
 }
 
-// waveID is a pixel wave's identity: the key and the sum of the wave's padded
-// indices (see pixelPrologue).
+// waveID is a pixel wave's identity: the key and the sum over the wave of padded
+// index × (lane + 1) (see pixelPrologue).
 type waveID [2]uint32
 
 func (p *pxRec) wave() waveID { return waveID{p.key, p.key2} }
@@ -356,18 +356,19 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 		}
 	}
 	sort.Slice(wv.helpers, func(a, b int) bool { return wv.helpers[a].lane < wv.helpers[b].lane })
-	// The second half of the wave's identity is WaveActiveSum of the padded index,
-	// taken with the key: the recorded lanes' sum, or theirs and the helpers'.
+	// The second half of the wave's identity is WaveActiveSum of padded index ×
+	// (lane + 1), taken with the key: the recorded lanes' sum, or theirs and the
+	// helpers'.
 	var sumRec, sumAll uint32
 	for _, r := range ws {
-		sumRec += uint32(ps.lay.padded(rep, r.x, r.y))
+		sumRec += uint32(ps.lay.padded(rep, r.x, r.y)) * (r.lane + 1)
 	}
 	sumAll = sumRec
 	for _, h := range wv.helpers {
-		sumAll += uint32(ps.lay.padded(rep, h.x, h.y))
+		sumAll += uint32(ps.lay.padded(rep, h.x, h.y)) * (h.lane + 1)
 	}
 	if k2 := ws[0].key2; k2 != sumRec && k2 != sumAll {
-		p = append(p, fmt.Sprintf("key %d: WaveActiveSum of the padded indices is %d, neither the recorded lanes' %d nor theirs and the helpers' %d", key, k2, sumRec, sumAll))
+		p = append(p, fmt.Sprintf("key %d: WaveActiveSum of padded index × (lane + 1) is %d, neither the recorded lanes' %d nor theirs and the helpers' %d", key, k2, sumRec, sumAll))
 	}
 	if key != uint32(ps.lay.padded(rep, lowRec.x, lowRec.y)) && key != uint32(lowAll) {
 		p = append(p, fmt.Sprintf("key %d is the padded index of neither the lowest recorded lane (%d) nor the lowest lane with helpers (%d)",

@@ -160,7 +160,7 @@ const (
 	pPos    = 6 // x | y << 16 from SV_Position
 	pRep    = 7 // SV_InstanceID as the pixel shader saw it (the draw)
 	pHelper = 8 // IsHelperLane() of the writer (the IsHelperLane kernels), else 0
-	pKey2   = 9 // WaveActiveSum of the padded index: with the key, the wave's identity
+	pKey2   = 9 // WaveActiveSum of padded index × (lane + 1): with the key, the wave's identity
 	unset   = 0xffffffff
 )
 

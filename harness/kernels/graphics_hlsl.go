@@ -42,10 +42,11 @@ func pixelPrologue(sb *strings.Builder, sc Scene) {
     // lane (if helpers take part) has one too, and no two positions share it. A
     // position can be in two waves (a helper in one, covered in the other, when the
     // rasterizer splits a triangle), so the key alone may name two waves whose first
-    // lane is a helper at one position: the sum of the wave's indices tells them apart.
-    uint key = WaveReadLaneFirst(pid);
-    uint key2 = WaveActiveSum(pid);
+    // lane is a helper at one position: a sum over the wave of index times lane tells
+    // them apart (two waves with the same quads in other lanes sum differently).
     uint lane = WaveGetLaneIndex();
+    uint key = WaveReadLaneFirst(pid);
+    uint key2 = WaveActiveSum(pid * (lane + 1u));
     uint cnt = WaveGetLaneCount();
 `)
 }

@@ -167,7 +167,7 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 	var key2 uint32
 	for _, m := range wave {
 		if !m.helper || l.Helpers {
-			key2 += uint32(lay.padded(d, m.x, m.y))
+			key2 += uint32(lay.padded(d, m.x, m.y)) * (m.lane + 1)
 		}
 	}
 	p, mode, _, ci := unctl(block(0, 0)[tCtl])
