@@ -13,15 +13,35 @@ import (
 	. "github.com/onsi/gomega"
 
 	"waverig/compiler/intrinsics"
+	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
 
-// suiteSizes are the wave sizes the suite covers; a device that cannot run one
-// skips its specs with the reason (e.g. lavapipe 16 needs AVX-512 to be fast).
-var suiteSizes = []uint32{4, 8, 16}
+// suiteSizes are the wave sizes the suite covers: lavapipe's three (4, 8, 16:
+// a machine that cannot run one skips its specs with the reason), or the legal
+// sizes of the device the suite runs on (32 on the H200, 32 and 64 on a device
+// with size control over both), so the suite is as useful on a GPU as on CI.
+// The spec tree must be known before the suite starts, so this asks the
+// devices once at start-up; without a device the specs exist and skip.
+var suiteSizes = sizesForSuite()
+
+func sizesForSuite() []uint32 {
+	lavapipe := []uint32{4, 8, 16}
+	if harness.IsChild() {
+		return lavapipe // a child process runs the rig, not specs
+	}
+	ds, err := devices.Enumerate()
+	if err != nil || len(ds) == 0 || harness.IsLavapipe(ds[0]) {
+		return lavapipe
+	}
+	if sizes := ds[0].LegalSubgroupSizes(); len(sizes) > 0 {
+		return sizes
+	}
+	return lavapipe
+}
 
 // target is one way a case runs: an API and a compiler. WebGPU runs waverig's
 // WGSL only (glslang emits no WGSL).
