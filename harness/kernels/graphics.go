@@ -194,28 +194,22 @@ func buildPixel(name string, cases []Case) (Kernel, error) {
 	lay := pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: len(cases) * rep}
 	in := make([]uint32, lay.draws*int(pw*ph)*tWords)
 	d := 0
-	for ci, c := range cases {
-		mt, err := c.Type.Model()
-		if err != nil {
-			return Kernel{}, err
-		}
-		if err := models.Supports(op, mt); err != nil {
-			return Kernel{}, err
-		}
-		pid := patternID(c.Pattern)
+	err = eachReplica(cases, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 || c.Pattern == Last {
-			return Kernel{}, fmt.Errorf("kernels: %s: pattern %q is not a graphics pattern", c.ID(), c.Pattern)
+			return fmt.Errorf("kernels: %s: pattern %q is not a graphics pattern", c.ID(), c.Pattern)
 		}
-		for m := 0; m < rep; m++ {
-			vals, coin := groupInputs(c, mt, m, int(pw*ph))
-			for i := 0; i < int(pw*ph); i++ {
-				blk := in[(d*int(pw*ph)+i)*tWords:][:tWords]
-				blk[tCtl] = ctl(pid, m, variant[c.Type], ci)
-				blk[tCoin] = coin[i]
-				writeComps(blk, tIn, mt.Scalar, vals[i])
-			}
-			d++
+		vals, coin := groupInputs(c, mt, m, int(pw*ph))
+		for i := 0; i < int(pw*ph); i++ {
+			blk := in[(d*int(pw*ph)+i)*tWords:][:tWords]
+			blk[tCtl] = ctl(pid, m, variant[c.Type], ci)
+			blk[tCoin] = coin[i]
+			writeComps(blk, tIn, mt.Scalar, vals[i])
 		}
+		d++
+		return nil
+	})
+	if err != nil {
+		return Kernel{}, err
 	}
 	recs := make([]uint32, lay.draws*int(sc.Width*sc.Height)*recWords)
 	for i := range recs {

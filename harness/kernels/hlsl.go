@@ -40,28 +40,22 @@ func build(name string, cases []Case) (Kernel, error) {
 	groups := len(cases) * rep
 	rec := make([]uint32, groups*threads*recWords)
 	g := 0
-	for ci, c := range cases {
-		mt, err := c.Type.Model()
-		if err != nil {
-			return Kernel{}, err
-		}
-		if err := models.Supports(op, mt); err != nil {
-			return Kernel{}, err
-		}
-		pid := patternID(c.Pattern)
+	err := eachReplica(cases, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 {
-			return Kernel{}, fmt.Errorf("kernels: %s: unknown pattern %q", c.ID(), c.Pattern)
+			return fmt.Errorf("kernels: %s: unknown pattern %q", c.ID(), c.Pattern)
 		}
-		for m := 0; m < rep; m++ {
-			in, coin := groupInputs(c, mt, m, threads)
-			for i := 0; i < threads; i++ {
-				r := rec[((g*threads)+i)*recWords:][:recWords]
-				r[wCtl] = ctl(pid, m, variant[c.Type], ci)
-				r[wRnd] = coin[i]
-				writeComps(r, wIn, mt.Scalar, in[i])
-			}
-			g++
+		in, coin := groupInputs(c, mt, m, threads)
+		for i := 0; i < threads; i++ {
+			r := rec[((g*threads)+i)*recWords:][:recWords]
+			r[wCtl] = ctl(pid, m, variant[c.Type], ci)
+			r[wRnd] = coin[i]
+			writeComps(r, wIn, mt.Scalar, in[i])
 		}
+		g++
+		return nil
+	})
+	if err != nil {
+		return Kernel{}, err
 	}
 	src, err := kernelHLSL(name, op, sh, types)
 	if err != nil {
@@ -354,4 +348,30 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 		storeResult(sb, "        ", rt)
 	}
 	sb.WriteString("    }\n")
+}
+
+// eachReplica calls visit for every replica (mode) of every case of one
+// operation's kernel, in kernel order, with the case's model type (checked to
+// be one the operation's model supports) and its pattern id (-1 if unknown).
+func eachReplica(cases []Case, visit func(ci int, c Case, mt models.Type, pid, mode int) error) error {
+	if len(cases) == 0 {
+		return nil
+	}
+	op := cases[0].Op
+	rep := replicas(op)
+	for ci, c := range cases {
+		mt, err := c.Type.Model()
+		if err != nil {
+			return err
+		}
+		if err := models.Supports(op, mt); err != nil {
+			return err
+		}
+		for m := 0; m < rep; m++ {
+			if err := visit(ci, c, mt, patternID(c.Pattern), m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
