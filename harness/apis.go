@@ -172,12 +172,12 @@ func (r *Rig) runWebGPU(k kernels.Kernel, m *module) (map[string][]byte, error) 
 }
 
 // parity compares waverig's outputs of one kernel on Vulkan and WebGPU (same
-// device, same wave size) and returns one Differs record per case that
-// differs. Cases that agree produce no record: their two case records say
+// device, same wave size; compute and pixel kernels, see kernels.Compare) and
+// returns one Differs record per case that differs. Cases that agree produce no record: their two case records say
 // enough.
-func (r *Rig) parity(k kernels.Kernel, outs map[string]map[string][]byte, layouts map[string]results.Record) []results.Record {
+func (r *Rig) parity(k kernels.Kernel, outs map[string]map[string][]byte, layouts map[string]results.Record, st *results.Stats) []results.Record {
 	a, b := outs[Vulkan], outs[WebGPU]
-	if a == nil || b == nil || layouts[Vulkan].WaveSize != layouts[WebGPU].WaveSize || stageOf(k) != results.Compute {
+	if a == nil || b == nil || layouts[Vulkan].WaveSize != layouts[WebGPU].WaveSize || stageOf(k) == results.Vertex {
 		return nil
 	}
 	ps, err := kernels.Compare(k, Vulkan, a, WebGPU, b)
@@ -185,11 +185,13 @@ func (r *Rig) parity(k kernels.Kernel, outs map[string]map[string][]byte, layout
 	size := layouts[Vulkan].WaveSize
 	if err != nil {
 		rec := r.record(size, t, k)
-		rec.Case, rec.Op, rec.Status, rec.Reason = k.Name, k.Cases[0].Op.String(), results.Differs, "outputs not comparable: "+err.Error()
+		rec.Case, rec.Op, rec.Status, rec.Reason = k.Name, k.Cases[0].OpName(), results.Differs, "outputs not comparable: "+err.Error()
 		return []results.Record{rec}
 	}
 	var out []results.Record
 	for _, p := range ps {
+		st.ParityCases++
+		st.ParityLanes += p.Compared + p.Differing
 		if p.Differing == 0 {
 			continue
 		}

@@ -250,8 +250,12 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			case m.Record != nil:
 				count(*m.Record)
 			case m.Stats != nil:
+				// Counts that are not records come with the child's stats (a child
+				// that crashed sends none: its share of them is lost, its records not).
 				st.Pipelines += m.Stats.Pipelines
 				st.Kernels += m.Stats.Kernels
+				st.ParityCases += m.Stats.ParityCases
+				st.ParityLanes += m.Stats.ParityLanes
 				finished = true
 			case m.Error != "":
 				childErr = m.Error

@@ -279,7 +279,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				}
 			}
 		}
-		for _, rec := range r.parity(k, outs, layouts) {
+		for _, rec := range r.parity(k, outs, layouts, &st) {
 			st.Add(rec)
 			emit(rec)
 		}

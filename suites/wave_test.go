@@ -152,6 +152,7 @@ type familyRun struct {
 	recs    map[recKey]results.Record
 	layouts map[string]results.Record // by API
 	parity  []results.Record
+	stats   results.Stats
 }
 
 // runFamily produces the records of one family at one wave size, on every
@@ -184,12 +185,12 @@ func runFamily(f family, size uint32) (familyRun, error) {
 		}
 	}
 	if sp.LPWidth > 0 {
-		_, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, emit)
+		run.stats, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, emit)
 	} else {
 		var rig *harness.Rig
 		rig, err = harness.New(0, cfg)
 		if err == nil {
-			_, err = rig.Run(size, emit)
+			run.stats, err = rig.Run(size, emit)
 			rig.Close()
 		}
 	}
@@ -272,7 +273,7 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 						requireAPI(harness.WebGPU)
 						compared := 0
 						for key, r := range run.recs {
-							if key.api == harness.WebGPU && key.compiler == harness.Ours && r.Status == results.Pass && key.stage == results.Compute {
+							if key.api == harness.WebGPU && key.compiler == harness.Ours && r.Status == results.Pass && key.stage != results.Vertex {
 								if v, ok := run.recs[recKey{key.caseID, key.stage, harness.Vulkan, harness.Ours}]; ok && v.Status == results.Pass {
 									compared++
 								}
@@ -287,6 +288,10 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 						if compared == 0 {
 							Skip("no case passed on both APIs in this selection")
 						}
+						// Every case that passed on both APIs was compared.
+						Expect(run.stats.ParityCases).To(BeNumerically(">=", compared), "cases compared lane by lane")
+						AddReportEntry("parity", fmt.Sprintf("%d cases compared on both APIs (%d lanes), %d differ",
+							run.stats.ParityCases, run.stats.ParityLanes, len(run.parity)))
 					})
 
 					for _, k := range familyKernels(fam.ops) {

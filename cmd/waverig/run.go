@@ -197,8 +197,12 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(t.Cases)/t.Seconds)
 	}
 	printBreakdown(stdout, all)
-	if t.Differs > 0 {
-		fmt.Fprintf(stdout, "%d cases differ between APIs on this device (parity records in results.jsonl; not counted as failures)\n", t.Differs)
+	if t.ParityCases > 0 {
+		fmt.Fprintf(stdout, "parity: %d cases compared lane by lane on Vulkan and WebGPU (%d lanes), %d differ", t.ParityCases, t.ParityLanes, t.Differs)
+		if t.Differs > 0 {
+			fmt.Fprint(stdout, " (records with status \"differs\" in results.jsonl; both outputs may be legal, not counted as failures)")
+		}
+		fmt.Fprintln(stdout)
 	}
 	printCounts(stdout, "skipped, by reason:", skipReasons)
 	if t.Known > 0 {

@@ -1195,7 +1195,11 @@ vkx_pipe *vkx_gfx_pipe_create(vkx_ctx *c, const vkx_gfx_desc *d, const vkx_bindi
 	    VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
 	VkPipelineInputAssemblyStateCreateInfo ia = {
 	    VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-	VkViewport vp = {0.0f, 0.0f, (float)d->width, (float)d->height, 0.0f, 1.0f};
+	/* A negative height (Vulkan 1.1 core, VK_KHR_maintenance1) flips y: clip space
+	   then points up as in D3D, which HLSL is written for, and in WebGPU, so one
+	   vertex shader draws the same picture through both APIs and their pixel
+	   outputs can be compared pixel by pixel (engines flip the same way). */
+	VkViewport vp = {0.0f, (float)d->height, (float)d->width, -(float)d->height, 0.0f, 1.0f};
 	VkRect2D scissor = {{0, 0}, {d->width, d->height}};
 	VkPipelineViewportStateCreateInfo vps = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
 	VkPipelineRasterizationStateCreateInfo ras = {

@@ -42,7 +42,10 @@ type pixelState struct {
 	caseOf   []int // replica -> case index
 	modeOf   []int // replica -> mode
 	states   []*caseState
-	mirrored bool // the coverage matched the y-mirrored scene (WebGPU's NDC)
+	mirrored bool // the coverage matched the y-mirrored scene (clip-space y the other way up)
+	// defined holds the record indices whose output the models define for the
+	// helper set the wave was explained by (nil unless asked for: parity).
+	defined map[int]bool
 }
 
 func (ps *pixelState) block(rep int, x, y uint32) []uint32 {
@@ -51,6 +54,12 @@ func (ps *pixelState) block(rep int, x, y uint32) []uint32 {
 
 // checkPixel is Check for pixel kernels.
 func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState) []CaseResult {
+	return checkPixelInto(k, out, waveSize, res, states, nil)
+}
+
+// checkPixelInto is checkPixel that also marks, in defined (when not nil), the
+// record indices whose values the models define.
+func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, defined map[int]bool) []CaseResult {
 	failAll := func(note string) []CaseResult {
 		for i := range res {
 			res[i].Passed, res[i].Note = false, note
@@ -62,7 +71,7 @@ func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResu
 	}
 	sc := *k.Cases[0].Shape.Scene
 	pw, ph := sc.Padded()
-	ps := &pixelState{k: k, sc: sc, states: states,
+	ps := &pixelState{k: k, sc: sc, states: states, defined: defined,
 		lay: pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}}
 	if k.Cases[0].Name == slopeName {
 		ps.checkSlope(out)
@@ -111,7 +120,7 @@ func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResu
 			st.extra = append(st.extra, fmt.Sprintf("%d helper lanes; waves that decided: %d excluded, %d included", st.helperLanes, st.choices[HelpersExcluded], st.choices[HelpersIncluded]))
 		}
 		if ps.mirrored {
-			st.extra = append(st.extra, "picture mirrored in y (NDC y up)")
+			st.extra = append(st.extra, "picture mirrored in y (this API put clip-space y the other way up)")
 		}
 	}
 	return finishNotes(res, states)
@@ -424,6 +433,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	}
 	var failE, failI []results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
+	var defE, defI []int // record indices each helper set defines
 	for arm := uint32(1); arm <= 2; arm++ {
 		var rec, hl []models.Lane
 		var act []*pxRec
@@ -452,12 +462,13 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 				continue
 			}
 			actual := readComps(ps.got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
-			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int) {
+			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]int) {
 				if want.Undefined {
 					*undef++
 					return
 				}
 				*lanes++
+				*def = append(*def, h.idx)
 				for k := range want.Comps {
 					if !models.Equal(rt.Scalar, want.Comps[k], actual[k]) {
 						in := describe(h)
@@ -470,8 +481,24 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 					}
 				}
 			}
-			cmp(exc[j], HelpersExcluded, &failE, &lanesE, &undefE)
-			cmp(inc[j], HelpersIncluded, &failI, &lanesI, &undefI)
+			cmp(exc[j], HelpersExcluded, &failE, &lanesE, &undefE, &defE)
+			cmp(inc[j], HelpersIncluded, &failI, &lanesI, &undefI, &defI)
+		}
+	}
+	mark := func(idx ...[]int) {
+		if ps.defined == nil {
+			return
+		}
+		seen := map[int]int{}
+		for _, set := range idx {
+			for _, i := range set {
+				seen[i]++
+			}
+		}
+		for i, n := range seen {
+			if n == len(idx) {
+				ps.defined[i] = true
+			}
 		}
 	}
 	switch {
@@ -480,14 +507,17 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		// does not decide.
 		st.res.Lanes += lanesI
 		st.undef += undefI
+		mark(defE, defI)
 	case len(failE) == 0:
 		st.res.Lanes += lanesE
 		st.undef += undefE
 		st.choices[HelpersExcluded]++
+		mark(defE)
 	case len(failI) == 0:
 		st.res.Lanes += lanesI
 		st.undef += undefI
 		st.choices[HelpersIncluded]++
+		mark(defI)
 	default:
 		// Neither choice explains the wave: report the closer one.
 		fails := failE

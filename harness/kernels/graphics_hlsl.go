@@ -8,8 +8,9 @@ import (
 )
 
 // emitTriangleVS writes the vertex shader of a pixel kernel: the scene's triangle from
-// SV_VertexID, in Vulkan's NDC (y down; WebGPU's NDC y points up, so there the picture
-// is mirrored, which the checker allows), SV_InstanceID passed flat as the replica.
+// SV_VertexID in clip space as D3D and WebGPU define it (y up: pixel row p.y is at
+// 1 - 2·p.y/H; the Vulkan runner flips its viewport to match), so both APIs draw the
+// scene the same way up; SV_InstanceID passed flat as the replica.
 // extra, when not "", is one more output (TEXCOORD1 and up are free), set from p.
 func emitTriangleVS(sb *strings.Builder, entry, outStruct string, sc Scene, fields []string, sets []string) {
 	fmt.Fprintf(sb, "struct %s\n{\n    float4 pos : SV_Position;\n", outStruct)
@@ -22,7 +23,7 @@ func emitTriangleVS(sb *strings.Builder, entry, outStruct string, sc Scene, fiel
 	fmt.Fprintf(sb, "    float2 p = float2(%s, %s);\n", hlslFloat(v[2][0]), hlslFloat(v[2][1]))
 	fmt.Fprintf(sb, "    if (vid == 0u) {\n        p = float2(%s, %s);\n    } else if (vid == 1u) {\n        p = float2(%s, %s);\n    }\n",
 		hlslFloat(v[0][0]), hlslFloat(v[0][1]), hlslFloat(v[1][0]), hlslFloat(v[1][1]))
-	fmt.Fprintf(sb, "    o.pos = float4(p.x * 2.0f / %s - 1.0f, p.y * 2.0f / %s - 1.0f, 0.0f, 1.0f);\n",
+	fmt.Fprintf(sb, "    o.pos = float4(p.x * 2.0f / %s - 1.0f, 1.0f - p.y * 2.0f / %s, 0.0f, 1.0f);\n",
 		hlslFloat(float64(sc.Width)), hlslFloat(float64(sc.Height)))
 	for _, s := range sets {
 		fmt.Fprintf(sb, "    %s;\n", s)

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 
 	"waverig/harness/models"
 	"waverig/harness/results"
@@ -18,7 +19,7 @@ type Parity struct {
 	Differing int
 }
 
-// Compare compares the outputs of a compute kernel run through two APIs (a and b
+// Compare compares the outputs of a kernel run through two APIs (a and b
 // name them in the report), invocation by invocation (the flat id is the record
 // index on both sides). An invocation differs when its recorded place (wave key,
 // lane index, lane count, arm) differs, or when both sides put it in the same
@@ -30,6 +31,9 @@ type Parity struct {
 func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
 	if len(k.Cases) == 0 {
 		return nil, nil
+	}
+	if k.Stage == Pixel {
+		return comparePixel(k, apiA, outA, apiB, outB)
 	}
 	init, gotA, err := kernelWords(k, outA)
 	if err != nil {
@@ -121,4 +125,128 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 // wavePlace renders where an invocation ran, for a parity lane whose layout differs.
 func wavePlace(h hdr) string {
 	return fmt.Sprintf("wave %#x lane %d of %d, arm %d", h.key, h.lane, h.count, h.branch)
+}
+
+// comparePixel is Compare for pixel kernels. Both APIs draw the scene the same
+// way up (see emitTriangleVS), so a record index names one pixel of one draw on
+// both: a pixel covered on one API only, or placed differently (its wave's key,
+// lane, lane count, arm), differs; a pixel placed alike differs when its output,
+// where the pixel checker defined it on both sides (for the helper set each
+// side's wave was explained by), differs. PSSlope, which writes no records, is
+// compared by its colour target, within the slope model's tolerance.
+func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
+	sc := *k.Cases[0].Shape.Scene
+	out := make([]Parity, len(k.Cases))
+	for i, c := range k.Cases {
+		out[i].Case = c
+	}
+	add := func(p *Parity, flat, key, lane uint32, input, va, vb string) {
+		p.Differing++
+		if len(p.Lanes) < MaxFailures {
+			p.Lanes = append(p.Lanes, results.ParityLane{Flat: flat, WaveKey: key, Lane: lane, Input: input,
+				Values: map[string]string{apiA: va, apiB: vb}})
+		}
+	}
+	if k.Cases[0].Name == slopeName {
+		a, b := outA[ColorTarget], outB[ColorTarget]
+		if len(a) != int(sc.Width*sc.Height*16) || len(b) != len(a) {
+			return nil, fmt.Errorf("colour targets of %d and %d bytes, expected %d", len(a), len(b), sc.Width*sc.Height*16)
+		}
+		for i := 0; i < int(sc.Width*sc.Height); i++ {
+			pa, pb := floatPixel(a, i), floatPixel(b, i)
+			out[0].Compared++
+			for c := range pa {
+				if math.Abs(float64(pa[c]-pb[c])) > slopeTolerance {
+					add(&out[0], uint32(i), 0, 0, fmt.Sprintf("pixel %d,%d", uint32(i)%sc.Width, uint32(i)/sc.Width),
+						fmt.Sprint(pa), fmt.Sprint(pb))
+					break
+				}
+			}
+		}
+		return out, nil
+	}
+	defined := func(o map[string][]byte) map[int]bool {
+		d := map[int]bool{}
+		res := make([]CaseResult, len(k.Cases))
+		states := make([]*caseState, len(k.Cases))
+		for i, c := range k.Cases {
+			res[i] = CaseResult{Case: c, Passed: true}
+			states[i] = &caseState{res: &res[i], choices: map[string]int{}}
+		}
+		checkPixelInto(k, o, 0, res, states, d)
+		return d
+	}
+	defA, defB := defined(outA), defined(outB)
+	_, gotA, err := kernelWords(k, outA)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", apiA, err)
+	}
+	_, gotB, err := kernelWords(k, outB)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", apiB, err)
+	}
+	var in []uint32
+	for _, b := range k.Buffers {
+		if b.Register == "t0" {
+			in, _ = words(b.Data)
+		}
+	}
+	pw, ph := sc.Padded()
+	lay := pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}
+	if len(in) != lay.draws*int(pw*ph)*tWords || len(gotA) != lay.draws*int(sc.Width*sc.Height)*recWords {
+		return nil, fmt.Errorf("kernel %s: buffers of the wrong size", k.Name)
+	}
+	op := k.Cases[0].Op
+	written := func(r []uint32) bool {
+		for _, v := range r {
+			if v != unset {
+				return true
+			}
+		}
+		return false
+	}
+	place := func(r []uint32) string {
+		if !written(r) {
+			return "not covered"
+		}
+		return fmt.Sprintf("wave %#x/%#x lane %d of %d, arm %d", r[wKey], r[pKey2], r[wLane], r[wCount], r[wBranch])
+	}
+	for d := 0; d < lay.draws; d++ {
+		_, _, _, ci := unctl(in[lay.padded(d, 0, 0)*tWords+tCtl])
+		if ci >= len(k.Cases) {
+			return nil, fmt.Errorf("draw %d names case %d of %d", d, ci, len(k.Cases))
+		}
+		p := &out[ci]
+		mt, err := k.Cases[ci].Type.Model()
+		if err != nil {
+			return nil, err
+		}
+		rt := models.ResultType(op, mt)
+		for y := uint32(0); y < sc.Height; y++ {
+			for x := uint32(0); x < sc.Width; x++ {
+				i := lay.flat(d, x, y)
+				ra, rb := gotA[i*recWords:][:recWords], gotB[i*recWords:][:recWords]
+				input := fmt.Sprintf("pixel %d,%d draw %d x=%s", x, y, d,
+					models.FormatComps(mt.Scalar, readComps(in[lay.padded(d, x, y)*tWords:][:tWords], tIn, mt.Scalar, mt.N)))
+				if written(ra) != written(rb) || ra[wKey] != rb[wKey] || ra[pKey2] != rb[pKey2] || ra[wLane] != rb[wLane] ||
+					ra[wCount] != rb[wCount] || ra[wBranch] != rb[wBranch] {
+					add(p, uint32(i), ra[wKey], ra[wLane], input, place(ra), place(rb))
+					continue
+				}
+				if !written(ra) || !defA[i] || !defB[i] {
+					continue
+				}
+				p.Compared++
+				va := readComps(ra, wOut, rt.Scalar, rt.N)
+				vb := readComps(rb, wOut, rt.Scalar, rt.N)
+				for c := range va {
+					if !models.Equal(rt.Scalar, va[c], vb[c]) {
+						add(p, uint32(i), ra[wKey], ra[wLane], input, formatResult(op, rt, va), formatResult(op, rt, vb))
+						break
+					}
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -108,3 +108,64 @@ func differing(ps []Parity) int {
 	}
 	return n
 }
+
+// TestComparePixelParity: a pixel kernel drawn alike on both sides agrees; a
+// pixel covered on one side only differs; a side's own wrong result is its
+// failure, not a parity difference; two
+// devices that each pass, one taking helpers into wave operations and one not,
+// differ where the helpers change the result.
+func TestComparePixelParity(t *testing.T) {
+	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`), Types: []string{"uint"}, Patterns: []Pattern{All}, Shapes: []string{"diag16"}})
+	if len(ks) != 1 {
+		t.Fatalf("want 1 kernel, got %d", len(ks))
+	}
+	k := ks[0]
+	a, err := Simulate(k, SimLayout{WaveSize: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := func(o map[string][]byte) map[string][]byte {
+		c := map[string][]byte{}
+		for r, b := range o {
+			c[r] = append([]byte(nil), b...)
+		}
+		return c
+	}
+	ps, err := Compare(k, "vulkan", a, "webgpu", clone(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Compared == 0 || ps[0].Differing != 0 {
+		t.Fatalf("identical draws: compared %d, differing %d", ps[0].Compared, ps[0].Differing)
+	}
+	// Pixel 0,0 of draw 0 is covered in diag16. A wrong result there is the
+	// wrong side's own failure (its wave is explained by no helper set, so it is
+	// not compared); a pixel covered on one side only is a parity difference.
+	b := clone(a)
+	b["u0"][wOut*4] ^= 1
+	if ps, _ = Compare(k, "vulkan", a, "webgpu", b); ps[0].Differing != 0 {
+		t.Fatalf("a side's own wrong result counted as parity: %v", ps[0].Lanes)
+	}
+	b = clone(a)
+	for w := 0; w < recWords; w++ {
+		copy(b["u0"][w*4:], []byte{0xff, 0xff, 0xff, 0xff})
+	}
+	if ps, _ = Compare(k, "vulkan", a, "webgpu", b); ps[0].Differing != 1 || ps[0].Lanes[0].Values["webgpu"] != "not covered" {
+		t.Fatalf("uncovered pixel: %+v", ps[0])
+	}
+	// Both legal, not alike: helpers excluded on one side, included on the other.
+	inc, err := Simulate(k, SimLayout{WaveSize: 8, Helpers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []map[string][]byte{a, inc} {
+		for _, r := range Check(k, side, 8) {
+			if !r.Passed {
+				t.Fatalf("simulated side fails its model: %s", r)
+			}
+		}
+	}
+	if ps, _ = Compare(k, "vulkan", a, "webgpu", inc); ps[0].Differing == 0 {
+		t.Fatal("helpers in and out of the sums gave no parity difference")
+	}
+}

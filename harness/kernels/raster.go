@@ -31,8 +31,9 @@ func cross(a, b, c [2]float64) float64 {
 	return (b[0]-a[0])*(c[1]-a[1]) - (b[1]-a[1])*(c[0]-a[0])
 }
 
-// mirrored is the triangle as a target with y pointing the other way draws it (WebGPU's
-// NDC y points up, Vulkan's down).
+// mirrored is the triangle as a target with y pointing the other way draws it (Vulkan's
+// clip-space y points down, D3D's and WebGPU's up: the Vulkan runner flips its viewport,
+// so both APIs draw the scene unmirrored; the checker still recognises a mirror).
 func (s Scene) mirrored() Scene {
 	m := s
 	for i := range m.Tri {

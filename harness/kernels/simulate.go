@@ -19,8 +19,8 @@ type SimLayout struct {
 	// Helpers (pixel kernels): helper lanes take part in wave operations (they always
 	// do in quad operations and never write records).
 	Helpers bool
-	// MirrorY (pixel kernels) draws the picture mirrored in y, as WebGPU does with
-	// Vulkan-NDC positions.
+	// MirrorY (pixel kernels) draws the picture mirrored in y, as an API does that
+	// puts clip-space y the other way up (Vulkan without a flipped viewport).
 	MirrorY bool
 	// Split (pixel kernels) shades each triangle as two pieces meeting on the
 	// diagonal x = y (see simulatePixel): quads on the seam are in two waves.

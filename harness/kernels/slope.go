@@ -129,11 +129,11 @@ func (ps *pixelState) checkSlope(out map[string][]byte) {
 	}
 	fails := try(ps.sc, 1)
 	if len(fails) > 0 {
-		// NDC y up (WebGPU): the picture and uv.y's direction are mirrored.
+		// An API that puts clip-space y the other way up mirrors the picture and uv.y.
 		if m := try(ps.sc.mirrored(), -1); len(m) < len(fails) {
 			fails = m
 			if len(m) == 0 {
-				st.extra = append(st.extra, "picture mirrored in y (NDC y up)")
+				st.extra = append(st.extra, "picture mirrored in y (this API put clip-space y the other way up)")
 			}
 		}
 	}

@@ -232,8 +232,12 @@ type Stats struct {
 	Known      int `json:"known"`      // failed or crashed as expected
 	Unexpected int `json:"unexpected"` // what fails the run
 	Differs    int `json:"differs"`    // cross-API parity records (not cases)
-	Pipelines  int `json:"pipelines"`
-	Kernels    int `json:"kernels"`
+	// ParityCases and ParityLanes count what the cross-API comparison compared:
+	// cases run on both APIs, and their lanes with a defined value on both.
+	ParityCases int `json:"parityCases"`
+	ParityLanes int `json:"parityLanes"`
+	Pipelines   int `json:"pipelines"`
+	Kernels     int `json:"kernels"`
 	// Seconds is wall time.
 	Seconds float64 `json:"seconds"`
 }
@@ -280,6 +284,8 @@ func (s *Stats) Merge(o Stats) {
 	s.Known += o.Known
 	s.Unexpected += o.Unexpected
 	s.Differs += o.Differs
+	s.ParityCases += o.ParityCases
+	s.ParityLanes += o.ParityLanes
 	s.Pipelines += o.Pipelines
 	s.Kernels += o.Kernels
 }
