@@ -153,8 +153,7 @@ func (r *Rig) runWebGPU(k kernels.Kernel, m *module) (map[string][]byte, error) 
 		if !ok {
 			continue
 		}
-		binds = append(binds, webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: append([]byte(nil), b.Data...),
-			Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true})
+		binds = append(binds, webgpuBinding(bd, b.Data))
 		bound = append(bound, b.Register)
 	}
 	bufs, err := r.gpu.RunCompute(m.wgsl, m.entry, k.Groups, binds)
@@ -211,4 +210,16 @@ func WebGPUAvailable(d devices.Device) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// vulkanBuffer and webgpuBinding bind a copy of data (the runners write into
+// their buffers) at a binding the reflection reported, the one way each API's
+// buffers are laid out from a module.
+func vulkanBuffer(bd reflect.Binding, data []byte) vulkan.Buffer {
+	return vulkan.Buffer{Set: uint32(bd.Set), Binding: uint32(bd.Binding), Kind: bufferKind(bd.Descriptor), Data: append([]byte(nil), data...)}
+}
+
+func webgpuBinding(bd reflect.Binding, data []byte) webgpu.Binding {
+	return webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: append([]byte(nil), data...),
+		Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true}
 }

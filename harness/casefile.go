@@ -360,21 +360,14 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		return nil, err
 	}
 	demand.Buffers = demands
-	kinds := make([]vulkan.BufferKind, len(demands))
-	for i, d := range demands {
-		kinds[i] = d.Kind
-	}
 	if err := vulkan.CheckDemand(r.dev, demand); err != nil {
 		return nil, skipOf(err)
 	}
 
 	job := vulkan.Job{SPIRV: mod.spirv, Entry: c.Entry, Groups: c.Dispatch, RequiredSubgroupSize: demand.SubgroupSize}
-	for i, b := range c.Buffers {
-		bd, _ := mod.binding(b.Binding)
-		data := make([]byte, b.size)
-		enc, _ := encodeValues(b.Format, b.Data) // checked by LoadCaseFile
-		copy(data, enc)
-		job.Buffers = append(job.Buffers, vulkan.Buffer{Set: uint32(bd.Set), Binding: uint32(bd.Binding), Kind: kinds[i], Data: data})
+	for _, b := range c.Buffers {
+		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
+		job.Buffers = append(job.Buffers, vulkanBuffer(bd, b.initial()))
 	}
 	res, err := r.runner.Run(job)
 	if err != nil {
@@ -386,16 +379,9 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 // execWebGPU binds a case's buffers to the WGSL module's bindings and runs it.
 func (r *Rig) execWebGPU(c *CaseFile, mod *module) ([]Mismatch, error) {
 	var binds []webgpu.Binding
-	for i, b := range c.Buffers {
-		bd, ok := mod.binding(b.Binding)
-		if !ok {
-			return nil, c.bad("buffers[%d]: the shader has no resource at register %s", i, b.Binding)
-		}
-		data := make([]byte, b.size)
-		enc, _ := encodeValues(b.Format, b.Data) // checked by LoadCaseFile
-		copy(data, enc)
-		binds = append(binds, webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: data,
-			Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true})
+	for _, b := range c.Buffers {
+		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
+		binds = append(binds, webgpuBinding(bd, b.initial()))
 	}
 	bufs, err := r.gpu.RunCompute(mod.wgsl, mod.entry, c.Dispatch, binds)
 	if err != nil {
@@ -490,4 +476,13 @@ func (c *CaseFile) bindBuffers(mod *module) ([]vulkan.BufferDemand, error) {
 		}
 	}
 	return demands, nil
+}
+
+// initial is a buffer's contents before the dispatch: its data, zero-filled to
+// its size (the values were checked by LoadCaseFile).
+func (b *CaseBuffer) initial() []byte {
+	data := make([]byte, b.size)
+	enc, _ := encodeValues(b.Format, b.Data)
+	copy(data, enc)
+	return data
 }

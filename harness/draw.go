@@ -127,8 +127,7 @@ func (r *Rig) runDraw(k kernels.Kernel, t target) (map[string][]byte, error) {
 			}
 		}
 		for i, bd := range binds {
-			job.Bindings = append(job.Bindings, webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: append([]byte(nil), data[regs[i]]...),
-				Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true})
+			job.Bindings = append(job.Bindings, webgpuBinding(bd, data[regs[i]]))
 		}
 		res, err := r.gpu.RunDraw(job)
 		if err != nil {
@@ -145,8 +144,7 @@ func (r *Rig) runDraw(k kernels.Kernel, t target) (map[string][]byte, error) {
 			}
 		}
 		for i, bd := range binds {
-			job.Buffers = append(job.Buffers, vulkan.Buffer{Set: uint32(bd.Set), Binding: uint32(bd.Binding), Kind: bufferKind(bd.Descriptor),
-				Data: append([]byte(nil), data[regs[i]]...)})
+			job.Buffers = append(job.Buffers, vulkanBuffer(bd, data[regs[i]]))
 		}
 		res, err := r.runner.RunDraw(job)
 		if err != nil {

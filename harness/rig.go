@@ -437,7 +437,7 @@ func (r *Rig) runModule(k kernels.Kernel, m *module, size uint32) (map[string][]
 			// A register the compiler optimised away or never saw: nothing to bind.
 			continue
 		}
-		job.Buffers = append(job.Buffers, vulkan.Buffer{Set: uint32(bd.Set), Binding: uint32(bd.Binding), Kind: bufferKind(bd.Descriptor), Data: append([]byte(nil), b.Data...)})
+		job.Buffers = append(job.Buffers, vulkanBuffer(bd, b.Data))
 		bound = append(bound, b.Register)
 	}
 	res, err := r.runner.Run(job)
