@@ -133,8 +133,14 @@ func (r *Rig) Close() {
 	r.runner.Close()
 }
 
-// Pipelines is the number of pipelines created so far.
-func (r *Rig) Pipelines() int { return r.runner.PipelinesCreated() }
+// Pipelines is the number of pipelines created so far, on every API.
+func (r *Rig) Pipelines() int {
+	n := r.runner.PipelinesCreated()
+	if r.gpu != nil {
+		n += r.gpu.PipelinesCreated()
+	}
+	return n
+}
 
 // WaveSize is the size the device runs compute at now (the reported subgroupSize
 // on devices without size control).

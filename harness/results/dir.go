@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,6 +193,15 @@ func ReadJSONL(path string) (recs []Record, truncated bool, err error) {
 		return nil, false, err
 	}
 	defer f.Close()
+	if strings.HasSuffix(path, ".gz") {
+		// Baselines kept in the repository (docs/hardware/…) are compressed.
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", path, err)
+		}
+		defer z.Close()
+		return ParseJSONL(path, z)
+	}
 	return ParseJSONL(path, f)
 }
 
@@ -262,7 +272,7 @@ func parseRecord(data []byte) (Record, error) {
 		return r, fmt.Errorf("not a results record: no \"case\"")
 	}
 	switch r.Status {
-	case Pass, Fail, Skip, Error:
+	case Pass, Fail, Skip, Error, Differs:
 	default:
 		return r, fmt.Errorf("not a results record: status %q", r.Status)
 	}

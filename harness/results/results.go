@@ -58,7 +58,7 @@ type Record struct {
 	Compiler string        `json:"compiler"`
 	Device   string        `json:"device"`
 	Driver   string        `json:"driver"`
-	Status   string        `json:"status"` // Pass, Fail, Skip, Error
+	Status   string        `json:"status"` // Pass, Fail, Skip, Error, Differs
 	Reason   string        `json:"reason,omitempty"`
 	Lanes    int           `json:"lanes,omitempty"`
 	Failures []LaneFailure `json:"failures,omitempty"`

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -176,6 +177,7 @@ func TestParseJSONL(t *testing.T) {
 		{"not a record", `{"foo":1}` + "\n", 0, false, "unknown field"},
 		{"bad status", `{"case":"a","status":"great"}` + "\n", 0, false, `status "great"`},
 		{"NUL bytes of an interleaved write", "\x00\x00" + "\n" + `{"case":"a","status":"pass"}` + "\n", 0, false, ":1:"},
+		{"parity record", `{"case":"a","api":"vulkan+webgpu","status":"differs","parity":[{"flat":3,"waveKey":0,"lane":3,"input":"1","values":{"vulkan":"1","webgpu":"2"}}]}` + "\n", 1, false, ""},
 	} {
 		recs, truncated, err := ParseJSONL("r.jsonl", strings.NewReader(c.in))
 		if c.err != "" {
@@ -187,6 +189,29 @@ func TestParseJSONL(t *testing.T) {
 		if err != nil || len(recs) != c.n || truncated != c.truncated {
 			t.Errorf("%s: %d records, truncated %v, err %v", c.name, len(recs), truncated, err)
 		}
+	}
+}
+
+// TestReadJSONLGzip: a compressed results file (a baseline kept in the
+// repository) reads like the plain one.
+func TestReadJSONLGzip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl.gz")
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte(`{"case":"a","status":"pass"}` + "\n" + `{"case":"b","status":"differs"}` + "\n"))
+	z.Close()
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, truncated, err := ReadJSONL(path)
+	if err != nil || truncated || len(recs) != 2 || recs[1].Verdict() != VerdictDiffers {
+		t.Fatalf("%d records, truncated %v, %v", len(recs), truncated, err)
+	}
+	if err := os.WriteFile(path, []byte("not gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadJSONL(path); err == nil {
+		t.Fatal("a .gz that is not gzip was read")
 	}
 }
 
