@@ -217,6 +217,7 @@ func emit(mod *ir.Module, opts Options, res *Result, log *diag.Log) {
 					continue
 				}
 				r.WebGPUFeatures = out.RequiredFeatures
+				addWarnings(log, out.Warnings)
 				res.Outputs = append(res.Outputs, Output{ep.Name, WGSL, []byte(out.Source)})
 			case MSL:
 				out, err := msl.EmitEntry(mod, ep, msl.Options{})
@@ -224,6 +225,7 @@ func emit(mod *ir.Module, opts Options, res *Result, log *diag.Log) {
 					addErr(log, err)
 					continue
 				}
+				addWarnings(log, out.Warnings)
 				for _, a := range out.Arguments {
 					r.MSLArguments = append(r.MSLArguments, reflect.MSLArgument{Kind: a.Kind, Index: a.Index, Set: a.Set, Binding: a.Binding, Name: a.Name})
 				}
@@ -242,6 +244,13 @@ func addErr(log *diag.Log, err error) {
 		return
 	}
 	log.Errorf(diag.Pos{}, diag.ErrInternal, "%v", err)
+}
+
+// addWarnings moves a back end's warnings into the log.
+func addWarnings(log *diag.Log, ws []diag.Msg) {
+	for _, m := range ws {
+		log.Add(m)
+	}
 }
 
 func errorsOf(ms []diag.Msg) []diag.Msg {

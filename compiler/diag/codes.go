@@ -13,8 +13,8 @@ import (
 //	E01xx/W01xx  lexer and parser       (codes_syntax.go)
 //	E02xx-E04xx  semantic analysis      (codes_sema.go)
 //	E05xx        SPIR-V back end        (codes_spirv.go)
-//	E06xx        WGSL back end          (codes_wgsl.go)
-//	E07xx        MSL back end           (codes_msl.go)
+//	E06xx/W06xx  WGSL back end          (codes_wgsl.go)
+//	E07xx/W07xx  MSL back end           (codes_msl.go)
 //	E08xx        driver / options       (codes_driver.go)
 //
 // Every code is registered with a title and an example (an HLSL snippet that

@@ -10,6 +10,7 @@ const (
 	ErrMSLUnsupported    Code = "E0706"
 	ErrMSLAtomic64       Code = "E0707"
 	ErrMSLMalformedInput Code = "E0708"
+	WarnMSLWaveSize      Code = "W0701"
 )
 
 var codesMsl = []CodeInfo{
@@ -36,4 +37,7 @@ var codesMsl = []CodeInfo{
 		"use 32-bit atomics"},
 	CodeInfo{ErrMSLMalformedInput, "the MSL back end was given an invalid module or entry point (a compiler bug)",
 		"", "report it with the source"},
+	CodeInfo{WarnMSLWaveSize, "Metal cannot require a SIMD-group size: the MSL is emitted without it and [WaveSize] is only carried in the reflection",
+		"[WaveSize(32)] [numthreads(64,1,1)] void main() {}",
+		"check the pipeline's threadExecutionWidth on the host, or WaveGetLaneCount() at run time"},
 }

@@ -57,6 +57,11 @@ const (
 	ErrNumThreadsLimit   Code = "E0415"
 	ErrGroupSharedLimit  Code = "E0416"
 	ErrBindingRange      Code = "E0417"
+	ErrBadWaveSize       Code = "E0418"
+	ErrWaveSizeMinMax    Code = "E0419"
+	ErrWaveSizePreferred Code = "E0420"
+	ErrWaveSizeStage     Code = "E0421"
+	ErrWaveSizeTwice     Code = "E0422"
 	WarnPackOffset       Code = "W0201"
 	WarnIgnoredAttribute Code = "W0202"
 	WarnTruncation       Code = "W0301"
@@ -119,6 +124,11 @@ var codesSema = []CodeInfo{
 	CodeInfo{ErrNumThreadsLimit, "numthreads is over HLSL's limits: x and y at most 1024, z at most 64, x*y*z at most 1024", "[numthreads(64,32,1)]", "use at most 1024 threads per group and dispatch more groups"},
 	CodeInfo{ErrGroupSharedLimit, "the groupshared variables an entry point uses take more than 32768 bytes (the Shader Model 6.0 limit)", "groupshared float4 cache[4096];", "use smaller arrays, 16-bit types, or keep the data in a RW buffer"},
 	CodeInfo{ErrBindingRange, "a descriptor binding or set number does not fit in 32 bits, after -fvk-*-shift", "RWStructuredBuffer<uint> Out : register(u1); // with -fvk-u-shift 4294967295 0", "use a smaller shift, register or space"},
+	CodeInfo{ErrBadWaveSize, "WaveSize takes one to three integer constants, each a power of two from 4 to 128", "[WaveSize(48)]", "use 4, 8, 16, 32, 64 or 128: [WaveSize(32)], [WaveSize(min, max)] or [WaveSize(min, max, preferred)]"},
+	CodeInfo{ErrWaveSizeMinMax, "WaveSize's minimum is not less than its maximum", "[WaveSize(64, 16)]", "write the smaller size first, or use [WaveSize(N)] for one size"},
+	CodeInfo{ErrWaveSizePreferred, "WaveSize's preferred size is outside its [min, max] range", "[WaveSize(16, 32, 64)]", "pick a preferred size from min to max"},
+	CodeInfo{ErrWaveSizeStage, "WaveSize is only valid on compute entry points", "[shader(\"pixel\")] [WaveSize(32)] float4 main() : SV_Target { return 0; }", "remove the attribute, or make the entry point a compute shader"},
+	CodeInfo{ErrWaveSizeTwice, "an entry point has more than one WaveSize attribute", "[WaveSize(32)] [WaveSize(64)] [numthreads(64,1,1)] void main() {}", "keep one [WaveSize(min, max)] with the whole range"},
 	CodeInfo{WarnPackOffset, "packoffset is ignored: members are laid out by waverig's buffer layout rule", "cbuffer C { float4 a : packoffset(c0); };", ""},
 	CodeInfo{WarnIgnoredAttribute, "the attribute is not understood and is ignored", "[earlydepthstencil] float4 main() : SV_Target", ""},
 	CodeInfo{WarnTruncation, "implicit truncation of a vector", "float2 v = float4(1, 2, 3, 4);", "take the components you want with a swizzle (.xy)"},

@@ -16,6 +16,7 @@ const (
 	ErrWGSLEntryName     Code = "E0611"
 	ErrWGSLHelperLane    Code = "E0612"
 	ErrWGSLInternal      Code = "E0699"
+	WarnWGSLWaveSize     Code = "W0601"
 )
 
 var codesWgsl = []CodeInfo{
@@ -54,4 +55,7 @@ var codesWgsl = []CodeInfo{
 		"float4 main() : SV_Target { return IsHelperLane() ? 0.0 : 1.0; }",
 		"compile this entry point for SPIR-V or MSL only, or drop the test (helper lanes never write render targets); outside pixel shaders IsHelperLane is false and needs nothing"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
+	CodeInfo{WarnWGSLWaveSize, "WebGPU cannot require a wave size: the WGSL is emitted without it and [WaveSize] is only carried in the reflection",
+		"[WaveSize(32)] [numthreads(64,1,1)] void main() {}",
+		"make the kernel correct for any subgroup size WebGPU picks (subgroupMinSize to subgroupMaxSize), or check WaveGetLaneCount() at run time"},
 }

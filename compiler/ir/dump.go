@@ -31,6 +31,9 @@ func Dump(m *Module) string {
 		if e.Stage == Compute {
 			s += fmt.Sprintf(" numthreads(%d,%d,%d)", e.NumThreads[0], e.NumThreads[1], e.NumThreads[2])
 		}
+		if w := e.WaveSize; w != nil {
+			s += fmt.Sprintf(" wavesize(%d,%d,%d)", w.Min, w.Max, w.Preferred)
+		}
 		s += fmt.Sprintf(" in[%s] out[%s]", strings.Join(ins, ", "), strings.Join(outs, ", "))
 		d.line(0, s)
 	}

@@ -44,6 +44,8 @@
 package ir
 
 import (
+	"fmt"
+
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
 )
@@ -230,10 +232,33 @@ type EntryPoint struct {
 	Name       string // the HLSL function name; also the SPIR-V entry point name
 	Stage      Stage
 	NumThreads [3]int // compute only
-	Func       *Function
-	Inputs     []*Global
-	Outputs    []*Global
-	Pos        diag.Pos
+	// WaveSize is the [WaveSize(…)] range a compute entry point requires; nil
+	// when it has none.
+	WaveSize *WaveSize
+	Func     *Function
+	Inputs   []*Global
+	Outputs  []*Global
+	Pos      diag.Pos
+}
+
+// WaveSize is the wave (subgroup) size range of [WaveSize(min, max, preferred)].
+// [WaveSize(N)] is Min = Max = Preferred = N; [WaveSize(min, max)] has no
+// preferred size (Preferred is 0). Sizes are powers of two from 4 to 128.
+type WaveSize struct {
+	Min, Max, Preferred int
+	Pos                 diag.Pos // the attribute
+}
+
+// String renders the range as the one-line reflection shows it: "32", "16..64"
+// or "16..64, 32" (min..max, preferred).
+func (w *WaveSize) String() string {
+	switch {
+	case w.Min == w.Max:
+		return fmt.Sprint(w.Min)
+	case w.Preferred == 0:
+		return fmt.Sprintf("%d..%d", w.Min, w.Max)
+	}
+	return fmt.Sprintf("%d..%d, %d", w.Min, w.Max, w.Preferred)
 }
 
 // Block is a list of statements.

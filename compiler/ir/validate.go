@@ -183,6 +183,13 @@ func (v *validator) entryPoint(ep *EntryPoint) {
 	if ep.Stage == Compute && (ep.NumThreads[0] <= 0 || ep.NumThreads[1] <= 0 || ep.NumThreads[2] <= 0) {
 		v.errorf(ep.Pos, "entry %s: numthreads%v", ep.Name, ep.NumThreads)
 	}
+	if w := ep.WaveSize; w != nil {
+		pow2 := func(n int) bool { return n >= 4 && n <= 128 && n&(n-1) == 0 }
+		if ep.Stage != Compute || !pow2(w.Min) || !pow2(w.Max) || w.Min > w.Max ||
+			w.Preferred != 0 && (!pow2(w.Preferred) || w.Preferred < w.Min || w.Preferred > w.Max) {
+			v.errorf(ep.Pos, "entry %s: %s shader with wave size %d..%d, %d", ep.Name, ep.Stage, w.Min, w.Max, w.Preferred)
+		}
+	}
 	for _, io := range []struct {
 		gs    []*Global
 		space Space

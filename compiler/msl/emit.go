@@ -32,6 +32,8 @@ type Output struct {
 	// EntryName is the Metal function name (the HLSL name unless Metal reserves it,
 	// e.g. main -> main_).
 	EntryName string
+	// Warnings are the back end's warnings (W07xx); the output is still valid.
+	Warnings []diag.Msg
 }
 
 // fnInfo is what a function needs from its callers beyond its IR parameters.
@@ -95,7 +97,14 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err 
 		checkedStructs: map[*ir.Struct]bool{}, globalNames: map[*ir.Global]string{}, funcNames: map[*ir.Function]string{},
 		info: map[*ir.Function]*fnInfo{}, argIndex: map[*ir.Global]int{}, texAccess: map[*ir.Global]string{},
 		helpers: map[string]bool{}, sizesIndex: -1}
-	return e.run()
+	out, err = e.run()
+	if w := ep.WaveSize; out != nil && w != nil {
+		// Metal has no attribute that requires a SIMD-group size; the host learns
+		// it from the reflection (threadExecutionWidth is the device's choice).
+		out.Warnings = append(out.Warnings, diag.Msg{Severity: diag.Warning, Code: diag.WarnMSLWaveSize, Pos: w.Pos,
+			Text: fmt.Sprintf("the wave size %s of %s ([WaveSize]) is carried in the reflection, but Metal cannot require a SIMD-group size: the MSL runs at the device's threadExecutionWidth", w, ep.Name)})
+	}
+	return out, err
 }
 
 func (e *emitter) errorf(pos diag.Pos, code diag.Code, format string, args ...any) {

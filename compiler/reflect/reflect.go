@@ -26,6 +26,11 @@ type EntryPoint struct {
 	Name       string  `json:"name"`
 	Stage      string  `json:"stage"`
 	NumThreads *[3]int `json:"numthreads,omitempty"`
+	// WaveSize is the [WaveSize(…)] range a compute entry point requires, nil
+	// when it has none. No target encodes it in the module: a Vulkan host passes
+	// it as VkPipelineShaderStageRequiredSubgroupSizeCreateInfo (and checks it
+	// against minSubgroupSize/maxSubgroupSize); WebGPU and Metal cannot require one.
+	WaveSize *WaveSize `json:"waveSize,omitempty"`
 	// GroupSharedBytes is the size of the groupshared variables the entry point
 	// uses, at natural sizes without padding (a lower bound of what the driver
 	// allocates; hosts compare it with maxComputeSharedMemorySize).
@@ -46,6 +51,14 @@ type EntryPoint struct {
 	SpecConstants []SpecConstant `json:"specConstants,omitempty"`
 	Inputs        []IOVar        `json:"inputs,omitempty"`
 	Outputs       []IOVar        `json:"outputs,omitempty"`
+}
+
+// WaveSize is a required wave (subgroup) size range: [WaveSize(N)] is
+// min = max = preferred = N; [WaveSize(min, max)] has no preferred size (0, omitted).
+type WaveSize struct {
+	Min       int `json:"min"`
+	Max       int `json:"max"`
+	Preferred int `json:"preferred,omitempty"`
 }
 
 // Binding is one descriptor.
@@ -105,14 +118,19 @@ type IOVar struct {
 }
 
 // Line renders the one-line summary the CLI prints:
-// `CSSum (Compute): Basic, Arithmetic = 0x5`.
+// `CSSum (Compute): Basic, Arithmetic = 0x5`, followed by the wave size an
+// entry point requires: ` [WaveSize 32]`, ` [WaveSize 16..64]`, ` [WaveSize 16..64, 32]`.
 func (e *EntryPoint) Line() string {
 	names := e.SubgroupFeatures
 	list := "None"
 	if len(names) > 0 {
 		list = strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s (%s): %s = %#x", e.Name, e.Stage, list, e.SubgroupOperations)
+	s := fmt.Sprintf("%s (%s): %s = %#x", e.Name, e.Stage, list, e.SubgroupOperations)
+	if w := e.WaveSize; w != nil {
+		s += " [WaveSize " + (&ir.WaveSize{Min: w.Min, Max: w.Max, Preferred: w.Preferred}).String() + "]"
+	}
+	return s
 }
 
 // FeatureNames returns the names of the bits set in a VkSubgroupFeatureFlags mask.
@@ -141,6 +159,12 @@ func Build(m *ir.Module, ep *ir.EntryPoint, subgroupBits uint32, caps []string, 
 	if ep.Stage == ir.Compute {
 		nt := ep.NumThreads
 		r.NumThreads = &nt
+	}
+	if w := ep.WaveSize; w != nil {
+		r.WaveSize = &WaveSize{Min: w.Min, Max: w.Max, Preferred: w.Preferred}
+		if w.Min == w.Max {
+			r.WaveSize.Preferred = w.Min
+		}
 	}
 	for _, g := range UsedGlobals(ep) {
 		switch {

@@ -124,6 +124,7 @@ const maxThreadsPerGroup = 1024
 // entry builds the IR entry point for one function.
 func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 	ep := &ir.EntryPoint{Name: fi.decl.Name, Stage: stage, Pos: fi.decl.NamePos}
+	ep.WaveSize = c.waveSize(fi.attrs, stage)
 	nt := findAttr(fi.attrs, "", "numthreads")
 	if stage == ir.Compute {
 		if nt == nil {

@@ -63,6 +63,8 @@ type Output struct {
 	// "shader-f16" (standard) or "native-feature-subgroup", "shader-f16",
 	// "native-feature-immediates" (wgpu-native names), sorted.
 	RequiredFeatures []string
+	// Warnings are the back end's warnings (W06xx); the output is still valid.
+	Warnings []diag.Msg
 }
 
 // EmitEntry prints the WGSL module for one entry point of m. Only what the
@@ -85,7 +87,14 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err 
 	if e.log.HasErrors() {
 		return nil, &diag.Errors{Msgs: e.log.Msgs}
 	}
-	return &Output{Source: src, RequiredFeatures: e.features()}, nil
+	out = &Output{Source: src, RequiredFeatures: e.features()}
+	if w := ep.WaveSize; w != nil {
+		// WGSL has no attribute that requires a subgroup size; the host learns it
+		// from the reflection (and WebGPU cannot request one).
+		out.Warnings = append(out.Warnings, diag.Msg{Severity: diag.Warning, Code: diag.WarnWGSLWaveSize, Pos: w.Pos,
+			Text: fmt.Sprintf("the wave size %s of %s ([WaveSize]) is carried in the reflection, but WebGPU cannot require a subgroup size: the WGSL runs at the size the device picks", w, ep.Name)})
+	}
+	return out, nil
 }
 
 type emitter struct {
