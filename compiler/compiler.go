@@ -191,7 +191,7 @@ func emit(mod *ir.Module, opts Options, res *Result, log *diag.Log) {
 	if len(targets) == 0 {
 		targets = []Target{SPIRV}
 	}
-	spvOpts := spirv.Options{Vulkan: opts.Vulkan, PartitionedNV: hasExt(opts.Extensions, "SPV_NV_shader_subgroup_partitioned")}
+	spvOpts := spirv.Options{Vulkan: opts.Vulkan, PartitionedNV: hasExt(opts.Extensions, "SPV_NV_shader_subgroup_partitioned"), Extensions: opts.Extensions}
 	dialect := wgsl.Standard
 	if opts.WGSLDialect == "naga" {
 		dialect = wgsl.Naga
@@ -263,6 +263,11 @@ func errorsOf(ms []diag.Msg) []diag.Msg {
 	return out
 }
 
+// supportedExtensions are the SPIR-V extensions -fspv-extension may enable:
+// the partitioned operations (WaveMatch, WaveMultiPrefix*) and the quad votes'
+// own instructions (QuadAny, QuadAll; without it they use QuadSwap).
+var supportedExtensions = []string{"SPV_NV_shader_subgroup_partitioned", "SPV_KHR_quad_control"}
+
 func hasExt(exts []string, name string) bool {
 	for _, e := range exts {
 		if e == name {
@@ -292,8 +297,8 @@ func validate(o *Options) error {
 		return fmt.Errorf("-wgsl-dialect %q: use standard or naga", o.WGSLDialect)
 	}
 	for _, e := range o.Extensions {
-		if e != "SPV_NV_shader_subgroup_partitioned" {
-			return fmt.Errorf("-fspv-extension=%s is not supported (supported: SPV_NV_shader_subgroup_partitioned)", e)
+		if !hasExt(supportedExtensions, e) {
+			return fmt.Errorf("-fspv-extension=%s is not supported (supported: %s)", e, strings.Join(supportedExtensions, ", "))
 		}
 	}
 	return nil

@@ -141,11 +141,18 @@ func TestPositiveFixtures(t *testing.T) {
 				f := filepath.Join(t.TempDir(), ep.Name+".spv")
 				os.WriteFile(f, spv, 0o644)
 				if out, err := exec.Command(spirvVal, "--target-env", env, f).CombinedOutput(); err != nil {
-					dis, _ := exec.Command(spirvDis, f).CombinedOutput()
-					t.Fatalf("spirv-val --target-env %s rejects %s:\n%s\n%s", env, ep.Name, out, dis)
+					if ext, old := validatorPredates(ep.Extensions, out); old {
+						t.Logf("spirv-val predates %s (%s); %s not validated", ext, strings.TrimSpace(string(out)), ep.Name)
+					} else {
+						dis, _ := exec.Command(spirvDis, f).CombinedOutput()
+						t.Fatalf("spirv-val --target-env %s rejects %s:\n%s\n%s", env, ep.Name, out, dis)
+					}
 				}
-				dis, err := exec.Command(spirvDis, "--no-header", f).CombinedOutput()
-				if err != nil {
+				var dis []byte
+				if declaresNewer(ep.Extensions) {
+					// spirv-dis may predate the extension: a listing that does not depend on it.
+					dis = wordListing(spv)
+				} else if dis, err = exec.Command(spirvDis, "--no-header", f).CombinedOutput(); err != nil {
 					t.Fatalf("spirv-dis: %v\n%s", err, dis)
 				}
 				js, _ := json.MarshalIndent(ep, "", "  ")
@@ -161,6 +168,57 @@ func TestPositiveFixtures(t *testing.T) {
 			golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(rel, ".hlsl")+".golden"), []byte(out.String()))
 		})
 	}
+}
+
+// newerThanValidator lists opt-in extensions newer than some spirv-val builds in
+// use (SPIRV-Tools 2023.1 has no SPV_KHR_quad_control), with the capability
+// number such a validator reports as unknown.
+var newerThanValidator = map[string]string{"SPV_KHR_quad_control": "Invalid capability operand: 5087"}
+
+// validatorPredates reports whether spirv-val rejected a module only because it
+// does not know an extension the module declares (then the module is not
+// validated on this machine; a newer spirv-val validates it).
+func validatorPredates(exts []string, out []byte) (string, bool) {
+	for _, e := range exts {
+		if msg, ok := newerThanValidator[e]; ok && strings.Contains(string(out), msg) {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+func declaresNewer(exts []string) bool {
+	for _, e := range exts {
+		if _, ok := newerThanValidator[e]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// wordListing lists a module one instruction a line (opcode, then operand words),
+// for modules spirv-dis may not know.
+func wordListing(spv []byte) []byte {
+	var b strings.Builder
+	b.WriteString("; instruction words (opcode: operands), not disassembled\n")
+	w := make([]uint32, len(spv)/4)
+	for i := range w {
+		w[i] = uint32(spv[4*i]) | uint32(spv[4*i+1])<<8 | uint32(spv[4*i+2])<<16 | uint32(spv[4*i+3])<<24
+	}
+	for i := 5; i < len(w); {
+		n := int(w[i] >> 16)
+		if n == 0 || i+n > len(w) {
+			fmt.Fprintf(&b, "; bad word count at word %d\n", i)
+			break
+		}
+		fmt.Fprintf(&b, "%d:", w[i]&0xffff)
+		for _, x := range w[i+1 : i+n] {
+			fmt.Fprintf(&b, " %d", x)
+		}
+		b.WriteString("\n")
+		i += n
+	}
+	return []byte(b.String())
 }
 
 func irDump(res *Result) string {

@@ -2,7 +2,8 @@ package intrinsics
 
 // The Op constants, in table order. Wave and quad operations first (the 24 of
 // Shader Model 6.0), then SM 6.5 partitioned operations, barriers, atomics, math,
-// derivatives, texture and buffer methods, then Shader Model 6.6 IsHelperLane.
+// derivatives, texture and buffer methods, then Shader Model 6.6 IsHelperLane and
+// the Shader Model 6.7 quad votes.
 const (
 	WaveGetLaneCount Op = iota + 1
 	WaveGetLaneIndex
@@ -103,7 +104,13 @@ const (
 	BufferGetDimensions
 
 	IsHelperLane
+
+	QuadAny
+	QuadAll
 )
+
+// QuadVotes lists the Shader Model 6.7 quad votes (QuadAny, QuadAll), in the table's order.
+var QuadVotes = []Op{QuadAny, QuadAll}
 
 // Wave24 lists the 24 Shader Model 6.0 wave and quad intrinsics, in the table's order.
 var Wave24 = []Op{
@@ -175,6 +182,8 @@ const (
 	opQuadBroadcast  = 365
 	opQuadSwap       = 366
 	opPartitionNV    = 5296
+	opQuadAllKHR     = 5110 // SPV_KHR_quad_control
+	opQuadAnyKHR     = 5111
 
 	opIsHelperInvocationEXT = 5381
 	builtinHelperInvocation = 23
@@ -371,6 +380,25 @@ var Table = []Info{
 			Capability: CapDemoteToHelperInvocation, Extension: "SPV_EXT_demote_to_helper_invocation", CoreSince: spirv16},
 		WGSLLowering: "none in fragment shaders: WGSL has no helper-invocation builtin (E0612); false elsewhere",
 		MSL:          "simd_is_helper_thread"},
+
+	// --- Shader Model 6.7 quad votes ----------------------------------------------------------
+	// QuadAny/QuadAll(bool): scalar bool only (DXC's table has no vector overload). SPIR-V, as
+	// DXC: with -fspv-extension=SPV_KHR_quad_control OpGroupNonUniformQuadAny/AllKHR (no scope
+	// operand; capability QuadControlKHR); otherwise the predicate combined (or / and) with its
+	// three OpGroupNonUniformQuadSwap (directions 0, 1, 2), capability GroupNonUniformQuad.
+	// Both forms need the Quad subgroup feature bit (see CapabilityVkBit).
+	quadVote(QuadAny, "QuadAny", VoteAny, opQuadAnyKHR, "quad_any"),
+	quadVote(QuadAll, "QuadAll", VoteAll, opQuadAllKHR, "quad_all"),
+}
+
+func quadVote(op Op, name string, v Vote, khr uint16, msl string) Info {
+	return Info{Op: op, Name: name, Class: ClassQuad, SM: "6.7", Params: []Param{p("expr", KBool, SScalar)}, Result: RBool,
+		QuadVote: v,
+		SPIRV: SPIRV{Op: ops(khr, 0, 0, 0), GroupOp: -1, QuadDirection: -1, Capability: CapQuadControlKHR,
+			Extension: "SPV_KHR_quad_control", OptIn: true, Portable: CapGroupNonUniformQuad},
+		VkBit:        VkQuad,
+		WGSLLowering: "quad vote: the predicate as u32 combined with its quadSwapX, quadSwapY and quadSwapDiagonal",
+		MSL:          msl}
 }
 
 func quad(op Op, name string, dir int8, wgsl, msl string) Info {

@@ -88,6 +88,15 @@ const (
 	RSpecial            // sema computes it (mul, Load2/3/4, GetDimensions…)
 )
 
+// Vote is the reduction of a quad vote (Info.QuadVote).
+type Vote uint8
+
+const (
+	VoteNone Vote = iota
+	VoteAny       // QuadAny: true if the operand is true in any lane of the quad
+	VoteAll       // QuadAll: true if the operand is true in all lanes of the quad
+)
+
 // SPIRV says how the SPIR-V back end lowers an intrinsic.
 type SPIRV struct {
 	// Opcode per scalar kind of the operand (the result type for ops without operands).
@@ -119,6 +128,12 @@ type SPIRV struct {
 	// version word in which it became core); "" if none.
 	Extension string
 	CoreSince uint32
+	// OptIn: Op (with Capability and Extension) is emitted only when Extension is
+	// enabled (-fspv-extension=NAME); otherwise the row's portable lowering, which
+	// needs the capability Portable (quad votes: the predicate combined with its
+	// three OpGroupNonUniformQuadSwap, see Info.QuadVote).
+	OptIn    bool
+	Portable uint16
 	// Barriers: execution scope (-1: OpMemoryBarrier, no execution barrier), memory
 	// scope and memory-semantics bits, as DXC emits them.
 	ExecScope, MemScope int8
@@ -138,6 +153,10 @@ type Info struct {
 	// FalseOutsidePixel: valid in every stage, but outside pixel shaders the value is the
 	// constant false on every target (IsHelperLane: only pixel shaders have helper lanes).
 	FalseOutsidePixel bool
+	// QuadVote marks the SM 6.7 quad votes: the result is the OR (VoteAny) or AND
+	// (VoteAll) of the bool operand over the four lanes of the quad. Back ends
+	// without a quad vote combine the value with its three quad swaps.
+	QuadVote Vote
 
 	SPIRV SPIRV
 	// VkBit is the VkSubgroupFeatureFlagBits bit the SPIR-V lowering needs (0 for non-wave ops).
@@ -165,6 +184,7 @@ const (
 	CapGroupNonUniformQuad            uint16 = 68
 	CapGroupNonUniformPartitionedNV   uint16 = 5297
 	CapDemoteToHelperInvocation       uint16 = 5379 // core in SPIR-V 1.6
+	CapQuadControlKHR                 uint16 = 5087 // SPV_KHR_quad_control (QuadAny/QuadAll)
 )
 
 // VkSubgroupFeatureFlagBits.
@@ -210,6 +230,12 @@ func CapabilityVkBit(cap uint16) uint32 {
 	case CapGroupNonUniformClustered:
 		return VkClustered
 	case CapGroupNonUniformQuad:
+		return VkQuad
+	case CapQuadControlKHR:
+		// Not a subgroup feature bit of its own (Vulkan enables it with the device
+		// feature shaderQuadControl of VK_KHR_shader_quad_control; the module names
+		// the extension): its instructions are quad operations, so a device must
+		// also have the Quad bit, as for the QuadSwap form of the same intrinsics.
 		return VkQuad
 	case CapGroupNonUniformPartitionedNV:
 		return VkPartitionedNV

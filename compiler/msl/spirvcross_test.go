@@ -55,6 +55,10 @@ type knownDifference struct {
 // allowList: intrinsic (HLSL name) -> the families only one side uses, and why.
 // Every case of a listed intrinsic must show exactly this difference.
 var allowList = map[string]knownDifference{
+	"QuadAny": {[]string{"quad_any"}, []string{"quad_shuffle_xor"},
+		"Metal has quad_any; SPIRV-Cross lowers the portable SPIR-V form (the predicate or-ed with its three QuadSwaps) as quad_shuffle_xor"},
+	"QuadAll": {[]string{"quad_all"}, []string{"quad_shuffle_xor"},
+		"Metal has quad_all; SPIRV-Cross lowers the portable SPIR-V form (the predicate and-ed with its three QuadSwaps) as quad_shuffle_xor"},
 	"WaveActiveAllEqual": {nil, []string{"simd_any"},
 		"SPIRV-Cross's spvSubgroupAllEqual helper always prints a bool specialization, simd_all(v) || !simd_any(v), " +
 			"even when only the numeric template is called; both sides compare with simd_all(x == simd_broadcast_first(x)) " +
@@ -96,10 +100,10 @@ type crossError struct{ out string }
 
 func (e *crossError) Error() string { return "spirv-cross: " + e.out }
 
-// waveCases are the table cases of the 24 SM 6.0 wave/quad intrinsics.
+// waveCases are the table cases of the 24 SM 6.0 wave/quad intrinsics and the SM 6.7 quad votes.
 func waveCases() []*rowCase {
 	wave := map[intrinsics.Op]bool{}
-	for _, op := range intrinsics.Wave24 {
+	for _, op := range append(append([]intrinsics.Op(nil), intrinsics.Wave24...), intrinsics.QuadVotes...) {
 		wave[op] = true
 	}
 	var cs []*rowCase

@@ -67,6 +67,9 @@ func (s *fn) wave(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 		v := s.op(opLoad, b.u32Type(), b.builtinVar(sp.Builtin, ir.U32))
 		return s.convert(v, ir.U32, e.T)
 	}
+	if in.QuadVote != intrinsics.VoteNone {
+		return s.quadVote(e, in)
+	}
 	partitioned := sp.Capability == intrinsics.CapGroupNonUniformPartitionedNV ||
 		(sp.GroupOp >= groupOpPartitionedFirst && sp.GroupOp <= groupOpPartitionedLast)
 	if partitioned && !b.opts.PartitionedNV {
@@ -133,6 +136,42 @@ func (s *fn) wave(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 		ops = append(ops, value)
 	}
 	return s.op(code, b.typeID(e.T), append(ops, tail...)...)
+}
+
+// quadVote lowers QuadAny/QuadAll. With the row's opt-in extension enabled: its
+// instruction (the predicate only, no scope), capability and extension. Otherwise
+// the portable form: the predicate combined (LogicalOr for any, LogicalAnd for
+// all) with its three OpGroupNonUniformQuadSwap (directions 0, 1, 2; QuadSwap
+// takes bool), under the row's Portable capability.
+func (s *fn) quadVote(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
+	b := s.b
+	sp := &in.SPIRV
+	if len(e.Args) != 1 || len(in.Params) != 1 {
+		b.errorf(e.Pos, diag.ErrSpvShape, "%s takes 1 argument, got %d", in.Name, len(e.Args))
+		return s.undef(e.T)
+	}
+	at := e.Args[0].Type()
+	if sc, ok := at.(ir.Scalar); !ok || sc.Kind != ir.Bool {
+		return s.noLowering(e, in, at)
+	}
+	bt := b.scalarType(ir.BoolT)
+	v := s.expr(e.Args[0])
+	if sp.OptIn && b.opts.enabled(sp.Extension) {
+		b.needCap(sp.Capability)
+		b.needExt(sp.Extension)
+		return s.convert(s.op(sp.Op[ir.Bool], bt, v), ir.BoolT, e.T)
+	}
+	b.needCap(sp.Portable)
+	combine := uint16(opLogicalOr)
+	if in.QuadVote == intrinsics.VoteAll {
+		combine = opLogicalAnd
+	}
+	scope := b.u32(scopeSubgroup)
+	r := v
+	for dir := uint32(0); dir < 3; dir++ {
+		r = s.op(combine, bt, r, s.op(opNonUniformQuadSwap, bt, scope, v, b.u32(dir)))
+	}
+	return s.convert(r, ir.BoolT, e.T)
 }
 
 // helper lowers an operand-less query of the invocation (IsHelperLane, pixel

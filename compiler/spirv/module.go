@@ -51,6 +51,19 @@ import (
 type Options struct {
 	Vulkan        string // "1.1" -> SPIR-V 1.3, "1.2" (default "") -> SPIR-V 1.5, "1.3" -> SPIR-V 1.6
 	PartitionedNV bool   // SPV_NV_shader_subgroup_partitioned enabled
+	// Extensions lists the opt-in extensions enabled with -fspv-extension=NAME: an
+	// intrinsics row with SPIRV.OptIn uses its Extension's instruction only when the
+	// extension is listed here (SPV_KHR_quad_control for QuadAny/QuadAll).
+	Extensions []string
+}
+
+func (o Options) enabled(ext string) bool {
+	for _, e := range o.Extensions {
+		if e == ext {
+			return true
+		}
+	}
+	return false
 }
 
 // Module is one emitted SPIR-V module.
@@ -200,6 +213,7 @@ const (
 	opUnreachable           = 255
 	opTerminateInvocation   = 4416
 	opGroupNonUniformBallot = 339
+	opNonUniformQuadSwap    = 366
 
 	// Capabilities.
 	capShader                 = 1

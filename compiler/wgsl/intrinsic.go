@@ -100,6 +100,9 @@ func (fe *funcEmitter) wave(x *ir.Intrinsic, in *intrinsics.Info) string {
 	case intrinsics.QuadReadLaneAt:
 		return fe.quadReadLaneAt(x, in)
 	}
+	if in.QuadVote != intrinsics.VoteNone {
+		return fe.quadVote(x, in)
+	}
 	if in.WGSL == "" {
 		e.errorf(x.Pos, diag.ErrWGSLNoLowering, "%s has no WGSL lowering (%s)", in.Name, in.WGSLLowering)
 		return "0u"
@@ -168,6 +171,24 @@ func (fe *funcEmitter) helperCountBallot() string {
 		return "// WaveActiveCountBits: WGSL has no ballot bit count; add the popcounts of the four words.\n" +
 			"fn " + name + "(b: vec4<u32>) -> u32 {\n  return countOneBits(b.x) + countOneBits(b.y) + countOneBits(b.z) + countOneBits(b.w);\n}\n"
 	})
+}
+
+// quadVote: WGSL has no quad vote (QuadAny, QuadAll) and its quad swaps take no
+// bool, so the predicate goes through u32 and is combined (| for any, & for all)
+// with its quadSwapX, quadSwapY and quadSwapDiagonal. A helper keeps the operand
+// evaluated once.
+func (fe *funcEmitter) quadVote(x *ir.Intrinsic, in *intrinsics.Info) string {
+	op, fn := " | ", "quad_any"
+	if in.QuadVote == intrinsics.VoteAll {
+		op, fn = " & ", "quad_all"
+	}
+	name := fe.e.helper(fn, func(name string) string {
+		return "// " + in.Name + ": the predicate as u32, combined with its three quad swaps.\n" +
+			"fn " + name + "(x: bool) -> bool {\n" +
+			"  let v = select(0u, 1u, x);\n" +
+			"  return (v" + op + "quadSwapX(v)" + op + "quadSwapY(v)" + op + "quadSwapDiagonal(v)) != 0u;\n}\n"
+	})
+	return name + "(" + fe.expr(x.Args[0]) + ")"
 }
 
 // quadReadLaneAt: quadBroadcast needs a constant lane; a variable lane selects

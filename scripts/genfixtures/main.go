@@ -1,5 +1,5 @@
 // Command genfixtures writes fixtures/wave/*.hlsl: one compute program per SM 6.0
-// wave/quad intrinsic and per type class it accepts (scalar and vector; int, uint,
+// wave/quad intrinsic and SM 6.7 quad vote, and per type class it accepts (scalar and vector; int, uint,
 // float, bool as the intrinsic table allows), derived from compiler/intrinsics so
 // the fixtures follow the table. Run it from the repository root:
 //
@@ -38,7 +38,7 @@ func main() {
 		os.Remove(f)
 	}
 	n := 0
-	for _, op := range intrinsics.Wave24 {
+	for _, op := range append(append([]intrinsics.Op(nil), intrinsics.Wave24...), intrinsics.QuadVotes...) {
 		in := intrinsics.Get(op)
 		for _, f := range fixturesFor(in) {
 			if err := os.WriteFile(filepath.Join(dir, f.name+".hlsl"), []byte(f.text), 0o644); err != nil {

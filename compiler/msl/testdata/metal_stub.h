@@ -185,6 +185,8 @@ simd_vote simd_ballot(bool pred);
 bool simd_is_first();
 bool simd_is_helper_thread();
 bool simd_any(bool pred);
+bool quad_any(bool pred);
+bool quad_all(bool pred);
 bool simd_all(bool pred);
 template<typename T> T simd_sum(T x);
 template<typename T> T simd_product(T x);
