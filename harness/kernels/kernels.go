@@ -125,7 +125,16 @@ func (c Case) ID() string {
 }
 
 // Features are the optional device features a kernel needs.
-type Features struct{ Float16, Float64, Int64 bool }
+type Features struct {
+	Float16, Float64, Int64 bool
+	// QuadControl: VkPhysicalDeviceShaderQuadControlFeaturesKHR.shaderQuadControl
+	// (the module uses SPV_KHR_quad_control: QuadAny/QuadAll as
+	// OpGroupNonUniformQuadAny/AllKHR, or RequireFullQuadsKHR).
+	QuadControl bool
+	// MaximalReconvergence: VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR
+	// (the module declares MaximallyReconvergesKHR).
+	MaximalReconvergence bool
+}
 
 // Buffer is one resource: its HLSL register and initial contents.
 type Buffer struct {
@@ -148,6 +157,11 @@ type Kernel struct {
 	Stage Stage
 	// Draw is non-nil exactly for Pixel and Vertex kernels (Groups is then zero).
 	Draw *Draw
+	// Extensions are the SPIR-V extensions the kernel's module is compiled with
+	// (waverig's -fspv-extension): SPV_NV_shader_subgroup_partitioned for WaveMatch
+	// and WaveMultiPrefix*, SPV_KHR_quad_control for the native QuadAny/QuadAll.
+	// Other compilers and WGSL ignore them (and skip what they cannot express).
+	Extensions []string
 }
 
 // Filter selects part of the matrix; empty fields select everything.
@@ -306,6 +320,10 @@ func Matrix(f Filter) []Kernel {
 			}
 		}
 	}
+	// The operations past Shader Model 6.0, each in its own file.
+	out = append(out, partitionMatrix(f)...)
+	out = append(out, quadVoteMatrix(f)...)
+	out = append(out, waveSizeMatrix(f)...)
 	return out
 }
 

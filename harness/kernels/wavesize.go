@@ -1,0 +1,4 @@
+package kernels
+
+// waveSizeMatrix is filled in by the work on issue 9 (placeholder while it is built).
+func waveSizeMatrix(f Filter) []Kernel { return nil }
