@@ -103,7 +103,7 @@ func compileWGSL(name string, src []byte, entry, stage string, defines map[strin
 	if ep == nil {
 		return &module{err: fmt.Errorf("entry point %s missing from the reflection", entry)}
 	}
-	m := &module{entry: entry, wgsl: string(res.Find(entry, compiler.WGSL)), bindings: map[string]reflect.Binding{}}
+	m := &module{entry: entry, wgsl: string(res.Find(entry, compiler.WGSL)), bindings: map[string]reflect.Binding{}, waveSize: ep.WaveSize}
 	for _, b := range ep.Bindings {
 		m.bindings[reflect.NormalizeRegister(b.Register)] = b
 	}

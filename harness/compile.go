@@ -24,6 +24,9 @@ type module struct {
 	bindings map[string]reflect.Binding // reflect.NormalizeRegister(register) -> binding
 	err      error                      // counts against the compiler (or the rig)
 	skip     string                     // not runnable here, and why
+	// waveSize is the [WaveSize] range waverig's reflection reports for the
+	// entry point (nil without the attribute, and for glslang's modules).
+	waveSize *reflect.WaveSize
 }
 
 func (m *module) binding(register string) (reflect.Binding, bool) {
@@ -47,7 +50,9 @@ func (r *Rig) compile(k kernels.Kernel, t target) *module {
 // (draw kernels hold a vertex and a pixel entry point in one source).
 func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *module {
 	h := sha256.Sum256([]byte(k.HLSL))
-	key := fmt.Sprintf("%s/%s/%s/%x", t, stage, entry, h[:8])
+	// One source compiled with different SPIR-V extensions (a portable and a
+	// native kernel of the same operation) is two modules.
+	key := fmt.Sprintf("%s/%s/%s/%x/%s", t, stage, entry, h[:8], strings.Join(k.Extensions, ","))
 	r.mu.Lock()
 	if m, ok := r.cache[key]; ok {
 		r.mu.Unlock()
@@ -64,7 +69,7 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	case t.api == WebGPU:
 		m = &module{skip: comp + " emits no WGSL"}
 	case comp == Ours:
-		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Vulkan: "1.2"})
+		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Vulkan: "1.2", Extensions: k.Extensions})
 	case comp == Glslang:
 		var regs []string
 		for _, b := range k.Buffers {
@@ -147,7 +152,7 @@ func (r *Rig) precompile(ks []kernels.Kernel, targets []target) {
 	}
 	for _, k := range ks {
 		for _, t := range targets {
-			if r.missingFeature(t.api, k.Needs) == "" {
+			if r.missingFeature(t.api, k) == "" {
 				jobs <- job{k, t}
 			}
 		}
@@ -167,7 +172,7 @@ func compileOurs(name string, src []byte, opts compiler.Options) *module {
 	if ep == nil {
 		return &module{err: fmt.Errorf("entry point %s missing from the reflection", opts.Entry)}
 	}
-	m := &module{entry: opts.Entry, spirv: bytesToWords(res.Find(opts.Entry, compiler.SPIRV)), bindings: map[string]reflect.Binding{}}
+	m := &module{entry: opts.Entry, spirv: bytesToWords(res.Find(opts.Entry, compiler.SPIRV)), bindings: map[string]reflect.Binding{}, waveSize: ep.WaveSize}
 	for _, b := range ep.Bindings {
 		m.bindings[reflect.NormalizeRegister(b.Register)] = b
 	}

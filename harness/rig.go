@@ -11,6 +11,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -249,6 +250,15 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	r.precompile(remaining(matrix, r.resumeAfter), targets)
 	var reproErr error
 	for _, k := range matrix {
+		if ws := r.kernelWaveSize(k); ws != nil {
+			// A [WaveSize] kernel runs once, in the pass at the size it is
+			// given; one that no legal size fits is skipped in the pass at the
+			// device's own size.
+			chosen, _ := PickWaveSize(ws, r.dev)
+			if (chosen == 0 && size != r.dev.SubgroupSize) || (chosen != 0 && chosen != size) {
+				continue
+			}
+		}
 		st.Kernels++
 		passedOurs := map[string]bool{}
 		outs := map[string]map[string][]byte{} // API -> waverig's output, for parity
@@ -344,8 +354,16 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 			return all(results.Skip, why, ""), nil, nil
 		}
 	}
-	if why := r.missingFeature(t.api, k.Needs); why != "" {
+	if why := r.missingFeature(t.api, k); why != "" {
 		return all(results.Skip, why, ""), nil, nil
+	}
+	if ws := r.kernelWaveSize(k); ws != nil {
+		if t.api == WebGPU {
+			return all(results.Skip, "WebGPU cannot require a wave size ([WaveSize] "+waveSizeRange(ws)+"; the WGSL back end warns W0601)", ""), nil, nil
+		}
+		if _, why := PickWaveSize(ws, r.dev); why != "" {
+			return all(results.Skip, why, ""), nil, nil
+		}
 	}
 	for _, c := range k.Cases {
 		if e := r.knownProblem(expect.Crash, r.caseRecord(k, c, t, size), t, size); e != nil {
@@ -385,13 +403,25 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 	return recs, failed, out
 }
 
-// missingFeature names the device feature a kernel needs and the device (or,
-// on WebGPU, the adapter) lacks. WebGPU's 64-bit gaps are the WGSL compiler's
-// coded skips, not device features.
-func (r *Rig) missingFeature(api string, f kernels.Features) string {
-	d := r.dev
-	if api == WebGPU && f.Float16 && r.gpu != nil && !r.gpu.Adapter.ShaderF16 {
-		return "WebGPU adapter lacks shader-f16"
+// missingFeature names what a kernel needs and the device (or, on WebGPU, the
+// adapter) lacks: a subgroup operation bit, a device feature, or — on WebGPU — a
+// SPIR-V extension the kernel exists to test. WebGPU's 64-bit gaps are the WGSL
+// compiler's coded skips, not device features.
+func (r *Rig) missingFeature(api string, k kernels.Kernel) string {
+	d, f := r.dev, k.Needs
+	if api == WebGPU {
+		if len(k.Extensions) > 0 {
+			// The WGSL of such a kernel is the portable kernel's: running it
+			// again would test nothing new.
+			return "the kernel tests the SPIR-V extension " + strings.Join(k.Extensions, ", ") + ", which WebGPU has no way to ask for"
+		}
+		if f.Float16 && r.gpu != nil && !r.gpu.Adapter.ShaderF16 {
+			return "WebGPU adapter lacks shader-f16"
+		}
+	}
+	if bits := k.SubgroupBits(); !d.Supports(bits) {
+		return fmt.Sprintf("device lacks %s (supportedOperations %#x)",
+			strings.Join(devices.SubgroupOperationNames(bits&^d.SupportedOperations), ", "), d.SupportedOperations)
 	}
 	switch {
 	case f.Float16 && !d.ShaderFloat16:
@@ -404,6 +434,10 @@ func (r *Rig) missingFeature(api string, f kernels.Features) string {
 		return "device lacks shaderInt64 (VkPhysicalDeviceFeatures)"
 	case f.Int64 && !d.ShaderSubgroupExtendedTypes:
 		return "device lacks shaderSubgroupExtendedTypes (64-bit integers in subgroup operations)"
+	case f.QuadControl && !d.ShaderQuadControl:
+		return "device lacks shaderQuadControl (VK_KHR_shader_quad_control)"
+	case f.MaximalReconvergence && !d.ShaderMaximalReconvergence:
+		return "device lacks shaderMaximalReconvergence (VK_KHR_shader_maximal_reconvergence)"
 	}
 	return ""
 }
@@ -428,13 +462,19 @@ func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]b
 	if t.api == WebGPU {
 		return r.runWebGPU(k, m)
 	}
-	return r.runModule(k, m, size)
+	return r.runModule(k, m, size, r.kernelWaveSize(k) != nil)
 }
 
-func (r *Rig) runModule(k kernels.Kernel, m *module, size uint32) (map[string][]byte, error) {
+// runModule dispatches a compute module at a wave size; required (a [WaveSize]
+// kernel) asks for the size even when it is the device's default, and for full
+// subgroups when the workgroup is a whole number of waves.
+func (r *Rig) runModule(k kernels.Kernel, m *module, size uint32, required bool) (map[string][]byte, error) {
 	job := vulkan.Job{SPIRV: m.spirv, Entry: m.entry, Groups: k.Groups}
-	if size != r.dev.SubgroupSize {
+	if size != r.dev.SubgroupSize || required {
 		job.RequiredSubgroupSize = size
+	}
+	if required && len(k.Cases) > 0 && size != 0 && k.Cases[0].Shape.NumThreads[0]%int(size) == 0 {
+		job.FullSubgroups = true
 	}
 	var bound []string
 	for _, b := range k.Buffers {
@@ -482,7 +522,7 @@ func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResu
 		}
 		return nil, err
 	}
-	out, err := r.runModule(k, m, r.dev.SubgroupSize)
+	out, err := r.runModule(k, m, r.dev.SubgroupSize, false)
 	if err != nil {
 		return nil, err
 	}

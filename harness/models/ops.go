@@ -51,6 +51,9 @@ func Supports(op intrinsics.Op, t Type) error {
 		}
 	case intrinsics.WaveActiveAllEqual, intrinsics.WaveReadLaneAt, intrinsics.WaveReadLaneFirst:
 	default:
+		if IsPartitioned(op) {
+			return supportsPartitioned(op, t)
+		}
 		return fmt.Errorf("models: no model for %s", op)
 	}
 	return nil
@@ -63,7 +66,7 @@ func ResultType(op intrinsics.Op, t Type) Type {
 		return Type{Uint32, 1}
 	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue:
 		return Type{Bool, 1}
-	case intrinsics.WaveActiveBallot:
+	case intrinsics.WaveActiveBallot, intrinsics.WaveMatch:
 		return Type{Uint32, 4}
 	case intrinsics.WaveActiveAllEqual:
 		return Type{Bool, t.N}
@@ -76,6 +79,9 @@ func ResultType(op intrinsics.Op, t Type) Type {
 func Expected(op intrinsics.Op, t Type, lanes []Lane, laneCount uint32) ([]Value, error) {
 	if err := Supports(op, t); err != nil {
 		return nil, err
+	}
+	if IsPartitioned(op) {
+		return expectedPartitioned(op, t, lanes)
 	}
 	switch op {
 	case intrinsics.WaveGetLaneCount:

@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"fmt"
+
+	"waverig/compiler/reflect"
+	"waverig/devices"
+	"waverig/harness/kernels"
+)
+
+// [WaveSize] kernels. DXC ignores the attribute for SPIR-V (with a warning);
+// waverig's compiler reports the range in its reflection, and the rig honours
+// it: the pipeline is created with VkPipelineShaderStageRequiredSubgroupSize
+// at a legal size in the range (and full subgroups when the workgroup is a
+// whole number of waves), or the kernel is a skip naming the sizes the device
+// has. Such a kernel runs once, in the pass at the size it was given.
+
+// kernelWaveSize is the [WaveSize] range of a compute kernel, read from the
+// reflection of waverig's SPIR-V module (compiled once, cached): nil when the
+// kernel has none or did not compile (that failure is reported where it runs).
+func (r *Rig) kernelWaveSize(k kernels.Kernel) *reflect.WaveSize {
+	if k.Draw != nil {
+		return nil
+	}
+	return r.compile(k, target{Vulkan, Ours}).waveSize
+}
+
+// PickWaveSize chooses the size a [WaveSize] range runs at on a device: the
+// preferred size when the device can run it, else the device's default size
+// when it is in the range, else the largest legal size in the range. It
+// returns 0 and the reason when no legal size is in the range.
+func PickWaveSize(ws *reflect.WaveSize, d devices.Device) (uint32, string) {
+	legal := d.LegalSubgroupSizes()
+	var in []uint32
+	for _, s := range legal {
+		if s >= uint32(ws.Min) && s <= uint32(ws.Max) {
+			in = append(in, s)
+		}
+	}
+	if len(in) == 0 {
+		return 0, fmt.Sprintf("[WaveSize] needs a wave size in %d..%d; %s runs compute at %v", ws.Min, ws.Max, d.Name, legal)
+	}
+	for _, want := range []uint32{uint32(ws.Preferred), d.SubgroupSize} {
+		for _, s := range in {
+			if want != 0 && s == want {
+				return s, ""
+			}
+		}
+	}
+	return in[len(in)-1], ""
+}
+
+// waveSizeRange spells a range for messages: 32, or 16..64 (preferred 32).
+func waveSizeRange(ws *reflect.WaveSize) string {
+	if ws.Min == ws.Max {
+		return fmt.Sprint(ws.Min)
+	}
+	if ws.Preferred != 0 {
+		return fmt.Sprintf("%d..%d (preferred %d)", ws.Min, ws.Max, ws.Preferred)
+	}
+	return fmt.Sprintf("%d..%d", ws.Min, ws.Max)
+}
