@@ -17,6 +17,7 @@ import (
 
 	"waverig/compiler"
 	"waverig/compiler/reflect"
+	"waverig/devices"
 	"waverig/devices/vkx"
 	"waverig/harness/glslang"
 	"waverig/harness/results"
@@ -295,6 +296,7 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		}
 	}
 	var mod *module
+	var waveSize *reflect.WaveSize // the shader's [WaveSize] range (Vulkan)
 	switch {
 	case api == WebGPU && comp != "" && comp != Ours:
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler only", comp)
@@ -312,6 +314,9 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
 			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
+		if mod.waveSize != nil {
+			return nil, &CaseSkip{"WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
+		}
 		if _, err := c.bindBuffers(mod); err != nil {
 			return nil, err
 		}
@@ -321,7 +326,12 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))
 		}
+		waveSize = mod.waveSize
 	case comp == Glslang:
+		// glslang has no [WaveSize] reflection: the range comes from waverig's.
+		if ours := compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true}); ours.err == nil {
+			waveSize = ours.waveSize
+		}
 		if !glslang.Installed() {
 			return nil, &CaseSkip{glslang.NotInstalled}
 		}
@@ -355,6 +365,17 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 	if c.SubgroupSize != r.dev.SubgroupSize {
 		demand.SubgroupSize = c.SubgroupSize
 	}
+	full := false
+	if waveSize != nil {
+		size, err := c.waveSizeOn(r.dev, waveSize)
+		if err != nil {
+			return nil, err
+		}
+		// [WaveSize] is a requirement: the size is asked for even when it is
+		// the default, with full subgroups when the workgroup is whole waves.
+		demand.SubgroupSize = size
+		full = demand.LocalSize[0] != 0 && demand.LocalSize[0]%size == 0
+	}
 	demands, err := c.bindBuffers(mod)
 	if err != nil {
 		return nil, err
@@ -364,7 +385,7 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		return nil, skipOf(err)
 	}
 
-	job := vulkan.Job{SPIRV: mod.spirv, Entry: c.Entry, Groups: c.Dispatch, RequiredSubgroupSize: demand.SubgroupSize}
+	job := vulkan.Job{SPIRV: mod.spirv, Entry: c.Entry, Groups: c.Dispatch, RequiredSubgroupSize: demand.SubgroupSize, FullSubgroups: full}
 	for _, b := range c.Buffers {
 		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
 		job.Buffers = append(job.Buffers, vulkanBuffer(bd, b.initial()))
@@ -374,6 +395,24 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		return nil, skipOf(err)
 	}
 	return c.mismatches(res.Buffers), nil
+}
+
+// waveSizeOn is the size a case with a [WaveSize] shader runs at: the case
+// file's subgroup_size when it is in the range (outside it the case contradicts
+// its shader: a case error), else the size PickWaveSize gives; a device with no
+// legal size in the range is a skip naming it.
+func (c *CaseFile) waveSizeOn(d devices.Device, ws *reflect.WaveSize) (uint32, error) {
+	if s := c.SubgroupSize; s != 0 {
+		if s < uint32(ws.Min) || s > uint32(ws.Max) {
+			return 0, c.bad("subgroup_size %d is outside the shader's [WaveSize] %s", s, waveSizeRange(ws))
+		}
+		return s, nil
+	}
+	size, why := PickWaveSize(ws, d)
+	if size == 0 {
+		return 0, &CaseSkip{why}
+	}
+	return size, nil
 }
 
 // execWebGPU binds a case's buffers to the WGSL module's bindings and runs it.

@@ -38,7 +38,7 @@ func PickWaveSize(ws *reflect.WaveSize, d devices.Device) (uint32, string) {
 		}
 	}
 	if len(in) == 0 {
-		return 0, fmt.Sprintf("[WaveSize] needs a wave size in %d..%d; %s runs compute at %v", ws.Min, ws.Max, d.Name, legal)
+		return 0, fmt.Sprintf("[WaveSize] %s: no legal size of %s is in it (compute runs at %v)", waveSizeRange(ws), d.Name, legal)
 	}
 	for _, want := range []uint32{uint32(ws.Preferred), d.SubgroupSize} {
 		for _, s := range in {
