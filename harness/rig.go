@@ -248,6 +248,19 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	targets := r.targets()
 	matrix := r.matrix(size)
 	r.precompile(remaining(matrix, r.resumeAfter), targets)
+	switch r.resumeAfter {
+	case "":
+		// A driver that dies while pipelines are built in parallel cannot say
+		// which kernel killed it: the parent learns only prebuildKey, and the
+		// child it restarts builds one pipeline at a time, so the crash is
+		// pinned on its kernel.
+		if r.onBegin != nil {
+			r.onBegin(prebuildKey, nil)
+		}
+		r.prebuild(matrix, targets, size, layouts)
+	case prebuildKey:
+		skipping = false
+	}
 	var reproErr error
 	for _, k := range matrix {
 		if ws := r.kernelWaveSize(k); ws != nil {
@@ -333,6 +346,16 @@ func (r *Rig) knownProblem(k expect.Kind, rec results.Record, t target, size uin
 	return expect.FindRecord(r.known, k, rec)
 }
 
+// knownCrash is the crash expectation naming any case of a kernel on a target.
+func (r *Rig) knownCrash(k kernels.Kernel, t target, size uint32) *expect.Entry {
+	for _, c := range k.Cases {
+		if e := r.knownProblem(expect.Crash, r.caseRecord(k, c, t, size), t, size); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
 // runCases runs one kernel on one target and turns the outcome into records;
 // failed are the records of failing cases (for the repro bundle) and out the
 // buffers that came back (nil if it did not run).
@@ -365,11 +388,9 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 			return all(results.Skip, why, ""), nil, nil
 		}
 	}
-	for _, c := range k.Cases {
-		if e := r.knownProblem(expect.Crash, r.caseRecord(k, c, t, size), t, size); e != nil {
-			// One crashing case takes the whole kernel (one pipeline) down with it.
-			return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil, nil
-		}
+	if e := r.knownCrash(k, t, size); e != nil {
+		// One crashing case takes the whole kernel (one pipeline) down with it.
+		return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil, nil
 	}
 	if layout.Status != results.Pass {
 		return all(results.Error, "not checked: "+layout.Reason, ""), nil, nil
@@ -469,6 +490,23 @@ func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]b
 // kernel) asks for the size even when it is the device's default, and for full
 // subgroups when the workgroup is a whole number of waves.
 func (r *Rig) runModule(k kernels.Kernel, m *module, size uint32, required bool) (map[string][]byte, error) {
+	job, bound := r.moduleJob(k, m, size, required, true)
+	res, err := r.runner.Run(job)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for i, reg := range bound {
+		out[reg] = res.Buffers[i]
+	}
+	return out, nil
+}
+
+// moduleJob is the Vulkan job of a compute module at a wave size (see
+// runModule) and the registers of its buffers, in order. copyData gives the
+// job its own copy of the initial contents; Prebuild, which never uploads,
+// shares the kernel's.
+func (r *Rig) moduleJob(k kernels.Kernel, m *module, size uint32, required, copyData bool) (vulkan.Job, []string) {
 	job := vulkan.Job{SPIRV: m.spirv, Entry: m.entry, Groups: k.Groups}
 	if size != r.dev.SubgroupSize || required {
 		job.RequiredSubgroupSize = size
@@ -483,18 +521,15 @@ func (r *Rig) runModule(k kernels.Kernel, m *module, size uint32, required bool)
 			// A register the compiler optimised away or never saw: nothing to bind.
 			continue
 		}
-		job.Buffers = append(job.Buffers, vulkanBuffer(bd, b.Data))
+		buf := vulkanBuffer(bd, nil)
+		buf.Data = b.Data
+		if copyData {
+			buf = vulkanBuffer(bd, b.Data)
+		}
+		job.Buffers = append(job.Buffers, buf)
 		bound = append(bound, b.Register)
 	}
-	res, err := r.runner.Run(job)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for i, reg := range bound {
-		out[reg] = res.Buffers[i]
-	}
-	return out, nil
+	return job, bound
 }
 
 // bufferKind maps a reflected descriptor type to the runner's buffer kind.

@@ -105,6 +105,7 @@ type Runner struct {
 	val      Validation
 	infos    map[infoKey]spirvInfo // parsed modules, so cached jobs skip the parse
 	closed   bool
+	building sync.WaitGroup // Prebuild calls in flight (Close waits for them)
 }
 
 type infoKey struct {
@@ -203,11 +204,16 @@ func (r *Runner) SetMaxPipelines(n int) {
 // Close destroys every pipeline and the device. The runner is unusable after.
 func (r *Runner) Close() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return
 	}
 	r.closed = true
+	r.mu.Unlock()
+	// Pipelines a Prebuild is still creating need the device.
+	r.building.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for e := r.lru.Front(); e != nil; e = e.Next() {
 		r.ctx.DestroyPipeline(e.Value.(*cachedPipe).pipe)
 	}
@@ -218,46 +224,67 @@ func (r *Runner) Close() {
 
 var errClosed = errors.New("vulkan: runner is closed")
 
-// Run executes one job and returns its buffers.
-func (r *Runner) Run(job Job) (*Result, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// prepared is a job checked against the device and its limits, with the
+// pipeline-cache key and the shim's bindings it needs.
+type prepared struct {
+	key      pipeKey
+	bindings []vkx.Binding
+	push     []byte
+	res      *Result
+}
+
+// prepare checks a job (caller holds r.mu) and works out its pipeline key.
+// Limits come first: nothing is created or allocated for a job the device
+// cannot run (drivers crash on some of them rather than fail).
+func (r *Runner) prepare(job Job) (prepared, error) {
+	var p prepared
 	if r.closed {
-		return nil, errClosed
+		return p, errClosed
 	}
 	hash := hashWords(job.SPIRV)
 	info, err := r.parse(hash, job.SPIRV, job.Entry, execModelGLCompute)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
-	// Limits first: nothing is created or allocated for a job the device
-	// cannot run (drivers crash on some of them rather than fail).
 	if err := CheckDemand(r.dev, demandOf(job, info)); err != nil {
-		return nil, err
+		return p, err
 	}
 	bindings, layout, err := r.checkBuffers(job.Buffers)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	if err := checkDescriptors(info.used, job.Buffers); err != nil {
-		return nil, err
+		return p, err
 	}
 	push, err := r.checkPush(job.PushConstants)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	if err := r.checkGroups(job.Groups); err != nil {
-		return nil, err
+		return p, err
 	}
 	size, flags, err := r.subgroupSettings(job, info)
 	if err != nil {
+		return p, err
+	}
+	return prepared{
+		key:      pipeKey{hash: hash, entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))},
+		bindings: bindings, push: push,
+		res: &Result{SubgroupSize: size, FullSubgroups: flags&vkx.StageRequireFullSubgroups != 0},
+	}, nil
+}
+
+// Run executes one job and returns its buffers.
+func (r *Runner) Run(job Job) (*Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, err := r.prepare(job)
+	if err != nil {
 		return nil, err
 	}
-	res := &Result{SubgroupSize: size, FullSubgroups: flags&vkx.StageRequireFullSubgroups != 0}
-
-	key := pipeKey{hash: hash, entry: job.Entry, size: size, flags: flags, layout: layout, pushSize: uint32(len(push))}
+	res, key := p.res, p.key
 	pipe, created, took, err := r.pipeline(key, fmt.Sprintf("%q", job.Entry), func() (*vkx.Pipeline, error) {
-		return r.ctx.CreatePipeline(job.SPIRV, job.Entry, bindings, key.pushSize, key.size, key.flags)
+		return r.ctx.CreatePipeline(job.SPIRV, job.Entry, p.bindings, key.pushSize, key.size, key.flags)
 	}, job.SPIRV)
 	if err != nil {
 		return nil, err
@@ -268,7 +295,7 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	if err := r.upload(job.Buffers); err != nil {
 		return nil, err
 	}
-	if err := r.ctx.Dispatch(pipe, bindings, push, job.Groups, uint64(r.timeout.Nanoseconds())); err != nil {
+	if err := r.ctx.Dispatch(pipe, p.bindings, p.push, job.Groups, uint64(r.timeout.Nanoseconds())); err != nil {
 		return nil, fmt.Errorf("vulkan: dispatch %q %v: %w", job.Entry, job.Groups, err)
 	}
 	if res.Buffers, err = r.readBack(job.Buffers); err != nil {
@@ -276,6 +303,78 @@ func (r *Runner) Run(job Job) (*Result, error) {
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// Prebuild creates the compute pipelines of jobs on up to workers goroutines
+// and keeps them in the cache for Run, which is serial: drivers compile in
+// vkCreateComputePipelines (thread-safe on one device, the pipeline cache is
+// internally synchronised), and on a GPU driver that compile is most of a
+// run's time. Jobs that fail a check or whose pipeline fails are left for Run,
+// which reports them; nothing is dispatched here. It returns the number of
+// pipelines built. At most the cache's bound are built.
+func (r *Runner) Prebuild(jobs []Job, workers int) int {
+	type item struct {
+		job Job
+		p   prepared
+	}
+	r.mu.Lock()
+	var items []item
+	seen := map[pipeKey]bool{}
+	for _, job := range jobs {
+		p, err := r.prepare(job)
+		if err != nil || seen[p.key] || r.pipes[p.key] != nil {
+			continue
+		}
+		seen[p.key] = true
+		items = append(items, item{job, p})
+	}
+	if len(items) > r.maxPipes {
+		items = items[:r.maxPipes]
+	}
+	if r.closed {
+		items = nil
+	}
+	r.building.Add(1)
+	defer r.building.Done()
+	r.mu.Unlock()
+	if workers < 1 {
+		workers = 1
+	}
+	work := make(chan item)
+	var wg sync.WaitGroup
+	built := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				if r.val.check(it.job.SPIRV) != nil {
+					continue // Run reports the validator's verdict
+				}
+				k := it.p.key
+				pipe, err := r.ctx.CreatePipeline(it.job.SPIRV, it.job.Entry, it.p.bindings, k.pushSize, k.size, k.flags)
+				if err != nil {
+					continue // Run builds it again and reports the error
+				}
+				r.mu.Lock()
+				if r.closed || r.pipes[k] != nil {
+					r.ctx.DestroyPipeline(pipe)
+				} else {
+					r.created++
+					built++
+					r.pipes[k] = r.lru.PushFront(&cachedPipe{key: k, pipe: pipe})
+					r.evict()
+				}
+				r.mu.Unlock()
+			}
+		}()
+	}
+	for _, it := range items {
+		work <- it
+	}
+	close(work)
+	wg.Wait()
+	return built
 }
 
 // upload copies each buffer's initial contents into its slot.
