@@ -81,6 +81,12 @@ func TestGlslangDifferential(t *testing.T) {
 				t.Logf("%s %s: glslang rejects it (not compared): %s", rel, ep.Name, firstLine(string(out)))
 				continue
 			}
+			if declaresNewer(ep.Extensions) {
+				// spirv-dis may predate the extension ([WaveOpsIncludeHelperLanes]'s
+				// execution modes), and glslang ignores the attribute anyway.
+				t.Logf("%s %s: declares %v, newer than spirv-dis (not compared)", rel, ep.Name, ep.Extensions)
+				continue
+			}
 			ours := filepath.Join(dir, "ours.spv")
 			os.WriteFile(ours, res.Find(ep.Name, SPIRV), 0o644)
 			a, err1 := exec.Command(spirvDis, ours).Output()

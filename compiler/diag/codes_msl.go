@@ -11,6 +11,7 @@ const (
 	ErrMSLAtomic64       Code = "E0707"
 	ErrMSLMalformedInput Code = "E0708"
 	WarnMSLWaveSize      Code = "W0701"
+	WarnMSLHelperLanes   Code = "W0702"
 )
 
 var codesMsl = []CodeInfo{
@@ -40,4 +41,7 @@ var codesMsl = []CodeInfo{
 	CodeInfo{WarnMSLWaveSize, "Metal cannot require a SIMD-group size: the MSL is emitted without it and [WaveSize] is only carried in the reflection",
 		"[WaveSize(32)] [numthreads(64,1,1)] void main() {}",
 		"check the pipeline's threadExecutionWidth on the host, or WaveGetLaneCount() at run time"},
+	CodeInfo{WarnMSLHelperLanes, "Metal cannot require helper threads to take part in SIMD-group functions: the MSL is emitted without [WaveOpsIncludeHelperLanes], which is only carried in the reflection",
+		"[WaveOpsIncludeHelperLanes] float4 main(float4 p : SV_Position) : SV_Target { return WaveActiveSum(p.x); }",
+		"make the fragment function correct whether or not helper threads take part (simd_is_helper_thread() tells them apart), or compile it for SPIR-V"},
 }

@@ -62,6 +62,8 @@ const (
 	ErrWaveSizePreferred Code = "E0420"
 	ErrWaveSizeStage     Code = "E0421"
 	ErrWaveSizeTwice     Code = "E0422"
+	ErrHelperLanesStage  Code = "E0423"
+	ErrHelperLanesArgs   Code = "E0424"
 	WarnPackOffset       Code = "W0201"
 	WarnIgnoredAttribute Code = "W0202"
 	WarnTruncation       Code = "W0301"
@@ -129,6 +131,8 @@ var codesSema = []CodeInfo{
 	CodeInfo{ErrWaveSizePreferred, "WaveSize's preferred size is outside its [min, max] range", "[WaveSize(16, 32, 64)]", "pick a preferred size from min to max"},
 	CodeInfo{ErrWaveSizeStage, "WaveSize is only valid on compute entry points", "[shader(\"pixel\")] [WaveSize(32)] float4 main() : SV_Target { return 0; }", "remove the attribute, or make the entry point a compute shader"},
 	CodeInfo{ErrWaveSizeTwice, "an entry point has more than one WaveSize attribute", "[WaveSize(32)] [WaveSize(64)] [numthreads(64,1,1)] void main() {}", "keep one [WaveSize(min, max)] with the whole range"},
+	CodeInfo{ErrHelperLanesStage, "WaveOpsIncludeHelperLanes is only valid on pixel entry points (only pixel shaders have helper lanes)", "[shader(\"compute\")] [WaveOpsIncludeHelperLanes] [numthreads(64,1,1)] void main() {}", "remove the attribute, or put it on the pixel shader whose wave operations should count helper lanes"},
+	CodeInfo{ErrHelperLanesArgs, "WaveOpsIncludeHelperLanes takes no arguments and is written once per entry point", "[WaveOpsIncludeHelperLanes(true)] float4 main() : SV_Target { return 0; }", "write [WaveOpsIncludeHelperLanes] once, without parentheses"},
 	CodeInfo{WarnPackOffset, "packoffset is ignored: members are laid out by waverig's buffer layout rule", "cbuffer C { float4 a : packoffset(c0); };", ""},
 	CodeInfo{WarnIgnoredAttribute, "the attribute is not understood and is ignored", "[earlydepthstencil] float4 main() : SV_Target", ""},
 	CodeInfo{WarnTruncation, "implicit truncation of a vector", "float2 v = float4(1, 2, 3, 4);", "take the components you want with a swizzle (.xy)"},

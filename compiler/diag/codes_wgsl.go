@@ -17,6 +17,7 @@ const (
 	ErrWGSLHelperLane    Code = "E0612"
 	ErrWGSLInternal      Code = "E0699"
 	WarnWGSLWaveSize     Code = "W0601"
+	WarnWGSLHelperLanes  Code = "W0602"
 )
 
 var codesWgsl = []CodeInfo{
@@ -58,4 +59,7 @@ var codesWgsl = []CodeInfo{
 	CodeInfo{WarnWGSLWaveSize, "WebGPU cannot require a wave size: the WGSL is emitted without it and [WaveSize] is only carried in the reflection",
 		"[WaveSize(32)] [numthreads(64,1,1)] void main() {}",
 		"make the kernel correct for any subgroup size WebGPU picks (subgroupMinSize to subgroupMaxSize), or check WaveGetLaneCount() at run time"},
+	CodeInfo{WarnWGSLHelperLanes, "WebGPU cannot make helper invocations take part in subgroup operations: the WGSL is emitted without [WaveOpsIncludeHelperLanes], which is only carried in the reflection",
+		"[WaveOpsIncludeHelperLanes] float4 main(float4 p : SV_Position) : SV_Target { return WaveActiveSum(p.x); }",
+		"make the pixel shader correct whether or not helper invocations are active in its wave operations (WGSL leaves it to the device), or compile it for SPIR-V"},
 }

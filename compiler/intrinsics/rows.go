@@ -36,6 +36,7 @@ const (
 	WaveMultiPrefixBitAnd
 	WaveMultiPrefixBitOr
 	WaveMultiPrefixBitXor
+	WaveMultiPrefixCountBits
 
 	GroupMemoryBarrier
 	GroupMemoryBarrierWithGroupSync
@@ -137,6 +138,9 @@ func same(name string, of int) Param { return Param{Name: name, SameAs: of, Kind
 func lane(name string) Param {
 	return Param{Name: name, Kinds: KUint | KInt, Shapes: SScalar, SameAs: -1, Scalar32: true}
 }
+
+// mask is the uint4 partition mask of the SM 6.5 partitioned operations.
+func mask() Param { return Param{Name: "mask", Kinds: KUint, Shapes: SVector, SameAs: -1, N: 4} }
 func place(name string, k Kinds) Param {
 	return Param{Name: name, Kinds: k, Shapes: SScalar, SameAs: -1, Place: true}
 }
@@ -270,11 +274,16 @@ var Table = []Info{
 
 	// --- Shader Model 6.5 partitioned operations (need SPV_NV_shader_subgroup_partitioned) -----
 	partitioned(WaveMatch, "WaveMatch", nil, SPIRV{Op: ops(opPartitionNV, opPartitionNV, opPartitionNV, opPartitionNV), GroupOp: -1, QuadDirection: -1, Capability: CapGroupNonUniformPartitionedNV}, VkPartitionedNV, RUint4),
-	partitioned(WaveMultiPrefixSum, "WaveMultiPrefixSum", []Param{p("mask", KUint, SVector)}, reduce(partExclOp, ops(0, opIAdd, opIAdd, opFAdd), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
-	partitioned(WaveMultiPrefixProduct, "WaveMultiPrefixProduct", []Param{p("mask", KUint, SVector)}, reduce(partExclOp, ops(0, opIMul, opIMul, opFMul), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
-	partitioned(WaveMultiPrefixBitAnd, "WaveMultiPrefixBitAnd", []Param{p("mask", KUint, SVector)}, reduce(partExclOp, ops(0, opBitAnd, opBitAnd, 0), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
-	partitioned(WaveMultiPrefixBitOr, "WaveMultiPrefixBitOr", []Param{p("mask", KUint, SVector)}, reduce(partExclOp, ops(0, opBitOr, opBitOr, 0), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
-	partitioned(WaveMultiPrefixBitXor, "WaveMultiPrefixBitXor", []Param{p("mask", KUint, SVector)}, reduce(partExclOp, ops(0, opBitXor, opBitXor, 0), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
+	partitioned(WaveMultiPrefixSum, "WaveMultiPrefixSum", []Param{mask()}, reduce(partExclOp, ops(0, opIAdd, opIAdd, opFAdd), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
+	partitioned(WaveMultiPrefixProduct, "WaveMultiPrefixProduct", []Param{mask()}, reduce(partExclOp, ops(0, opIMul, opIMul, opFMul), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
+	partitioned(WaveMultiPrefixBitAnd, "WaveMultiPrefixBitAnd", []Param{mask()}, reduce(partExclOp, ops(0, opBitAnd, opBitAnd, 0), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
+	partitioned(WaveMultiPrefixBitOr, "WaveMultiPrefixBitOr", []Param{mask()}, reduce(partExclOp, ops(0, opBitOr, opBitOr, 0), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
+	partitioned(WaveMultiPrefixBitXor, "WaveMultiPrefixBitXor", []Param{mask()}, reduce(partExclOp, ops(0, opBitXor, opBitXor, 0), CapGroupNonUniformArithmetic), VkArithmetic|VkPartitionedNV, RSameAsArg0),
+	// WaveMultiPrefixCountBits(bool, uint4) -> uint: the lanes of the partition below this one
+	// whose value is true. DXC has no SPIR-V lowering for it ("intrinsic function
+	// unimplemented"); here, as its siblings: OpGroupNonUniformIAdd PartitionedExclusiveScanNV on
+	// the predicate counted as 1u/0u (SPIRV.CountsBool).
+	partitioned(WaveMultiPrefixCountBits, "WaveMultiPrefixCountBits", []Param{mask()}, SPIRV{Op: ops(opIAdd, 0, 0, 0), GroupOp: partExclOp, QuadDirection: -1, CountsBool: true, Capability: CapGroupNonUniformArithmetic}, VkArithmetic|VkPartitionedNV, RUint),
 
 	// --- Barriers (DXC processIntrinsicMemoryBarrier) ---------------------------------------------
 	barrier(GroupMemoryBarrier, "GroupMemoryBarrier", -1, 2, 0x108, "workgroupBarrier", "threadgroup_barrier(mem_flags::mem_threadgroup)"),
@@ -409,8 +418,11 @@ func quad(op Op, name string, dir int8, wgsl, msl string) Info {
 
 func partitioned(op Op, name string, extra []Param, sp SPIRV, bit uint32, r Result) Info {
 	params := []Param{p("value", KNumeric, SScalarVector)}
-	if op == WaveMatch {
+	switch {
+	case op == WaveMatch:
 		params = []Param{p("value", KAny, SScalarVector)}
+	case sp.CountsBool:
+		params = []Param{p("value", KBool, SScalar)}
 	}
 	params = append(params, extra...)
 	if sp.QuadDirection == 0 {

@@ -67,6 +67,9 @@ type Param struct {
 	Place bool
 	// Out: written by the intrinsic (e.g. original_value of InterlockedAdd).
 	Out bool
+	// N, for a vector parameter, is the component count it must have (4: the uint4
+	// mask of the partitioned operations); 0: any.
+	N int
 }
 
 // Result says how the result type is formed.
@@ -112,6 +115,10 @@ type SPIRV struct {
 	PerComponent bool
 	// ViaBallot: the predicate is first reduced with OpGroupNonUniformBallot (CountBits).
 	ViaBallot bool
+	// CountsBool: the bool predicate is counted: the instruction (Op[Bool]) runs on
+	// it as 1u or 0u (OpSelect) and yields a uint (WaveMultiPrefixCountBits, whose
+	// partitioned scan has no ballot form).
+	CountsBool bool
 	// Builtin: the value is a load of this SPIR-V BuiltIn (SubgroupSize 36,
 	// SubgroupLocalInvocationId 41, HelperInvocation 23); 0 if not a builtin.
 	Builtin uint16

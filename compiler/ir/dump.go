@@ -34,6 +34,9 @@ func Dump(m *Module) string {
 		if w := e.WaveSize; w != nil {
 			s += fmt.Sprintf(" wavesize(%d,%d,%d)", w.Min, w.Max, w.Preferred)
 		}
+		if e.WaveOpsIncludeHelperLanes {
+			s += " waveopsincludehelperlanes"
+		}
 		s += fmt.Sprintf(" in[%s] out[%s]", strings.Join(ins, ", "), strings.Join(outs, ", "))
 		d.line(0, s)
 	}

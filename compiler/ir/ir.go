@@ -235,10 +235,15 @@ type EntryPoint struct {
 	// WaveSize is the [WaveSize(…)] range a compute entry point requires; nil
 	// when it has none.
 	WaveSize *WaveSize
-	Func     *Function
-	Inputs   []*Global
-	Outputs  []*Global
-	Pos      diag.Pos
+	// WaveOpsIncludeHelperLanes is [WaveOpsIncludeHelperLanes] (Shader Model 6.7,
+	// pixel entry points only): helper lanes take part in the wave and quad
+	// operations. HelperLanesPos is the attribute, for the back ends' warnings.
+	WaveOpsIncludeHelperLanes bool
+	HelperLanesPos            diag.Pos
+	Func                      *Function
+	Inputs                    []*Global
+	Outputs                   []*Global
+	Pos                       diag.Pos
 }
 
 // WaveSize is the wave (subgroup) size range of [WaveSize(min, max, preferred)].

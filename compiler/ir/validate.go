@@ -190,6 +190,9 @@ func (v *validator) entryPoint(ep *EntryPoint) {
 			v.errorf(ep.Pos, "entry %s: %s shader with wave size %d..%d, %d", ep.Name, ep.Stage, w.Min, w.Max, w.Preferred)
 		}
 	}
+	if ep.WaveOpsIncludeHelperLanes && ep.Stage != Pixel {
+		v.errorf(ep.Pos, "entry %s: %s shader with WaveOpsIncludeHelperLanes (pixel shaders only)", ep.Name, ep.Stage)
+	}
 	for _, io := range []struct {
 		gs    []*Global
 		space Space

@@ -104,6 +104,12 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err 
 		out.Warnings = append(out.Warnings, diag.Msg{Severity: diag.Warning, Code: diag.WarnMSLWaveSize, Pos: w.Pos,
 			Text: fmt.Sprintf("the wave size %s of %s ([WaveSize]) is carried in the reflection, but Metal cannot require a SIMD-group size: the MSL runs at the device's threadExecutionWidth", w, ep.Name)})
 	}
+	if out != nil && ep.WaveOpsIncludeHelperLanes {
+		// Metal has no function attribute that makes helper threads take part in
+		// SIMD-group and quad-group functions; whether they do is the device's.
+		out.Warnings = append(out.Warnings, diag.Msg{Severity: diag.Warning, Code: diag.WarnMSLHelperLanes, Pos: ep.HelperLanesPos,
+			Text: fmt.Sprintf("%s has [WaveOpsIncludeHelperLanes] (carried in the reflection), but Metal cannot require helper threads to take part in SIMD-group and quad-group functions: whether they do is the device's (simd_is_helper_thread() tells them apart)", ep.Name)})
+	}
 	return out, err
 }
 

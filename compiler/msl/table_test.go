@@ -238,6 +238,7 @@ var unsupportedInMSL = map[intrinsics.Op]diag.Code{
 	intrinsics.WaveMatch: diag.ErrMSLNoLowering, intrinsics.WaveMultiPrefixSum: diag.ErrMSLNoLowering,
 	intrinsics.WaveMultiPrefixProduct: diag.ErrMSLNoLowering, intrinsics.WaveMultiPrefixBitAnd: diag.ErrMSLNoLowering,
 	intrinsics.WaveMultiPrefixBitOr: diag.ErrMSLNoLowering, intrinsics.WaveMultiPrefixBitXor: diag.ErrMSLNoLowering,
+	intrinsics.WaveMultiPrefixCountBits: diag.ErrMSLNoLowering,
 }
 
 // allRowCases builds every table row's cases.

@@ -1,9 +1,10 @@
 // Package reflect describes each compiled entry point for hosts: stage,
-// numthreads, the Vulkan subgroup features it needs, its resource bindings, push
-// constants, specialization constants and stage inputs/outputs. It reads the IR
-// for everything except the subgroup bits, which come from the capabilities the
-// SPIR-V back end actually declared (so the module and the reflection cannot
-// disagree).
+// numthreads, wave-size and helper-lane attributes, the Vulkan subgroup features
+// and device features it needs, its resource bindings, push constants,
+// specialization constants and stage inputs/outputs. It reads the IR for
+// everything except the subgroup bits and device features, which come from the
+// capabilities and extensions the SPIR-V back end actually declared (so the
+// module and the reflection cannot disagree).
 package reflect
 
 import (
@@ -31,6 +32,11 @@ type EntryPoint struct {
 	// it as VkPipelineShaderStageRequiredSubgroupSizeCreateInfo (and checks it
 	// against minSubgroupSize/maxSubgroupSize); WebGPU and Metal cannot require one.
 	WaveSize *WaveSize `json:"waveSize,omitempty"`
+	// WaveOpsIncludeHelperLanes is the [WaveOpsIncludeHelperLanes] of a pixel
+	// entry point: helper lanes take part in its wave and quad operations. The
+	// SPIR-V module requires it (execution modes MaximallyReconvergesKHR and
+	// RequireFullQuadsKHR, see VulkanFeatures); WGSL and MSL cannot (W0602, W0702).
+	WaveOpsIncludeHelperLanes bool `json:"waveOpsIncludeHelperLanes,omitempty"`
 	// GroupSharedBytes is the size of the groupshared variables the entry point
 	// uses, at natural sizes without padding (a lower bound of what the driver
 	// allocates; hosts compare it with maxComputeSharedMemorySize).
@@ -41,6 +47,10 @@ type EntryPoint struct {
 	// Capabilities and Extensions declared by the SPIR-V module.
 	Capabilities []string `json:"spirvCapabilities,omitempty"`
 	Extensions   []string `json:"spirvExtensions,omitempty"`
+	// VulkanFeatures lists the device features (Vk…Features structure.member) a
+	// Vulkan device must have, and the host enable, for what the SPIR-V module
+	// declares beyond the subgroup bits, sorted; see vulkanFeatureOf.
+	VulkanFeatures []string `json:"vulkanFeatures,omitempty"`
 	// WebGPUFeatures lists the features a WebGPU pipeline needs ("subgroups"; for wgpu-native its native feature).
 	WebGPUFeatures []string `json:"webgpuFeatures,omitempty"`
 	// MSLArguments is the Metal argument table ([[buffer(n)]] …), when MSL was emitted.
@@ -119,7 +129,8 @@ type IOVar struct {
 
 // Line renders the one-line summary the CLI prints:
 // `CSSum (Compute): Basic, Arithmetic = 0x5`, followed by the wave size an
-// entry point requires: ` [WaveSize 32]`, ` [WaveSize 16..64]`, ` [WaveSize 16..64, 32]`.
+// entry point requires: ` [WaveSize 32]`, ` [WaveSize 16..64]`, ` [WaveSize 16..64, 32]`,
+// and ` [WaveOpsIncludeHelperLanes]` when it has that attribute.
 func (e *EntryPoint) Line() string {
 	names := e.SubgroupFeatures
 	list := "None"
@@ -130,7 +141,35 @@ func (e *EntryPoint) Line() string {
 	if w := e.WaveSize; w != nil {
 		s += " [WaveSize " + (&ir.WaveSize{Min: w.Min, Max: w.Max, Preferred: w.Preferred}).String() + "]"
 	}
+	if e.WaveOpsIncludeHelperLanes {
+		s += " [WaveOpsIncludeHelperLanes]"
+	}
 	return s
+}
+
+// vulkanFeatureOf maps a SPIR-V capability or extension name to the Vulkan
+// device feature that a module declaring it needs enabled. The subgroup
+// capabilities are not here: they are the subgroup bits. SPV_KHR_maximal_reconvergence
+// has no capability (only its execution mode), so its extension names it.
+var vulkanFeatureOf = map[string]string{
+	"QuadControlKHR":                "VkPhysicalDeviceShaderQuadControlFeaturesKHR.shaderQuadControl",
+	"SPV_KHR_maximal_reconvergence": "VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR.shaderMaximalReconvergence",
+	"DemoteToHelperInvocation":      "VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures.shaderDemoteToHelperInvocation",
+}
+
+// vulkanFeatures returns the device features the declared capabilities and
+// extensions need, sorted, or nil.
+func vulkanFeatures(caps, exts []string) []string {
+	var fs []string
+	for _, list := range [][]string{caps, exts} {
+		for _, n := range list {
+			if f, ok := vulkanFeatureOf[n]; ok {
+				fs = append(fs, f)
+			}
+		}
+	}
+	sort.Strings(fs)
+	return fs
 }
 
 // FeatureNames returns the names of the bits set in a VkSubgroupFeatureFlags mask.
@@ -154,7 +193,10 @@ func Build(m *ir.Module, ep *ir.EntryPoint, subgroupBits uint32, caps []string, 
 		SubgroupFeatures:   FeatureNames(subgroupBits),
 		Capabilities:       caps,
 		Extensions:         exts,
+		VulkanFeatures:     vulkanFeatures(caps, exts),
 		Bindings:           []Binding{},
+
+		WaveOpsIncludeHelperLanes: ep.WaveOpsIncludeHelperLanes,
 	}
 	if ep.Stage == ir.Compute {
 		nt := ep.NumThreads

@@ -18,7 +18,9 @@ type resourceDecl struct {
 }
 
 // Attributes sema understands, by where they appear; others get W0202.
-func funcAttrs(name string) bool { return name == "shader" || name == "numthreads" || isWaveSize(name) }
+func funcAttrs(name string) bool {
+	return name == "shader" || name == "numthreads" || isWaveSize(name) || isHelperLanes(name)
+}
 
 func globalAttrs(name string) bool {
 	return name == "vk::binding" || name == "vk::push_constant" || name == "vk::constant_id"

@@ -125,6 +125,7 @@ const maxThreadsPerGroup = 1024
 func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 	ep := &ir.EntryPoint{Name: fi.decl.Name, Stage: stage, Pos: fi.decl.NamePos}
 	ep.WaveSize = c.waveSize(fi.attrs, stage)
+	ep.WaveOpsIncludeHelperLanes, ep.HelperLanesPos = c.helperLanes(fi.attrs, stage)
 	nt := findAttr(fi.attrs, "", "numthreads")
 	if stage == ir.Compute {
 		if nt == nil {

@@ -237,9 +237,9 @@ func (c *checker) paramType(info *intrinsics.Info, i int, o operand, pos diag.Po
 		c.errorf(pos, diag.ErrIntrinsicShape, "%s does not accept %s: argument %d must be a %s", info.Name, typeName(t), i+1, shapesText(p.Shapes))
 		return nil, false
 	}
-	if info.Op >= intrinsics.WaveMultiPrefixSum && info.Op <= intrinsics.WaveMultiPrefixBitXor && i == 1 {
-		if vt, ok := t.(ir.Vector); !ok || vt.N != 4 {
-			c.errorf(pos, diag.ErrIntrinsicShape, "%s: the mask must be a uint4, not %s", info.Name, typeName(t))
+	if p.N != 0 {
+		if vt, ok := t.(ir.Vector); !ok || vt.N != p.N {
+			c.errorf(pos, diag.ErrIntrinsicShape, "%s: the %s must be a %s%d, not %s", info.Name, p.Name, kindsText(p.Kinds), p.N, typeName(t))
 			return nil, false
 		}
 	}

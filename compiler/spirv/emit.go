@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"waverig/compiler/diag"
+	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 )
 
@@ -443,10 +444,29 @@ func (b *builder) entryPoint(ep *ir.EntryPoint) (entry, modes []uint32) {
 	instStr(&entry, opEntryPoint, []uint32{model, fid}, ep.Name, iface...)
 	switch ep.Stage {
 	case ir.Pixel:
-		inst(&modes, opExecutionMode, fid, 7) // OriginUpperLeft
+		inst(&modes, opExecutionMode, fid, modeOriginUpperLeft)
+		if ep.WaveOpsIncludeHelperLanes {
+			b.helperLaneModes(fid, &modes)
+		}
 	case ir.Compute:
 		x, y, z := ep.NumThreads[0], ep.NumThreads[1], ep.NumThreads[2]
-		inst(&modes, opExecutionMode, fid, 17, uint32(max(x, 1)), uint32(max(y, 1)), uint32(max(z, 1))) // LocalSize
+		inst(&modes, opExecutionMode, fid, modeLocalSize, uint32(max(x, 1)), uint32(max(y, 1)), uint32(max(z, 1)))
 	}
 	return entry, modes
+}
+
+// helperLaneModes declares what [WaveOpsIncludeHelperLanes] asks of Vulkan, as
+// DXC emits it: MaximallyReconvergesKHR (SPV_KHR_maximal_reconvergence) keeps
+// the helper lanes converged with the others at every wave operation, and
+// RequireFullQuadsKHR (SPV_KHR_quad_control, capability QuadControlKHR) makes the
+// helper lanes of every quad exist and take part in group operations. No
+// -fspv-extension flag is needed: the attribute is the request, and there is no
+// other way to honour it (a module without the modes leaves helper lanes to the
+// driver). Both extensions need SPIR-V 1.3, the oldest target.
+func (b *builder) helperLaneModes(fid uint32, modes *[]uint32) {
+	b.needExt(extMaximalReconvergence)
+	b.needExt(extQuadControl)
+	b.needModeCap(intrinsics.CapQuadControlKHR)
+	inst(modes, opExecutionMode, fid, modeMaximallyReconvergesKHR)
+	inst(modes, opExecutionMode, fid, modeRequireFullQuadsKHR)
 }

@@ -64,3 +64,69 @@ func TestIsHelperLane(t *testing.T) {
 		}
 	}
 }
+
+// executionModes returns the modes of the module's OpExecutionMode instructions.
+func executionModes(words []uint32) []uint32 {
+	var modes []uint32
+	for i := 5; i < len(words); {
+		n := int(words[i] >> 16)
+		if n == 0 {
+			break
+		}
+		if words[i]&0xffff == opExecutionMode && n >= 3 {
+			modes = append(modes, words[i+2])
+		}
+		i += n
+	}
+	return modes
+}
+
+// TestWaveOpsIncludeHelperLanes checks what [WaveOpsIncludeHelperLanes] adds to
+// a pixel entry point on every target, as DXC: both extensions, QuadControlKHR,
+// and MaximallyReconvergesKHR then RequireFullQuadsKHR after OriginUpperLeft.
+// The capability gives no subgroup bit unless an instruction needs it too
+// (QuadAny with SPV_KHR_quad_control). The installed spirv-val predates both
+// extensions, so the fixture test validates the rest of such modules.
+func TestWaveOpsIncludeHelperLanes(t *testing.T) {
+	for _, quadAny := range []bool{false, true} {
+		b := Entry("main", ir.Pixel)
+		b.EP.WaveOpsIncludeHelperLanes = true
+		opts := Options{}
+		wantCaps, wantBits := "Shader,cap5087", uint32(0)
+		if quadAny {
+			r := b.Local("r", ir.BoolT)
+			b.Add(&ir.Store{Place: LRef(r), Value: Intr(intrinsics.QuadAny, ir.BoolT, Bool(true))})
+			opts.Extensions = []string{"SPV_KHR_quad_control"}
+			wantBits = intrinsics.VkQuad
+		}
+		Valid(t, b.M)
+		for _, vk := range []string{"1.1", "1.2", "1.3"} {
+			opts.Vulkan = vk
+			mod, err := EmitEntry(b.M, b.EP, opts)
+			if err != nil {
+				t.Fatalf("vulkan %s: %v", vk, err)
+			}
+			if got := capNames(mod.Capabilities); got != wantCaps {
+				t.Errorf("quadAny=%v vulkan %s: capabilities %s, want %s", quadAny, vk, got, wantCaps)
+			}
+			if got := strings.Join(mod.Extensions, ","); got != "SPV_KHR_maximal_reconvergence,SPV_KHR_quad_control" {
+				t.Errorf("quadAny=%v vulkan %s: extensions %s", quadAny, vk, got)
+			}
+			if mod.SubgroupBits != wantBits {
+				t.Errorf("quadAny=%v vulkan %s: SubgroupBits %#x, want %#x", quadAny, vk, mod.SubgroupBits, wantBits)
+			}
+			if got := executionModes(mod.Words); len(got) != 3 || got[0] != modeOriginUpperLeft || got[1] != 6023 || got[2] != 5089 {
+				t.Errorf("quadAny=%v vulkan %s: execution modes %v, want [7 6023 5089]", quadAny, vk, got)
+			}
+		}
+	}
+	// Without the attribute a pixel shader declares none of it.
+	plain := helperLane(ir.Pixel)
+	mod, err := EmitEntry(plain.M, plain.EP, Options{Vulkan: "1.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := executionModes(mod.Words); len(got) != 1 || len(mod.Extensions) != 0 {
+		t.Errorf("no attribute: execution modes %v, extensions %v", got, mod.Extensions)
+	}
+}

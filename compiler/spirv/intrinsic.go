@@ -101,6 +101,9 @@ func (s *fn) wave(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
 		b.needCap(intrinsics.CapGroupNonUniformBallot)
 		value = s.op(opGroupNonUniformBallot, b.vectorType(ir.U32, 4), scope, value)
 	}
+	if sp.CountsBool {
+		value = s.convert(value, ir.BoolT, ir.U32)
+	}
 	head := make([]uint32, 0, 6)
 	if scoped {
 		head = append(head, scope)

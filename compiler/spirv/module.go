@@ -71,7 +71,10 @@ type Module struct {
 	Words        []uint32
 	Capabilities []uint16 // exactly the capabilities declared, derived from the emitted instructions
 	Extensions   []string
-	SubgroupBits uint32 // OR of intrinsics.CapabilityVkBit over Capabilities
+	// SubgroupBits is the OR of intrinsics.CapabilityVkBit over the Capabilities
+	// instructions need (not over one only an execution mode needs: the
+	// QuadControlKHR of [WaveOpsIncludeHelperLanes] asks for no quad operation).
+	SubgroupBits uint32
 }
 
 // Bytes returns the little-endian byte form (what .spv files hold).
@@ -272,6 +275,14 @@ const (
 	groupOpPartitionedLast  = 8
 
 	extPartitioned = "SPV_NV_shader_subgroup_partitioned"
+
+	// [WaveOpsIncludeHelperLanes]: execution modes, their extensions and capability.
+	modeOriginUpperLeft         = 7
+	modeLocalSize               = 17
+	modeRequireFullQuadsKHR     = 5089 // SPV_KHR_quad_control, capability QuadControlKHR
+	modeMaximallyReconvergesKHR = 6023 // SPV_KHR_maximal_reconvergence, no capability
+	extQuadControl              = "SPV_KHR_quad_control"
+	extMaximalReconvergence     = "SPV_KHR_maximal_reconvergence"
 )
 
 // inst appends one instruction (opcode + operands) to a section.
@@ -317,8 +328,12 @@ type builder struct {
 	funcs                 []uint32
 
 	caps []uint16
-	exts []string
-	glsl uint32 // GLSL.std.450 import id (0 = not used)
+	// modeCaps are the capabilities of caps that only an execution mode needs
+	// (QuadControlKHR for RequireFullQuadsKHR): no instruction of the module is a
+	// subgroup operation because of them, so they add no SubgroupBits.
+	modeCaps []uint16
+	exts     []string
+	glsl     uint32 // GLSL.std.450 import id (0 = not used)
 
 	// Type caches. Scalars and vectors are indexed directly; the rest are short
 	// slices searched linearly (a compile declares a few dozen types at most).
@@ -457,6 +472,19 @@ func (b *builder) needCap(c uint16) {
 		}
 	}
 	b.caps = append(b.caps, c)
+}
+
+// needModeCap records a capability an execution mode needs. The modes are
+// emitted after the functions, so a capability an instruction already declared
+// stays an instruction's (and keeps its subgroup bit).
+func (b *builder) needModeCap(c uint16) {
+	for _, have := range b.caps {
+		if have == c {
+			return
+		}
+	}
+	b.caps = append(b.caps, c)
+	b.modeCaps = append(b.modeCaps, c)
 }
 
 func (b *builder) needExt(e string) {
@@ -664,7 +692,13 @@ func (b *builder) assemble(entry, modes []uint32) *Module {
 	w = append(w, b.globals...)
 	w = append(w, b.funcs...)
 	m := &Module{Words: w, Capabilities: b.caps, Extensions: b.exts}
+caps:
 	for _, c := range b.caps {
+		for _, mc := range b.modeCaps {
+			if c == mc {
+				continue caps
+			}
+		}
 		m.SubgroupBits |= intrinsics.CapabilityVkBit(c)
 	}
 	return m

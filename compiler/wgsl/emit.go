@@ -94,6 +94,12 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err 
 		out.Warnings = append(out.Warnings, diag.Msg{Severity: diag.Warning, Code: diag.WarnWGSLWaveSize, Pos: w.Pos,
 			Text: fmt.Sprintf("the wave size %s of %s ([WaveSize]) is carried in the reflection, but WebGPU cannot require a subgroup size: the WGSL runs at the size the device picks", w, ep.Name)})
 	}
+	if ep.WaveOpsIncludeHelperLanes {
+		// WGSL says helper invocations "may be active or inactive" in a subgroup
+		// operation, device by device, and has no attribute to require them.
+		out.Warnings = append(out.Warnings, diag.Msg{Severity: diag.Warning, Code: diag.WarnWGSLHelperLanes, Pos: ep.HelperLanesPos,
+			Text: fmt.Sprintf("%s has [WaveOpsIncludeHelperLanes] (carried in the reflection), but WebGPU cannot make helper invocations take part in subgroup operations: in WGSL they may be active or not, as the device chooses", ep.Name)})
+	}
 	return out, nil
 }
 
