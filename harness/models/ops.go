@@ -62,7 +62,8 @@ func Supports(op intrinsics.Op, t Type) error {
 // ResultType is the HLSL result type of the operation applied to t.
 func ResultType(op intrinsics.Op, t Type) Type {
 	switch op {
-	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits,
+		intrinsics.WaveMultiPrefixCountBits:
 		return Type{Uint32, 1}
 	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue:
 		return Type{Bool, 1}

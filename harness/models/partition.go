@@ -36,10 +36,10 @@ var multiPrefixOps = map[intrinsics.Op]arith{
 }
 
 // IsPartitioned reports the SM 6.5 partitioned operations these models serve
-// (WaveMatch and WaveMultiPrefix*).
+// (WaveMatch, WaveMultiPrefix* and WaveMultiPrefixCountBits).
 func IsPartitioned(op intrinsics.Op) bool {
 	_, ok := multiPrefixOps[op]
-	return ok || op == intrinsics.WaveMatch
+	return ok || op == intrinsics.WaveMatch || op == intrinsics.WaveMultiPrefixCountBits
 }
 
 // Mask is a uint4 ballot: bit i of word i/32 is lane index i.
@@ -69,10 +69,15 @@ func (m Mask) String() string {
 // supportsPartitioned is Supports for the partitioned operations: WaveMatch takes
 // every scalar and vector type (the table's "any" kind, bool included), the
 // arithmetic multi-prefix operations every numeric type, the bit operations unsigned
-// integers only (as WaveActiveBit* do).
+// integers only (as WaveActiveBit* do), WaveMultiPrefixCountBits a scalar bool.
 func supportsPartitioned(op intrinsics.Op, t Type) error {
 	switch a, ok := multiPrefixOps[op]; {
 	case op == intrinsics.WaveMatch:
+		return nil
+	case op == intrinsics.WaveMultiPrefixCountBits:
+		if t != (Type{Bool, 1}) {
+			return fmt.Errorf("models: %s does not take %s", op, t)
+		}
 		return nil
 	case !ok:
 		return fmt.Errorf("models: no model for %s", op)
@@ -93,6 +98,9 @@ func expectedPartitioned(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error
 	masks, err := KeyMasks(lanes)
 	if err != nil {
 		return nil, err
+	}
+	if op == intrinsics.WaveMultiPrefixCountBits {
+		return MultiPrefixCountBits(lanes, masks)
 	}
 	return MultiPrefix(op, t, lanes, masks)
 }

@@ -337,6 +337,13 @@ func TestMultiPrefixCountBits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Through Expected, the masks come from the recorded keys: the same partition.
+	keyed := pwave(seq(6), []bool{true, true, true, true, false, true}, []uint64{1, 1, 0, 1, 1, 1}, []uint32{2, 8, 2, 8, 2, 2})
+	viaKeys, err := Expected(intrinsics.WaveMultiPrefixCountBits, Type{Bool, 1}, keyed, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameValues(t, "count bits via keys", viaKeys, got)
 	v := func(x uint64) Value { return Value{Comps: []uint64{x}} }
 	sameValues(t, "count bits", got, []Value{v(0), v(0), v(1), v(1), {Undefined: true}, v(1)})
 	masks[1] = lanesMask(1) // lane 3 still names lane 1, whose mask now differs
@@ -362,6 +369,9 @@ func TestPartitionedSupportsAndResultType(t *testing.T) {
 		{intrinsics.WaveMultiPrefixBitOr, Type{Int32, 1}, false},
 		{intrinsics.WaveMultiPrefixBitXor, Type{Float32, 1}, false},
 		{intrinsics.WaveMatch, Type{Uint32, 5}, false},
+		{intrinsics.WaveMultiPrefixCountBits, Type{Bool, 1}, true},
+		{intrinsics.WaveMultiPrefixCountBits, Type{Bool, 2}, false},
+		{intrinsics.WaveMultiPrefixCountBits, Type{Uint32, 1}, false},
 	} {
 		err := Supports(tc.op, tc.t)
 		if (err == nil) != tc.ok {
@@ -370,6 +380,9 @@ func TestPartitionedSupportsAndResultType(t *testing.T) {
 	}
 	if rt := ResultType(intrinsics.WaveMatch, Type{Float64, 3}); rt != (Type{Uint32, 4}) {
 		t.Errorf("WaveMatch result %s", rt)
+	}
+	if rt := ResultType(intrinsics.WaveMultiPrefixCountBits, Type{Bool, 1}); rt != (Type{Uint32, 1}) {
+		t.Errorf("WaveMultiPrefixCountBits result %s", rt)
 	}
 	if rt := ResultType(intrinsics.WaveMultiPrefixProduct, Type{Float16, 3}); rt != (Type{Float16, 3}) {
 		t.Errorf("WaveMultiPrefixProduct result %s", rt)
