@@ -81,6 +81,8 @@ type Rig struct {
 	onBegin func(key string, pending []results.Record)
 	// known are the expectation entries that apply to this device.
 	known []expect.Entry
+	// prof adds up where a pass's time goes (WAVERIG_PROFILE=1 prints it).
+	prof profile
 }
 
 // New opens the device.
@@ -247,7 +249,11 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	}
 	targets := r.targets()
 	matrix := r.matrix(size)
+	t0 := time.Now()
 	r.precompile(remaining(matrix, r.resumeAfter), targets)
+	r.prof.add("compile+validate", t0)
+	t0 = time.Now()
+	defer r.prof.report(size)
 	switch r.resumeAfter {
 	case "":
 		// A driver that dies while pipelines are built in parallel cannot say
@@ -258,6 +264,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 			r.onBegin(prebuildKey, nil)
 		}
 		r.prebuild(matrix, targets, size, layouts)
+		r.prof.add("prebuild pipelines", t0)
 	case prebuildKey:
 		skipping = false
 	}
@@ -308,7 +315,10 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				}
 			}
 		}
-		for _, rec := range r.parity(k, outs, layouts, &st) {
+		t0 := time.Now()
+		parity := r.parity(k, outs, layouts, &st)
+		r.prof.add("parity", t0)
+		for _, rec := range parity {
 			st.Add(rec)
 			emit(rec)
 		}
@@ -395,7 +405,9 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 	if layout.Status != results.Pass {
 		return all(results.Error, "not checked: "+layout.Reason, ""), nil, nil
 	}
+	t0 := time.Now()
 	out, err := r.runKernel(k, t, size)
+	r.prof.add("device "+t.api, t0)
 	if err != nil {
 		if s, ok := err.(skipError); ok {
 			return all(results.Skip, string(s), ""), nil, nil
@@ -408,7 +420,10 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 		}
 		return all(results.Error, err.Error(), ""), nil, nil
 	}
-	for _, cr := range kernels.Check(k, out, size) {
+	t0 = time.Now()
+	checked := kernels.Check(k, out, size)
+	r.prof.add("check", t0)
+	for _, cr := range checked {
 		rec := r.caseRecord(k, cr.Case, t, size)
 		rec.Status, rec.Reason, rec.Lanes, rec.Helpers = results.Pass, cr.Note, cr.Lanes, cr.Helpers
 		if !cr.Passed {
