@@ -3,10 +3,13 @@ package vulkan
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -79,6 +82,15 @@ func Validate(words []uint32) error {
 		return ErrNoValidator
 	}
 	env := targetEnv(words[1])
+	marker := acceptedMarker(tool, env, hash)
+	if marker != "" {
+		if _, err := os.Stat(marker); err == nil {
+			accepted.Lock()
+			accepted.m[hash] = true
+			accepted.Unlock()
+			return nil
+		}
+	}
 	buf := make([]byte, 4*len(words))
 	for i, w := range words {
 		binary.LittleEndian.PutUint32(buf[4*i:], w)
@@ -103,7 +115,41 @@ func Validate(words []uint32) error {
 	accepted.Lock()
 	accepted.m[hash] = true
 	accepted.Unlock()
+	rememberAccepted(marker)
 	return nil
+}
+
+// spirvValVersion is the installed validator's version line: a new spirv-val
+// judges every module again.
+var spirvValVersion = sync.OnceValue(func() string {
+	out, _ := exec.Command(spirvVal(), "--version").CombinedOutput()
+	return strings.TrimSpace(string(out))
+})
+
+// acceptedMarker is the file that records, between processes, that this
+// spirv-val accepted this module for this environment: every lavapipe wave
+// size is a child process, and a nightly run validates the same ~1,000
+// modules as the night before, at one process each. Only acceptances are
+// kept; a rejection is re-run so its message is always the validator's own.
+// "" when the user has no cache directory.
+func acceptedMarker(tool, env string, module [32]byte) string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(tool + "\x00" + spirvValVersion() + "\x00" + env + "\x00--scalar-block-layout\x00" + string(module[:])))
+	return filepath.Join(d, "waverig", "spirv-val", fmt.Sprintf("%x.ok", sum[:12]))
+}
+
+// rememberAccepted creates the marker (empty, so a torn write cannot lie);
+// a cache that cannot be written is only slower.
+func rememberAccepted(marker string) {
+	if marker == "" || os.MkdirAll(filepath.Dir(marker), 0o755) != nil {
+		return
+	}
+	if f, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+	}
 }
 
 // targetEnv picks the lowest Vulkan environment that accepts the module's
