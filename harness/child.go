@@ -3,7 +3,6 @@ package harness
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,21 +17,27 @@ import (
 )
 
 // The child-process protocol, the one way the rig reaches a lavapipe wave size
-// (LP_NATIVE_VECTOR_WIDTH is read once, when the driver loads): the parent
-// re-executes a binary (waverig, or a suite's test binary) with ChildEnv holding
-// a ChildRequest as JSON; the binary's main or TestMain calls ChildMain first.
-// The child streams childMsg lines on stdout; before each kernel it sends the
-// records that kernel's cases get if the driver kills the process, so the parent
-// never rebuilds them from its own copy of the configuration.
+// (LP_NATIVE_VECTOR_WIDTH is read once, when the driver loads) and the way a run
+// of several devices keeps one device's driver crash from stopping another
+// (multi.go): the parent re-executes a binary (waverig, or a suite's test
+// binary) with ChildEnv holding a ChildRequest as JSON; the binary's main or
+// TestMain calls ChildMain first. The child streams childMsg lines on stdout;
+// before each kernel it sends the records that kernel's cases get if the driver
+// kills the process, so the parent never rebuilds them from its own copy of the
+// configuration.
 
 // ChildEnv carries the ChildRequest of a child process.
 const ChildEnv = "WAVERIG_CHILD"
 
 // ChildRequest is everything a child needs.
 type ChildRequest struct {
-	Device   int        `json:"device"`
-	WaveSize uint32     `json:"waveSize"` // the size the device must report
-	Config   wireConfig `json:"config"`
+	Device   int    `json:"device"`
+	WaveSize uint32 `json:"waveSize"` // the size the device must report (lavapipe); 0: no check
+	// RunSize is the size the rig asks for through size control (a device with
+	// several sizes run in a child because the run has several devices); 0: the
+	// device's own size.
+	RunSize uint32     `json:"runSize,omitempty"`
+	Config  wireConfig `json:"config"`
 	// ResumeAfter skips every kernel/compiler pair up to and including this one
 	// (the one the previous child died in).
 	ResumeAfter string `json:"resumeAfter,omitempty"`
@@ -144,7 +149,7 @@ func ChildMain(w io.Writer) int {
 	}
 	rig.resumeAfter = req.ResumeAfter
 	rig.onBegin = func(key string, pending []results.Record) { send(childMsg{Begin: key, Pending: pending}) }
-	st, err := rig.Run(0, func(r results.Record) { send(childMsg{Record: &r}) })
+	st, err := rig.Run(req.RunSize, func(r results.Record) { send(childMsg{Record: &r}) })
 	if err != nil {
 		return fail(err)
 	}
@@ -152,47 +157,15 @@ func ChildMain(w io.Writer) int {
 	return 0
 }
 
-// SizeResult is the outcome of one wave size.
-type SizeResult struct {
-	Size       uint32
-	Stats      results.Stats
-	SkipReason string
-	Err        error // the size could not be run to the end (not a wrong result)
-}
-
-// RunPlan runs every size of the plan; lavapipe sizes run in child processes of
-// the executable self. emit gets every record.
-func RunPlan(p Plan, deviceIndex int, cfg Config, self string, emit func(results.Record)) []SizeResult {
-	var out []SizeResult
-	for _, sp := range p.Sizes {
-		sr := SizeResult{Size: sp.Size, SkipReason: sp.SkipReason}
-		switch {
-		case sp.SkipReason != "":
-		case sp.LPWidth > 0:
-			sr.Stats, sr.Err = RunChild(func() *exec.Cmd { return exec.Command(self) }, deviceIndex, sp, cfg, emit)
-			var su *SizeUnavailableError
-			if errors.As(sr.Err, &su) && sp.Optional {
-				sr.SkipReason, sr.Err = su.Msg, nil
-			}
-		default:
-			rig, err := New(deviceIndex, cfg)
-			if err != nil {
-				sr.Err = err
-				break
-			}
-			sr.Stats, sr.Err = rig.Run(sp.Size, emit)
-			rig.Close()
-		}
-		out = append(out, sr)
-	}
-	return out
-}
-
 // maxRestarts bounds how many driver crashes one wave size may survive.
 const maxRestarts = 64
 
-// RunChild runs one lavapipe wave size in child processes made by newCmd (a
-// command for a binary whose main calls ChildMain) and forwards their records.
+// RunChild runs one wave size of one device in child processes made by newCmd
+// (a command for a binary whose main calls ChildMain) and forwards their records,
+// each marked with deviceIndex. A lavapipe size (sp.LPWidth > 0) gets its
+// LP_NATIVE_VECTOR_WIDTH and the child checks the size the device reports; a
+// size-control size (sp.InProcess) is asked for by the child's rig. emit is
+// called from this goroutine only; RunDevices serialises it across children.
 //
 // A driver that crashes (lavapipe aborts inside LLVM on some pipelines) kills the
 // child, not the run: the cases of the kernel it was running become the error
@@ -211,10 +184,16 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			}
 			layoutSent[r.API] = true
 		}
+		r.DeviceIndex = deviceIndex
 		st.Add(r)
 		emit(r)
 	}
-	req := ChildRequest{Device: deviceIndex, WaveSize: sp.Size, Config: toWire(cfg)}
+	req := ChildRequest{Device: deviceIndex, Config: toWire(cfg)}
+	if sp.LPWidth > 0 {
+		req.WaveSize = sp.Size
+	} else {
+		req.RunSize = sp.Size
+	}
 	for restart := 0; ; restart++ {
 		data, err := json.Marshal(req)
 		if err != nil {
@@ -224,7 +203,12 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		if cmd.Env == nil {
 			cmd.Env = os.Environ()
 		}
-		cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth), ChildEnv+"="+string(data))
+		cmd.Env = append(cmd.Env, ChildEnv+"="+string(data))
+		if sp.LPWidth > 0 {
+			// Only a lavapipe size sets the width: on a host with a GPU and lavapipe,
+			// the GPU's child leaves lavapipe as the user configured it.
+			cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth))
+		}
 		tail := &tailWriter{max: 12}
 		cmd.Stderr = io.MultiWriter(os.Stderr, tail)
 		stdout, err := cmd.StdoutPipe()

@@ -67,8 +67,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 // runDiff is `waverig diff BASELINE.jsonl NEW.jsonl`: regressions, fixes and
-// changes between two runs of one device (e.g. two driver versions). Exit 1 on
-// regressions; 2 when the files are not two complete runs of one device.
+// changes between two runs of the same devices (e.g. two driver versions),
+// device by device. Exit 1 on regressions; 2 when the files are not two
+// complete runs of the same devices.
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	const usage = "waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl"
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
@@ -91,15 +92,30 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig diff: new run: %v\n", err)
 		return exitUsage
 	}
-	if a, b := report.Devices(before), report.Devices(after); !*cross && fmt.Sprint(a) != fmt.Sprint(b) {
-		fmt.Fprintf(stderr, "waverig diff: the runs are of different devices (baseline: %v; new: %v); -cross-device compares them anyway\n", a, b)
+	var diffs []report.DeviceDiff
+	if *cross {
+		// Two devices compared case by case: one device on each side.
+		if a, b := report.Devices(before), report.Devices(after); len(a) != 1 || len(b) != 1 {
+			fmt.Fprintf(stderr, "waverig diff: -cross-device compares runs of one device each (baseline: %v; new: %v)\n", a, b)
+			return exitUsage
+		}
+		diffs = []report.DeviceDiff{{Diff: report.Compare(before, after)}}
+	} else if diffs, err = report.CompareDevices(before, after); err != nil {
+		// Runs of several devices are compared device by device.
+		fmt.Fprintf(stderr, "waverig diff: the runs are of different devices: %v; -cross-device compares two runs of one device each anyway\n", err)
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "drivers: %v -> %v\n", report.Drivers(before), report.Drivers(after))
-	d := report.Compare(before, after)
-	// A reader that went away (`| head`) does not change what the runs say.
-	d.WriteText(stdout, pos[0], pos[1])
-	if len(d.Regressions) > 0 {
+	regressions := 0
+	for _, dd := range diffs {
+		if len(diffs) > 1 {
+			fmt.Fprintf(stdout, "\n== %s\n", dd.Device)
+		}
+		// A reader that went away (`| head`) does not change what the runs say.
+		dd.Diff.WriteText(stdout, pos[0], pos[1])
+		regressions += len(dd.Diff.Regressions)
+	}
+	if regressions > 0 {
 		return exitUnexpected
 	}
 	return exitOK

@@ -22,13 +22,15 @@ import (
 	"waverig/internal/fsutil"
 )
 
-const runUsage = "waverig run [-device N|substring] [-api vulkan,webgpu] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
 
-// runMatrix is `waverig run`: the whole matrix on one device at every wave size.
+// runMatrix is `waverig run`: the whole matrix on one or more devices at every
+// wave size, into one run directory.
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	devSel := fs.String("device", "0", "device index or name substring")
+	devSel := fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all (several devices: a child process per device and wave size)")
+	jobs := fs.Int("jobs", harness.DefaultJobs(), "child processes at once (every device's wave sizes share them)")
 	ops := fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)")
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
 	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
@@ -47,6 +49,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "waverig run: "+format+"\n", a...)
 		return exitUsage
+	}
+	if *jobs < 1 {
+		return bad("-jobs %d: at least 1", *jobs)
 	}
 	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect}
 	if *expectFile != "" {
@@ -96,13 +101,12 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig run: %v\n", err)
 		return exitIncomplete
 	}
-	idx, err := pickDevice(devs, *devSel)
+	idxs, err := pickDevices(devs, *devSel)
 	if err != nil {
 		return bad("%v", err)
 	}
-	dev := devs[idx]
 	if before != nil {
-		if err := sameDevice(before, dev); err != nil {
+		if err := baselineCovers(before, devs, idxs); err != nil {
 			return bad("-baseline: %v", err)
 		}
 	}
@@ -118,16 +122,32 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig run: -out: %v\n", err)
 		return exitIncomplete
 	}
-	if cfg.APIs == nil {
-		cfg.APIs = []string{harness.Vulkan}
-		if why := harness.WebGPUAvailable(dev); why == "" {
-			cfg.APIs = append(cfg.APIs, harness.WebGPU)
-		} else {
-			fmt.Fprintf(stdout, "WebGPU not run: %s\n", why)
+	several := len(idxs) > 1
+	names := deviceNames(devs, idxs)
+	var runs []harness.DeviceRun
+	for _, idx := range idxs {
+		dev, dc := devs[idx], cfg
+		on := ""
+		if several {
+			on = fmt.Sprintf("device %d: ", idx)
+			// Two devices fail the same kernel: each keeps its own bundle.
+			dc.ReproDir = filepath.Join(cfg.ReproDir, fmt.Sprintf("device%d", idx))
 		}
+		if dc.APIs == nil {
+			dc.APIs = []string{harness.Vulkan}
+			if why := harness.WebGPUAvailable(dev); why == "" {
+				dc.APIs = append(dc.APIs, harness.WebGPU)
+			} else {
+				fmt.Fprintf(stdout, "%sWebGPU not run: %s\n", on, why)
+			}
+		}
+		plan := harness.MakePlan(dev, want)
+		runs = append(runs, harness.DeviceRun{Index: idx, Plan: plan, Config: dc})
+		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], harness.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(plan))
 	}
-	plan := harness.MakePlan(dev, want)
-	fmt.Fprintf(stdout, "waverig run on %s (%s), APIs %s, wave sizes %s\n", dev.Name, harness.DriverString(dev), strings.Join(cfg.APIs, ", "), planSizes(plan))
+	if several {
+		fmt.Fprintf(stdout, "%d devices, up to %d child processes at once\n", len(idxs), *jobs)
+	}
 
 	self, err := os.Executable()
 	if err != nil {
@@ -140,6 +160,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	blamed := map[string]map[string]int{} // compiler -> op -> failed cases
 	skipReasons := map[string]int{}
 	var all []results.Record
+	// RunDevices calls emit for one record at a time, whichever child sent it.
 	emit := func(r results.Record) {
 		// Each record is appended as it arrives (unbuffered, checked): a crash later
 		// in the run never loses a finished result, and a full disk fails the run.
@@ -151,52 +172,33 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			}
 			blamed[r.Blame][r.Op]++
 		}
+		where := ""
+		if several {
+			where = fmt.Sprintf(" on device %d", r.DeviceIndex)
+		}
 		switch r.Verdict() {
 		case results.VerdictUnexpected:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "FAIL %s: %s\n", r.Title(), r.Headline())
+				fmt.Fprintf(stdout, "FAIL %s%s: %s\n", r.Title(), where, r.Headline())
 			}
 		case results.VerdictSkip:
 			skipReasons[r.Reason]++
 		case results.VerdictDiffers:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "DIFFERS %s: %s\n", r.Title(), r.Reason)
+				fmt.Fprintf(stdout, "DIFFERS %s%s: %s\n", r.Title(), where, r.Reason)
 			}
 		}
 	}
-	sizeResults := harness.RunPlan(plan, idx, cfg, self, emit)
+	devResults := harness.RunDevices(runs, *jobs, harness.SelfCommand(self), emit)
 
-	sum := results.Summary{Device: dev.Name, Driver: harness.DriverString(dev)}
-	for _, s := range sets {
-		if s.Applies(harness.DeviceString(dev)) {
-			sum.Expectations = append(sum.Expectations, s.Name)
-		}
-	}
-	incomplete := false
-	fmt.Fprintf(stdout, "\n%-6s %8s %8s %8s %8s %8s %8s %10s %9s\n", "size", "cases", "passed", "failed", "errors", "skipped", "known", "pipelines", "seconds")
-	for _, sr := range sizeResults {
-		st := sr.Stats
-		ss := results.SizeSummary{WaveSize: sr.Size, Stats: st, SkipReason: sr.SkipReason}
-		if sr.SkipReason != "" {
-			fmt.Fprintf(stdout, "%-6d skipped: %s\n", sr.Size, sr.SkipReason)
-		} else {
-			fmt.Fprintf(stdout, "%-6d %8d %8d %8d %8d %8d %8d %10d %9.1f\n", sr.Size, st.Cases, st.Passed, st.Failed, st.Errors, st.Skipped, st.Known, st.Pipelines, st.Seconds)
-		}
-		if sr.Err != nil {
-			fmt.Fprintf(stdout, "       error: %v\n", sr.Err)
-			ss.Error = sr.Err.Error()
-			incomplete = true
-		}
-		sum.Total.Merge(st)
-		sum.Sizes = append(sum.Sizes, ss)
-	}
+	sum, incomplete := summarize(stdout, devs, names, devResults, all, sets)
 	sum.Total.Seconds = time.Since(start).Seconds()
 	t := sum.Total
-	fmt.Fprintf(stdout, "%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
+	fmt.Fprintf(stdout, "%s%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", tableIndent(several), "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
 	if t.Seconds > 0 {
 		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(t.Cases)/t.Seconds)
 	}
-	printBreakdown(stdout, all)
+	printBreakdown(stdout, all, several)
 	if t.ParityCases > 0 {
 		fmt.Fprintf(stdout, "parity: %d cases compared lane by lane on Vulkan and WebGPU (%d lanes), %d differ", t.ParityCases, t.ParityLanes, t.Differs)
 		if t.Differs > 0 {
@@ -209,14 +211,19 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%d known problems of this driver or compiler (expectation files %s), not counted\n", t.Known, strings.Join(sum.Expectations, ", "))
 	}
 	for _, comp := range sortedKeys(blamed) {
-		fmt.Fprintf(stdout, "%s: failures where waverig's compiler passed the same case on this device (the compiler, not the driver, is at fault):\n", comp)
+		fmt.Fprintf(stdout, "%s: failures where waverig's compiler passed the same case on the same device (the compiler, not the driver, is at fault):\n", comp)
 		for _, op := range sortedKeys(blamed[comp]) {
 			fmt.Fprintf(stdout, "  %5d  %s\n", blamed[comp][op], op)
 		}
 	}
-	for _, e := range expect.Stale(expect.For(sets, harness.DeviceString(dev)), all) {
-		sum.Stale = append(sum.Stale, e.Where)
-		fmt.Fprintf(stdout, "NOTE %s: expected to fail, but every case it matched passed: remove or narrow the entry\n", e.Where)
+	for _, ds := range sum.Devices {
+		for _, where := range ds.Stale {
+			on := ""
+			if several {
+				on = " on " + ds.Name
+			}
+			fmt.Fprintf(stdout, "NOTE %s: expected to fail, but every case it matched%s passed: remove or narrow the entry\n", where, on)
+		}
 	}
 	if t.Unexpected > 0 {
 		fmt.Fprintf(stdout, "%d unexpected failures (wrong results, crashes or errors no expectation file knows)\n", t.Unexpected)
@@ -227,7 +234,16 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if before != nil {
-		report.Compare(before, all).WriteText(stdout, *baseline, filepath.Join(*outDir, results.ResultsFile))
+		// Per device: the same case on two devices is two cases.
+		newPath := filepath.Join(*outDir, results.ResultsFile)
+		for _, ds := range sum.Devices {
+			id := report.DeviceID{Identity: report.DeviceIdentity(ds.Device), Index: ds.Index}
+			old, _ := report.MatchDevice(before, id) // baselineCovers checked it
+			if several {
+				fmt.Fprintf(stdout, "\n== baseline of device %d, %s\n", ds.Index, ds.Name)
+			}
+			report.Compare(old, deviceRecords(all, ds.Index)).WriteText(stdout, *baseline, newPath)
+		}
 	}
 
 	exit := exitOK
@@ -238,7 +254,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		exit = exitUnexpected
 	}
 	sum.ExitStatus, sum.Verdict = exit, exitVerdict(exit)
-	writeErr := writeReports(*outDir, dev.Name+" — "+harness.DriverString(dev), all, &sum)
+	title := sum.Device + " — " + sum.Driver
+	if several {
+		title = sum.Device
+	}
+	writeErr := writeReports(*outDir, title, all, &sum)
 	if err := dir.Close(); writeErr == nil {
 		writeErr = err
 	}
@@ -304,18 +324,6 @@ func readRun(path string) ([]results.Record, error) {
 	return recs, nil
 }
 
-// sameDevice refuses a baseline from another device (another driver version of
-// the same device is what a baseline is for).
-func sameDevice(recs []results.Record, dev devices.Device) error {
-	got := report.DeviceIdentity(dev.Name)
-	for _, d := range report.Devices(recs) {
-		if d != got {
-			return fmt.Errorf("the baseline ran on %s, this run on %s", d, got)
-		}
-	}
-	return nil
-}
-
 func planSizes(p harness.Plan) string {
 	var parts []string
 	for _, s := range p.Sizes {
@@ -371,17 +379,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// printBreakdown prints the cases of a run per API, stage and wave size (the
-// layout checks and parity records are not cases).
-func printBreakdown(w io.Writer, recs []results.Record) {
+// printBreakdown prints the cases of a run per API, stage and wave size, and
+// per device when the run has several (the layout checks and parity records
+// are not cases).
+func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 	type key struct {
+		dev        int
 		api, stage string
 		size       uint32
 	}
 	counts := map[key]*results.Stats{}
 	var keys []key
 	for _, r := range recs {
-		k := key{r.API, r.Stage, r.WaveSize}
+		k := key{0, r.API, r.Stage, r.WaveSize}
+		if several {
+			k.dev = r.DeviceIndex
+		}
 		if r.Case == results.LayoutCase || r.Status == results.Differs {
 			continue
 		}
@@ -396,6 +409,9 @@ func printBreakdown(w io.Writer, recs []results.Record) {
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
+		if a.dev != b.dev {
+			return a.dev < b.dev
+		}
 		if a.api != b.api {
 			return a.api > b.api // vulkan before webgpu
 		}
@@ -404,9 +420,16 @@ func printBreakdown(w io.Writer, recs []results.Record) {
 		}
 		return a.size < b.size
 	})
-	fmt.Fprintf(w, "\n%-8s %-8s %-6s %8s %8s %8s %8s %8s %8s\n", "api", "stage", "size", "cases", "passed", "failed", "errors", "skipped", "known")
+	col := ""
+	if several {
+		col = "dev  "
+	}
+	fmt.Fprintf(w, "\n%s%-8s %-8s %-6s %8s %8s %8s %8s %8s %8s\n", col, "api", "stage", "size", "cases", "passed", "failed", "errors", "skipped", "known")
 	for _, k := range keys {
 		st := counts[k]
+		if several {
+			fmt.Fprintf(w, "%-4d ", k.dev)
+		}
 		fmt.Fprintf(w, "%-8s %-8s %-6d %8d %8d %8d %8d %8d %8d\n", k.api, k.stage, k.size, st.Cases, st.Passed, st.Failed, st.Errors, st.Skipped, st.Known)
 	}
 }

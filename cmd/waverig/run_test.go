@@ -20,6 +20,9 @@ const asMainEnv = "WAVERIG_TEST_AS_MAIN"
 func TestMain(m *testing.M) {
 	// A run started by a test re-executes this binary for each lavapipe wave size.
 	if os.Getenv(asMainEnv) != "" || os.Getenv("WAVERIG_CHILD") != "" {
+		if code, ok := injectedCrashChild(); ok {
+			os.Exit(code)
+		}
 		os.Exit(mainStatus())
 	}
 	os.Exit(m.Run())

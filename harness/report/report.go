@@ -50,7 +50,8 @@ type Diff struct {
 	Unchanged   int
 }
 
-// Compare diffs two runs case by case.
+// Compare diffs two runs case by case, whatever device they ran on: two runs of
+// one device each (CompareDevices pairs the devices of runs of several).
 func Compare(before, after []results.Record) Diff {
 	var d Diff
 	old := map[string]results.Record{}
@@ -97,9 +98,130 @@ func DeviceIdentity(device string) string {
 	return lavapipeWidth.ReplaceAllString(device, ")")
 }
 
-// Devices lists the distinct devices of a run's records.
+// DeviceID is one device of a run: its identity (DeviceIdentity of the name
+// its records give) and its index in the Vulkan enumeration (Record.DeviceIndex).
+type DeviceID struct {
+	Identity string
+	Index    int
+}
+
+// IDOf is the device a record ran on.
+func IDOf(r results.Record) DeviceID { return DeviceID{DeviceIdentity(r.Device), r.DeviceIndex} }
+
+// Suffixes says what tells each device apart from the other devices of its
+// run: "" where it is the run's only device of its identity, else " #index"
+// (two lavapipes, two identical GPUs in one host).
+func Suffixes(ids []DeviceID) map[DeviceID]string {
+	indices := map[string]map[int]bool{}
+	for _, id := range ids {
+		if indices[id.Identity] == nil {
+			indices[id.Identity] = map[int]bool{}
+		}
+		indices[id.Identity][id.Index] = true
+	}
+	out := map[DeviceID]string{}
+	for _, id := range ids {
+		out[id] = ""
+		if len(indices[id.Identity]) > 1 {
+			out[id] = fmt.Sprintf(" #%d", id.Index)
+		}
+	}
+	return out
+}
+
+// deviceSuffix gives the Suffixes of a run's records.
+func deviceSuffix(recs []results.Record) func(results.Record) string {
+	set := map[DeviceID]bool{}
+	var ids []DeviceID
+	for _, r := range recs {
+		if id := IDOf(r); !set[id] {
+			set[id] = true
+			ids = append(ids, id)
+		}
+	}
+	suf := Suffixes(ids)
+	return func(r results.Record) string { return suf[IDOf(r)] }
+}
+
+// Devices lists the distinct devices of a run's records by name: the identity,
+// with " #index" where two devices of the run share it.
 func Devices(recs []results.Record) []string {
-	return distinct(recs, func(r results.Record) string { return DeviceIdentity(r.Device) })
+	suf := deviceSuffix(recs)
+	return distinct(recs, func(r results.Record) string { return DeviceIdentity(r.Device) + suf(r) })
+}
+
+// MatchDevice returns the records of baseline (one run's) that ran on the
+// device id of another run: the baseline's only device of that identity (a
+// run of one device, or an older results file without device indices), else
+// the one of that identity with the same index. ok is false when the baseline
+// did not run the device.
+func MatchDevice(baseline []results.Record, id DeviceID) (recs []results.Record, ok bool) {
+	by := map[DeviceID][]results.Record{}
+	for _, r := range baseline {
+		by[IDOf(r)] = append(by[IDOf(r)], r)
+	}
+	var same []DeviceID
+	for d := range by {
+		if d.Identity == id.Identity {
+			same = append(same, d)
+		}
+	}
+	switch {
+	case len(same) == 1:
+		return by[same[0]], true
+	case len(same) > 1:
+		recs, ok = by[id]
+		return recs, ok
+	}
+	return nil, false
+}
+
+// DeviceDiff is the comparison of one device between two runs.
+type DeviceDiff struct {
+	Device string // as Devices names it in the new run
+	Diff   Diff
+}
+
+// CompareDevices compares two runs device by device (MatchDevice): the same
+// case on two devices of one run is two cases. It refuses runs whose devices do
+// not pair up (a device of either run that the other did not run).
+func CompareDevices(before, after []results.Record) ([]DeviceDiff, error) {
+	ids, byID := splitDevices(after)
+	suf := Suffixes(ids)
+	var out []DeviceDiff
+	matched := 0
+	for _, id := range ids {
+		old, ok := MatchDevice(before, id)
+		if !ok {
+			return nil, fmt.Errorf("the new run's device %s is not in the baseline (baseline: %v; new: %v)", id.Identity+suf[id], Devices(before), Devices(after))
+		}
+		matched += len(old)
+		out = append(out, DeviceDiff{Device: id.Identity + suf[id], Diff: Compare(old, byID[id])})
+	}
+	if matched != len(before) {
+		return nil, fmt.Errorf("the baseline ran devices the new run did not (baseline: %v; new: %v)", Devices(before), Devices(after))
+	}
+	return out, nil
+}
+
+// splitDevices groups records by device, devices in name order.
+func splitDevices(recs []results.Record) ([]DeviceID, map[DeviceID][]results.Record) {
+	by := map[DeviceID][]results.Record{}
+	var ids []DeviceID
+	for _, r := range recs {
+		id := IDOf(r)
+		if by[id] == nil {
+			ids = append(ids, id)
+		}
+		by[id] = append(by[id], r)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].Identity != ids[j].Identity {
+			return ids[i].Identity < ids[j].Identity
+		}
+		return ids[i].Index < ids[j].Index
+	})
+	return ids, by
 }
 
 // Drivers lists the distinct drivers of a run's records.
@@ -183,12 +305,14 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// WriteJUnit writes one test suite per (device, API, stage, compiler, wave size).
+// WriteJUnit writes one test suite per (device, API, stage, compiler, wave
+// size); two devices of one name are told apart by " #index" after the name.
 func WriteJUnit(w io.Writer, recs []results.Record) error {
 	suites := map[string]*junitSuite{}
 	var names []string
+	suf := deviceSuffix(recs)
 	for _, r := range recs {
-		name := fmt.Sprintf("%s/%s/wave%d", r.Device, strings.ReplaceAll(r.Where(), " ", "/"), r.WaveSize)
+		name := fmt.Sprintf("%s%s/%s/wave%d", r.Device, suf(r), strings.ReplaceAll(r.Where(), " ", "/"), r.WaveSize)
 		s := suites[name]
 		if s == nil {
 			s = &junitSuite{Name: name}
@@ -233,13 +357,15 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 	return enc.Encode(out)
 }
 
-// WriteCSV writes one row per case (failing lanes summarised in the last columns).
+// WriteCSV writes one row per case (failing lanes summarised in the
+// failing_lanes and first_failure columns; device_index, the device's place in
+// the Vulkan enumeration, comes last so older column positions still hold).
 func WriteCSV(w io.Writer, recs []results.Record) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "status", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure"})
+	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "status", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure", "device_index"})
 	for _, r := range recs {
 		cw.Write([]string{r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.API, r.Stage, r.Compiler, r.Device, r.Driver,
-			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r)})
+			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r), fmt.Sprint(r.DeviceIndex)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -281,7 +407,8 @@ td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
 </body></html>
 `
 
-// WriteHTML writes a self-contained page: a grid of operation × wave size and the
+// WriteHTML writes a self-contained page: a grid of operation × wave size (a row
+// per device too when the run has several) and the
 // per-lane tables of the failures (unexpected ones first, then known problems).
 func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 	type cell struct {
@@ -319,6 +446,9 @@ func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 	const maxHTMLFailures = 100
 	var notes []failure // known problems and stale entries, after the failures
 	data.Title = title
+	// A run of several devices gets one row per operation and device.
+	several := len(Devices(recs)) > 1
+	suf := deviceSuffix(recs)
 	for _, r := range recs {
 		if r.Status == results.Differs {
 			if len(data.Parity) < maxHTMLFailures {
@@ -332,6 +462,9 @@ func WriteHTML(w io.Writer, title string, recs []results.Record) error {
 		if r.API != "" && (r.API != results.Vulkan || r.Stage != results.Compute) {
 			// One row per operation and (API, stage) beyond Vulkan compute.
 			op += " · " + r.API + " " + r.Stage
+		}
+		if several {
+			op += " · " + DeviceIdentity(r.Device) + suf(r)
 		}
 		if grid[op] == nil {
 			grid[op] = map[uint32]*cell{}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -92,5 +93,48 @@ func TestCSVAndHTML(t *testing.T) {
 		if !strings.Contains(h.String(), want) {
 			t.Errorf("html lacks %q", want)
 		}
+	}
+}
+
+// TestDevicesOfOneName: two devices of one name in one run are two devices
+// (" #index"), a baseline is matched per device, and an older file without
+// device indices still matches a device of its name.
+func TestDevicesOfOneName(t *testing.T) {
+	rec := func(dev string, idx int, status string) results.Record {
+		return results.Record{Case: "c", Op: "WaveActiveSum", WaveSize: 8, API: "vulkan", Stage: "compute", Compiler: "ours", Device: dev, DeviceIndex: idx, Status: status}
+	}
+	lvp := "llvmpipe (LLVM 15.0.6, 256 bits)"
+	two := []results.Record{rec(lvp, 0, results.Pass), rec(lvp, 1, results.Fail)}
+	if got := fmt.Sprint(Devices(two)); got != "[llvmpipe (LLVM 15.0.6) #0 llvmpipe (LLVM 15.0.6) #1]" {
+		t.Errorf("Devices: %s", got)
+	}
+	if got := fmt.Sprint(Devices(two[1:])); got != "[llvmpipe (LLVM 15.0.6)]" {
+		t.Errorf("a device alone keeps its name: %s", got)
+	}
+	// A run compared with itself, device by device: nothing changes, although
+	// the same case passed on one device and failed on the other.
+	ds, err := CompareDevices(two, []results.Record{two[1], two[0]})
+	if err != nil || len(ds) != 2 || ds[0].Diff.Unchanged != 1 || ds[1].Diff.Unchanged != 1 {
+		t.Fatalf("%v %+v", err, ds)
+	}
+	// An old single-device baseline (no index) is the baseline of each device.
+	old := []results.Record{rec("llvmpipe (LLVM 15.0.6, 128 bits)", 0, results.Pass)}
+	ds, err = CompareDevices(old, two[1:])
+	if err != nil || len(ds[0].Diff.Regressions) != 1 {
+		t.Fatalf("old baseline: %v %+v", err, ds)
+	}
+	if recs, ok := MatchDevice(two, DeviceID{"llvmpipe (LLVM 15.0.6)", 1}); !ok || recs[0].Status != results.Fail {
+		t.Errorf("MatchDevice by index: %v %v", recs, ok)
+	}
+	if _, ok := MatchDevice(two, DeviceID{"NVIDIA H200", 0}); ok {
+		t.Error("MatchDevice found a device the baseline did not run")
+	}
+	if _, err := CompareDevices(two, two[:1]); err == nil {
+		t.Error("a baseline with a device the new run lacks was accepted")
+	}
+	var junit strings.Builder
+	WriteJUnit(&junit, two)
+	if !strings.Contains(junit.String(), lvp+` #1/vulkan/compute/ours/wave8"`) {
+		t.Errorf("JUnit suites do not tell the devices apart:\n%s", junit.String())
 	}
 }

@@ -47,22 +47,27 @@ const LayoutCase = "layout"
 
 // Record is one case's result: the line streamed to results.jsonl.
 type Record struct {
-	Case     string        `json:"case"`
-	Op       string        `json:"op"`
-	Type     string        `json:"type"`
-	Pattern  string        `json:"pattern"`
-	Shape    string        `json:"shape"`
-	WaveSize uint32        `json:"waveSize"`
-	API      string        `json:"api"`   // Vulkan or WebGPU
-	Stage    string        `json:"stage"` // Compute, Pixel or Vertex
-	Compiler string        `json:"compiler"`
-	Device   string        `json:"device"`
-	Driver   string        `json:"driver"`
-	Status   string        `json:"status"` // Pass, Fail, Skip, Error, Differs
-	Reason   string        `json:"reason,omitempty"`
-	Lanes    int           `json:"lanes,omitempty"`
-	Failures []LaneFailure `json:"failures,omitempty"`
-	Kernel   string        `json:"kernel"`
+	Case     string `json:"case"`
+	Op       string `json:"op"`
+	Type     string `json:"type"`
+	Pattern  string `json:"pattern"`
+	Shape    string `json:"shape"`
+	WaveSize uint32 `json:"waveSize"`
+	API      string `json:"api"`   // Vulkan or WebGPU
+	Stage    string `json:"stage"` // Compute, Pixel or Vertex
+	Compiler string `json:"compiler"`
+	Device   string `json:"device"`
+	// DeviceIndex is the device's index in the Vulkan enumeration (`waverig
+	// devices`, -device N): what tells apart two devices of one run with the same
+	// name (two lavapipes, two identical GPUs). Omitted for device 0, so a run of
+	// the first device writes what it always did; files without it read as 0.
+	DeviceIndex int           `json:"deviceIndex,omitempty"`
+	Driver      string        `json:"driver"`
+	Status      string        `json:"status"` // Pass, Fail, Skip, Error, Differs
+	Reason      string        `json:"reason,omitempty"`
+	Lanes       int           `json:"lanes,omitempty"`
+	Failures    []LaneFailure `json:"failures,omitempty"`
+	Kernel      string        `json:"kernel"`
 	// Known names the expectation entry (file:line: reason) of a known problem this
 	// case hits (set only when the problem happened, or on a known crash not run).
 	Known string `json:"known,omitempty"`
@@ -298,16 +303,34 @@ type SizeSummary struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// Summary is summary.json.
+// DeviceSummary is one device of a run: summary.json's "devices" rows.
+type DeviceSummary struct {
+	Index  int    `json:"index"` // in the Vulkan enumeration (-device N)
+	Device string `json:"device"`
+	// Name is how the reports name the device: Device, with " #index" where two
+	// devices of the run share a name.
+	Name         string        `json:"name"`
+	Driver       string        `json:"driver"`
+	Expectations []string      `json:"expectations,omitempty"`
+	Stale        []string      `json:"staleExpectations,omitempty"`
+	Sizes        []SizeSummary `json:"sizes"`
+	Total        Stats         `json:"total"`
+}
+
+// Summary is summary.json. With one device, Device, Driver, Expectations,
+// Stale and Sizes are that device's; with several, Device and Driver list them
+// ("; "), Sizes adds each wave size up over the devices, and Devices holds each
+// device's own rows. Devices is written for one device too.
 type Summary struct {
 	Device       string   `json:"device"`
 	Driver       string   `json:"driver"`
 	Expectations []string `json:"expectations,omitempty"` // files applied
 	// Stale lists expectation entries that matched cases of this run none of
 	// which failed: the problem is gone (or the entry is too wide) here.
-	Stale []string      `json:"staleExpectations,omitempty"`
-	Sizes []SizeSummary `json:"sizes"`
-	Total Stats         `json:"total"`
+	Stale   []string        `json:"staleExpectations,omitempty"`
+	Sizes   []SizeSummary   `json:"sizes"`
+	Devices []DeviceSummary `json:"devices,omitempty"`
+	Total   Stats           `json:"total"`
 	// ExitStatus is the run's exit status and Verdict says it in words.
 	ExitStatus int    `json:"exitStatus"`
 	Verdict    string `json:"verdict"`
