@@ -45,6 +45,44 @@ func ParseAPIs(s string) ([]string, error) {
 	return out, nil
 }
 
+// Stages lists every shader stage the matrix covers, in run order.
+var Stages = []string{results.Compute, results.Pixel, results.Vertex}
+
+// ParseStages reads a comma-separated stage list ("compute,pixel").
+func ParseStages(s string) ([]string, error) {
+	var out []string
+	for _, st := range strings.Split(s, ",") {
+		st = strings.ToLower(strings.TrimSpace(st))
+		ok := false
+		for _, known := range Stages {
+			ok = ok || st == known
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown stage %q (use compute, pixel, vertex)", st)
+		}
+		for _, b := range out {
+			if b == st {
+				return nil, fmt.Errorf("stage %q named twice", st)
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// wantsStage reports whether a run covers a stage (every stage when none is named).
+func (c Config) wantsStage(stage string) bool {
+	if len(c.Stages) == 0 {
+		return true
+	}
+	for _, s := range c.Stages {
+		if s == stage {
+			return true
+		}
+	}
+	return false
+}
+
 // target is one way a kernel runs: an API and a compiler.
 type target struct{ api, comp string }
 

@@ -47,6 +47,9 @@ type Config struct {
 	// APIs are the APIs to drive (Vulkan, WebGPU); nil means Vulkan only. The
 	// CLI's default is every API with a device.
 	APIs []string
+	// Stages are the shader stages to cover (results.Compute, Pixel, Vertex);
+	// nil means all.
+	Stages []string
 }
 
 // ExpectationSets returns the sets a run applies (none with NoExpectations).
@@ -166,10 +169,16 @@ func stageOf(k kernels.Kernel) string {
 // size; draw kernels only at the device's own size (the rig does not ask for a
 // size in graphics stages).
 func (r *Rig) matrix(size uint32) []kernels.Kernel {
-	ks := kernels.Matrix(r.cfg.Filter)
+	var ks []kernels.Kernel
+	if r.cfg.wantsStage(results.Compute) {
+		ks = kernels.Matrix(r.cfg.Filter)
+	}
 	if size == r.dev.SubgroupSize {
-		ks = append(ks, kernels.GraphicsMatrix(kernels.Pixel, r.cfg.Filter)...)
-		ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, r.cfg.Filter)...)
+		for _, st := range []kernels.Stage{kernels.Pixel, kernels.Vertex} {
+			if r.cfg.wantsStage(string(st)) {
+				ks = append(ks, kernels.GraphicsMatrix(st, r.cfg.Filter)...)
+			}
+		}
 	}
 	return ks
 }

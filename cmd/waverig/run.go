@@ -22,7 +22,7 @@ import (
 	"waverig/internal/fsutil"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -36,6 +36,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
 	apis := fs.String("api", "", "APIs to run: vulkan,webgpu (default: every API with a device; WebGPU runs waverig's WGSL through wgpu-native)")
+	stages := fs.String("stages", "", "shader stages to run: compute,pixel,vertex (default: all three)")
 	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
 	noExpect := fs.Bool("no-expectations", false, "ignore the known-problem files (run known crashes too)")
 	expectFile := fs.String("expectations", "", "an extra expectation file (known crashes and failures of a driver)")
@@ -86,6 +87,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *apis != "" {
 		if cfg.APIs, err = harness.ParseAPIs(*apis); err != nil {
 			return bad("-api: %v", err)
+		}
+	}
+	if *stages != "" {
+		if cfg.Stages, err = harness.ParseStages(*stages); err != nil {
+			return bad("-stages: %v", err)
 		}
 	}
 	// A bad baseline is found now, not after the whole run.
