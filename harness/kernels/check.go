@@ -332,7 +332,7 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 			continue
 		}
 		st.arms++
-		want, err := models.Expected(op, mt, lanes, count)
+		want, err := expectedOf(c, op, mt, lanes, count)
 		if err != nil {
 			st.problem(err.Error())
 			return

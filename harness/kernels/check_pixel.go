@@ -451,7 +451,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 				LaneArg: laneArgOf(op, mode, h.lane, count)})
 		}
 		st.arms++
-		exc, inc, err := models.HelperSets(op, mt, rec, hl, count)
+		exc, inc, err := helperSetsOf(c, mt, rec, hl, count)
 		if err != nil {
 			st.problem(err.Error())
 			return

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"waverig/harness/models"
 )
 
 // glslangGap names what glslang 12's HLSL front end cannot compile in a kernel, or "".
@@ -16,6 +18,9 @@ import (
 func glslangGap(k Kernel) string {
 	if k.Needs.Int64 {
 		return "glslang 12's HLSL front end has no int64_t and no 64-bit integer vectors"
+	}
+	if len(k.Cases) > 0 && models.IsQuadVote(k.Cases[0].Op) {
+		return "glslang 12's HLSL front end has no QuadAny/QuadAll (Shader Model 6.7)"
 	}
 	return ""
 }

@@ -92,7 +92,8 @@ const (
 
 // GraphicsMatrix is the pixel or vertex matrix, filtered, in a fixed order: one kernel
 // per (operation, scene or vertex shape) for the 32-bit types (Wave24 order), then for
-// pixels the seed's PSSlope kernels. Any other stage gives nil.
+// pixels the quad votes (quadvote.go) and the seed's PSSlope kernels. Any other stage
+// gives nil.
 func GraphicsMatrix(stage Stage, f Filter) []Kernel {
 	var shapes []Shape
 	switch stage {
@@ -138,6 +139,7 @@ func GraphicsMatrix(stage Stage, f Filter) []Kernel {
 		}
 	}
 	if stage == Pixel {
+		out = append(out, quadVotePixelKernels(f)...)
 		out = append(out, slopeKernels(f)...)
 		out = append(out, helperKernels(f)...)
 	}

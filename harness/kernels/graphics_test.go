@@ -37,7 +37,7 @@ func TestGraphicsMatrixShape(t *testing.T) {
 		minK    int
 		maxK    int
 		minCase int
-	}{{Pixel, pixelMatrix, 100, 160, 2000}, {Vertex, vertexMatrix, 40, 60, 1000}} {
+	}{{Pixel, pixelMatrix, 100, 200, 2000}, {Vertex, vertexMatrix, 40, 60, 1000}} { // pixel: 150 SM 6.0 kernels and 24 quad votes
 		ids := map[string]bool{}
 		perOp := map[string]int{}
 		perShape := map[string]int{}

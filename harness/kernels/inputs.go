@@ -152,7 +152,7 @@ func groupInputs(c Case, t models.Type, mode, threads int) (in [][]uint64, coin 
 			case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
 				v[k] = 0
 			case intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue, intrinsics.WaveActiveBallot,
-				intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+				intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits, intrinsics.QuadAny, intrinsics.QuadAll:
 				d := densities[mode%len(densities)]
 				if r.chance(d[0], d[1]) {
 					v[k] = 1

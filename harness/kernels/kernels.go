@@ -272,7 +272,7 @@ func replicas(op intrinsics.Op) int {
 	case intrinsics.QuadReadLaneAt:
 		return 4
 	case intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue, intrinsics.WaveActiveBallot,
-		intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits, intrinsics.QuadAny, intrinsics.QuadAll:
 		return len(densities)
 	case intrinsics.WaveActiveAllEqual:
 		return 2

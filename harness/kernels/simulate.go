@@ -104,7 +104,7 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 					lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm,
 						Input: readComps(rec[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N), LaneArg: h.laneArg}
 				}
-				want, err := models.Expected(op, mt, lanes, size)
+				want, err := expectedOf(c, op, mt, lanes, size)
 				if err != nil {
 					return nil, err
 				}

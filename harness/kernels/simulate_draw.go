@@ -244,7 +244,7 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 				lanes[i] = models.Lane{Index: m.lane, Input: in, LaneArg: m.laneArg,
 					Active: m.branch == arm && (!m.helper || withHelpers || quad)}
 			}
-			return models.Expected(modelOp, mt, lanes, size)
+			return expectedOf(c, modelOp, mt, lanes, size)
 		}
 		want, err := expect(l.Helpers)
 		if err != nil {

@@ -12,11 +12,13 @@ import (
 // the pixels (2qx..2qx+1, 2qy..2qy+1).
 func QuadIndex(x, y uint32) uint32 { return x&1 | (y&1)<<1 }
 
-// IsQuadOp reports the four quad operations: helper lanes always take part in them
-// (a fragment shader that runs quad operations gets the helper invocations it needs).
+// IsQuadOp reports the quad operations (the four reads and the quad votes QuadAny and
+// QuadAll): helper lanes always take part in them (a fragment shader that runs quad
+// operations gets the helper invocations it needs).
 func IsQuadOp(op intrinsics.Op) bool {
 	switch op {
-	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt:
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt,
+		intrinsics.QuadAny, intrinsics.QuadAll:
 		return true
 	}
 	return false

@@ -35,7 +35,8 @@ func Supports(op intrinsics.Op, t Type) error {
 			return bad()
 		}
 	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue,
-		intrinsics.WaveActiveBallot, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits:
+		intrinsics.WaveActiveBallot, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits,
+		intrinsics.QuadAny, intrinsics.QuadAll:
 		if t != (Type{Bool, 1}) {
 			return bad()
 		}
@@ -65,7 +66,7 @@ func ResultType(op intrinsics.Op, t Type) Type {
 	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits,
 		intrinsics.WaveMultiPrefixCountBits:
 		return Type{Uint32, 1}
-	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue:
+	case intrinsics.WaveIsFirstLane, intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue, intrinsics.QuadAny, intrinsics.QuadAll:
 		return Type{Bool, 1}
 	case intrinsics.WaveActiveBallot, intrinsics.WaveMatch:
 		return Type{Uint32, 4}
@@ -109,6 +110,11 @@ func Expected(op intrinsics.Op, t Type, lanes []Lane, laneCount uint32) ([]Value
 		return Prefix(op, t, lanes)
 	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt:
 		return Quad(op, t, lanes)
+	case intrinsics.QuadAny, intrinsics.QuadAll:
+		// The portable form: it defines a subset of the lanes the KHR form does and
+		// agrees there, so it holds for either (QuadVote(op, QuadVoteKHR, …) is the
+		// native form's full model).
+		return QuadVote(op, QuadVoteSwaps, lanes)
 	}
 	return Reduce(op, t, lanes)
 }
