@@ -94,3 +94,15 @@ func waveSizeMatrix(f Filter) []Kernel {
 	}
 	return out
 }
+
+// WaveSizeOf returns the [WaveSize] attribute of a case's kernel (false for a
+// case without one): such a case has records only in the pass at the size the
+// rig picked for it.
+func WaveSizeOf(c Case) (WaveSizeAttr, bool) {
+	for _, w := range WaveSizeAttrs {
+		if c.Name == w.Name() {
+			return w, true
+		}
+	}
+	return WaveSizeAttr{}, false
+}
