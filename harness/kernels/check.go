@@ -304,7 +304,13 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 		if hasLaneArg(op) {
 			s += fmt.Sprintf(" lane=%d", h.laneArg)
 		}
+		if models.IsPartitioned(op) {
+			s += fmt.Sprintf(" key=%d", h.laneArg)
+		}
 		return s
+	}
+	if models.IsPartitioned(op) {
+		partitionLanes(op, c, mt, wv, init, inputs, st)
 	}
 	for j, h := range wv {
 		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type))
@@ -374,7 +380,7 @@ func armMask(wv []hdr, arm uint32) string {
 // formatResult renders a result; ballots as a hex mask (bit i = lane i) with the word
 // count, so a stray high word shows.
 func formatResult(op intrinsics.Op, rt models.Type, comps []uint64) string {
-	if op == intrinsics.WaveActiveBallot {
+	if op == intrinsics.WaveActiveBallot || op == intrinsics.WaveMatch {
 		m := new(big.Int)
 		for w := 3; w >= 0; w-- {
 			m.Lsh(m, 32)

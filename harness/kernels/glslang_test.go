@@ -16,6 +16,9 @@ import (
 // and WaveActiveAllEqual on vectors, one bool for the whole vector; this test only
 // checks that the kernels compile.)
 func glslangGap(k Kernel) string {
+	if contains(k.Extensions, PartitionedExtension) {
+		return "glslang 12's HLSL front end has no WaveMatch or WaveMultiPrefix*"
+	}
 	if k.Needs.Int64 {
 		return "glslang 12's HLSL front end has no int64_t and no 64-bit integer vectors"
 	}

@@ -149,7 +149,8 @@ func groupInputs(c Case, t models.Type, mode, threads int) (in [][]uint64, coin 
 		v := make([]uint64, t.N)
 		for k := range v {
 			switch c.Op {
-			case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
+			case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane,
+				intrinsics.WaveMatch: // WaveMatch's value comes from the lane's key (partition.go)
 				v[k] = 0
 			case intrinsics.WaveActiveAnyTrue, intrinsics.WaveActiveAllTrue, intrinsics.WaveActiveBallot,
 				intrinsics.WaveActiveCountBits, intrinsics.WavePrefixCountBits, intrinsics.QuadAny, intrinsics.QuadAll:
@@ -162,9 +163,9 @@ func groupInputs(c Case, t models.Type, mode, threads int) (in [][]uint64, coin 
 				if mode == 1 && r.chance(mixedOdds[k][0], mixedOdds[k][1]) {
 					v[k] = alt[k]
 				}
-			case intrinsics.WaveActiveSum, intrinsics.WavePrefixSum:
+			case intrinsics.WaveActiveSum, intrinsics.WavePrefixSum, intrinsics.WaveMultiPrefixSum:
 				v[k] = sumValue(r, t.Scalar)
-			case intrinsics.WaveActiveProduct, intrinsics.WavePrefixProduct:
+			case intrinsics.WaveActiveProduct, intrinsics.WavePrefixProduct, intrinsics.WaveMultiPrefixProduct:
 				v[k] = productValue(r, t.Scalar, &twos, &halves)
 			default:
 				v[k] = anyValue(r, t.Scalar)

@@ -104,6 +104,9 @@ type Case struct {
 	// Name, when not "", replaces the operation's name in the ID and the filter: the
 	// cases that test a shader rather than one intrinsic (PSSlope, IsHelperLane).
 	Name string
+	// Keys is the key scheme of a partitioned operation's case (partition.go), ""
+	// for every other case; when set it is the ID's fifth component ("keys=hash").
+	Keys string
 }
 
 // OpName is the case's first ID component: Name, or the operation's name.
@@ -121,7 +124,11 @@ func (c Case) ID() string {
 	if c.Pattern == Random {
 		p = fmt.Sprintf("random#%d", c.Seed)
 	}
-	return fmt.Sprintf("%s/%s/%s/%s", c.OpName(), c.Type.HLSL(), p, c.Shape.Name)
+	id := fmt.Sprintf("%s/%s/%s/%s", c.OpName(), c.Type.HLSL(), p, c.Shape.Name)
+	if c.Keys != "" {
+		id += "/keys=" + c.Keys // "WaveMatch/uint/odd/whole/keys=hash"
+	}
+	return id
 }
 
 // Features are the optional device features a kernel needs.

@@ -87,6 +87,10 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 				if br != 0 {
 					w[wLaneArg] = laneArgOf(op, mode, lane, size)
 				}
+				if models.IsPartitioned(op) {
+					// Every lane records its partition key (KeysRandom's were pre-written).
+					w[wLaneArg] = partitionKey(k.Cases[ci].Keys, lane, init[i*recWords+wLaneArg])
+				}
 				for o := wOut; o < recWords; o++ {
 					w[o] = 0
 				}
@@ -103,6 +107,9 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 				for j, h := range hs {
 					lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm,
 						Input: readComps(rec[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N), LaneArg: h.laneArg}
+					if models.IsPartitioned(op) {
+						lanes[j].Input = partitionInput(op, mt, h.laneArg, lanes[j].Input)
+					}
 				}
 				want, err := expectedOf(c, op, mt, lanes, size)
 				if err != nil {

@@ -209,6 +209,7 @@ func MultiPrefix(op intrinsics.Op, t Type, lanes []Lane, masks []Mask) ([]Value,
 		return nil, err
 	}
 	good := partitionOK(lanes, masks)
+	ord := ordered(lanes)
 	out := undefined(len(lanes))
 	for i, l := range lanes {
 		if !good[i] {
@@ -218,8 +219,8 @@ func MultiPrefix(op intrinsics.Op, t Type, lanes []Lane, masks []Mask) ([]Value,
 		for k := range acc {
 			acc[k] = identity(a, t.Scalar)
 		}
-		// ordered keeps the scan in lane order, the order a device combines in.
-		for _, j := range ordered(lanes) {
+		// ord keeps the scan in lane order, the order a device combines in.
+		for _, j := range ord {
 			o := lanes[j]
 			if o.Index >= l.Index {
 				break
