@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 
 	"waverig/compiler/reflect"
 	"waverig/devices"
@@ -19,7 +20,9 @@ import (
 // reflection of waverig's SPIR-V module (compiled once, cached): nil when the
 // kernel has none or did not compile (that failure is reported where it runs).
 func (r *Rig) kernelWaveSize(k kernels.Kernel) *reflect.WaveSize {
-	if k.Draw != nil {
+	// Only a source that spells the attribute can have a range: the others
+	// are not compiled here (a kernel the device cannot run is never compiled).
+	if k.Draw != nil || !strings.Contains(strings.ToLower(k.HLSL), "wavesize") {
 		return nil
 	}
 	return r.compile(k, target{Vulkan, Ours}).waveSize
