@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math/big"
 	"math/bits"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
@@ -223,9 +226,13 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 		}
 	}
 	kernelCount := waveSize
+	// The layout of every wave is checked here, in order; the waves that pass
+	// are then checked against the models case by case on every core (a case's
+	// state is its own, and its waves keep their order, so the result is the
+	// same as checking one wave after another).
+	perCase := make([][][]hdr, len(k.Cases))
 	for _, wv := range groupWaves(hs) {
 		st := states[wv[0].caseIdx]
-		c := k.Cases[wv[0].caseIdx]
 		st.waves++
 		ps := waveProblems(wv, waveSize)
 		if waveSize == 0 && len(ps) == 0 {
@@ -242,8 +249,13 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 			}
 			continue
 		}
-		checkWave(op, c, wv, init, got, threads, waveSize, st)
+		perCase[wv[0].caseIdx] = append(perCase[wv[0].caseIdx], wv)
 	}
+	eachParallel(len(k.Cases), func(i int) {
+		for _, wv := range perCase[i] {
+			checkWave(op, k.Cases[i], wv, init, got, threads, waveSize, states[i])
+		}
+	})
 	for i, st := range states {
 		notes := []string{fmt.Sprintf("%d waves, %d arms, %d lanes compared, %d undefined", st.waves, st.arms, res[i].Lanes, st.undef)}
 		notes = append(notes, st.problems...)
@@ -254,6 +266,34 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 		res[i].Note = strings.Join(notes, "; ")
 	}
 	return res
+}
+
+// eachParallel calls f(0..n-1) on up to GOMAXPROCS goroutines and returns when
+// all calls have: the checks of one kernel's cases are independent, and on a
+// GPU the checks are a large share of a warm run.
+func eachParallel(n int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // kernelWords returns the initial and returned u0 words of an operation kernel.
