@@ -127,7 +127,9 @@ func (r *Rig) openWebGPU() {
 
 // compileWGSL compiles a kernel to WGSL for wgpu-native. What WGSL cannot
 // express (64-bit types, wave operations in vertex shaders, …: the WGSL back
-// end's E06xx codes) is a skip naming the compiler's coded reason, not an error.
+// end's E06xx codes) is a skip naming the compiler's coded reason, not an error;
+// so is a pixel entry with [WaveOpsIncludeHelperLanes] (W0602: emitted without
+// it).
 func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string) *module {
 	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines,
 		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: "naga"})
@@ -136,6 +138,13 @@ func compileWGSL(name string, src []byte, entry, stage string, defines map[strin
 			return &module{skip: "WGSL cannot express this kernel: " + why}
 		}
 		return &module{err: fmt.Errorf("waverig compile (WGSL) failed:\n%s", res.Render())}
+	}
+	for _, d := range res.Diagnostics {
+		if d.Code == diag.WarnWGSLHelperLanes {
+			// The WGSL was emitted without [WaveOpsIncludeHelperLanes]: running it
+			// would hold a device to a request WebGPU cannot make.
+			return &module{skip: "WebGPU cannot make helper lanes take part in wave operations: " + string(d.Code) + ": " + d.Text}
+		}
 	}
 	ep := res.Entry(entry)
 	if ep == nil {

@@ -48,3 +48,26 @@ func TestCompileCachesAndSkips(t *testing.T) {
 		t.Fatalf("a kernel glslang rejects: skip %q err %v", skip, err)
 	}
 }
+
+// TestHelperLanesAttributeSkips: glslang 12 compiles a pixel shader with
+// [WaveOpsIncludeHelperLanes] but drops the attribute with a warning, so the
+// kernel is a skip with that reason (from the cache too); without the attribute
+// the same shader compiles.
+func TestHelperLanesAttributeSkips(t *testing.T) {
+	if !Installed() {
+		t.Skip(NotInstalled)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	body := "uint4 PSMain(float4 pos : SV_Position) : SV_Target { o[0] = WaveActiveSum(1u); return uint4(0u, 0u, 0u, 0u); }\n"
+	decl := "RWStructuredBuffer<uint> o : register(u0);\n"
+	for run := 0; run < 2; run++ {
+		_, skip, err := CompileStage(decl+"[WaveOpsIncludeHelperLanes]\n"+body, "PSMain", "pixel", []string{"u0"})
+		if err != nil || skip != IgnoresHelperLanes {
+			t.Fatalf("run %d: skip %q err %v, want the skip %q", run, skip, err, IgnoresHelperLanes)
+		}
+	}
+	m, skip, err := CompileStage(decl+body, "PSMain", "pixel", []string{"u0"})
+	if err != nil || skip != "" || len(m.SPIRV) < 5 {
+		t.Fatalf("without the attribute: skip %q err %v", skip, err)
+	}
+}

@@ -43,6 +43,9 @@ type pixelState struct {
 	modeOf   []int // replica -> mode
 	states   []*caseState
 	mirrored bool // the coverage matched the y-mirrored scene (clip-space y the other way up)
+	// included: a [WaveOpsIncludeHelperLanes] kernel, where only the
+	// helper-included results (and layout words) are correct.
+	included bool
 	// defined holds the record indices whose output the models define for the
 	// helper set the wave was explained by (nil unless asked for: parity).
 	defined map[int]bool
@@ -71,7 +74,7 @@ func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []Case
 	}
 	sc := *k.Cases[0].Shape.Scene
 	pw, ph := sc.Padded()
-	ps := &pixelState{k: k, sc: sc, states: states, defined: defined,
+	ps := &pixelState{k: k, sc: sc, states: states, defined: defined, included: IncludesHelperLanes(k.Cases[0]),
 		lay: pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}}
 	if k.Cases[0].Name == slopeName {
 		ps.checkSlope(out)
@@ -118,6 +121,9 @@ func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []Case
 		}
 		if st.helperLanes > 0 {
 			st.extra = append(st.extra, fmt.Sprintf("%d helper lanes; waves that decided: %d excluded, %d included", st.helperLanes, st.choices[HelpersExcluded], st.choices[HelpersIncluded]))
+		}
+		if ps.included && st.choices[HelpersExcluded] > 0 {
+			st.problem(fmt.Sprintf("[WaveOpsIncludeHelperLanes]: helper lanes must take part in wave operations, but %d waves left them out", st.choices[HelpersExcluded]))
 		}
 		if ps.mirrored {
 			st.extra = append(st.extra, "picture mirrored in y (this API put clip-space y the other way up)")
@@ -234,6 +240,9 @@ type pixelWave struct {
 	lanes   []*pxRec
 	helpers []pxHelper
 	count   uint32
+	// layout is the helper choice the layout words (key, key2: WaveReadLaneFirst
+	// and WaveActiveSum in the prologue) show, "" when they cannot tell.
+	layout string
 }
 
 // waveID is a pixel wave's identity: the key and the sum over the wave of padded
@@ -378,6 +387,11 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 	}
 	if k2 := ws[0].key2; k2 != sumRec && k2 != sumAll {
 		p = append(p, fmt.Sprintf("key %d: WaveActiveSum of padded index × (lane + 1) is %d, neither the recorded lanes' %d nor theirs and the helpers' %d", key, k2, sumRec, sumAll))
+	} else if sumRec != sumAll {
+		wv.layout = HelpersExcluded
+		if k2 == sumAll {
+			wv.layout = HelpersIncluded
+		}
 	}
 	if key != uint32(ps.lay.padded(rep, lowRec.x, lowRec.y)) && key != uint32(lowAll) {
 		p = append(p, fmt.Sprintf("key %d is the padded index of neither the lowest recorded lane (%d) nor the lowest lane with helpers (%d)",
@@ -386,7 +400,9 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 	return wv, p
 }
 
-// checkOpWave checks one wave of an operation kernel against both helper choices.
+// checkOpWave checks one wave of an operation kernel against both helper choices,
+// or, for a [WaveOpsIncludeHelperLanes] kernel, against the helper-included one
+// alone (its layout words too).
 func (ps *pixelState) checkOpWave(wv pixelWave) {
 	rep := wv.lanes[0].rep
 	c := ps.k.Cases[ps.caseOf[rep]]
@@ -427,9 +443,18 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	for i, h := range wv.helpers {
 		helperBranch[i] = pat(h.lane, count, coin(h.x, h.y))
 	}
-	quad := models.IsQuadOp(op)
-	if !quad {
+	// fixed: helpers take part whatever the device chooses (quad reads and
+	// swaps), so both sets are one and the wave decides nothing.
+	fixed := helpersFixed(c)
+	if !fixed {
 		st.helperLanes += len(wv.helpers)
+	}
+	if ps.included && wv.layout == HelpersExcluded {
+		// The prologue's WaveReadLaneFirst / WaveActiveSum left the helpers out:
+		// the device ignored the attribute even where the operation cannot show it.
+		st.fail(results.LaneFailure{WaveKey: wv.lanes[0].key, Lane: wv.lanes[0].lane, ActiveMask: pxMask(wv, wv.lanes[0].branch),
+			Input:    fmt.Sprintf("layout word key2 (WaveActiveSum of padded index × (lane + 1)) of draw %d, %d helper lanes; [WaveOpsIncludeHelperLanes] requires them", rep, len(wv.helpers)),
+			Expected: "the sum with helpers included", Actual: fmt.Sprintf("%d, the sum without helpers", wv.lanes[0].key2)})
 	}
 	var failE, failI []results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
@@ -472,7 +497,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 				for k := range want.Comps {
 					if !models.Equal(rt.Scalar, want.Comps[k], actual[k]) {
 						in := describe(h)
-						if !quad && len(wv.helpers) > 0 {
+						if !fixed && len(wv.helpers) > 0 {
 							in += " (helpers " + set + ")"
 						}
 						*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: in,
@@ -502,6 +527,32 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		}
 	}
 	switch {
+	case ps.included:
+		// [WaveOpsIncludeHelperLanes]: only the helper-included result is correct.
+		// The wave's choice comes from the operation where it decides, else from
+		// the layout words; a failure says when the device's values are exactly
+		// the helper-excluded ones.
+		st.res.Lanes += lanesI
+		st.undef += undefI
+		choice := wv.layout
+		switch {
+		case len(failI) > 0 && len(failE) == 0:
+			choice = HelpersExcluded
+		case len(failI) == 0 && len(failE) > 0 && choice == "":
+			choice = HelpersIncluded
+		}
+		if choice != "" {
+			st.choices[choice]++
+		}
+		for _, f := range failI {
+			if len(failE) == 0 {
+				f.Input += "; the device left helpers out, [WaveOpsIncludeHelperLanes] requires them"
+			}
+			st.fail(f)
+		}
+		if len(failI) == 0 {
+			mark(defI)
+		}
 	case len(failE) == 0 && len(failI) == 0:
 		// Both choices fit (always so for quad ops, which have one answer): the wave
 		// does not decide.

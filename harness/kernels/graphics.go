@@ -92,7 +92,8 @@ const (
 
 // GraphicsMatrix is the pixel or vertex matrix, filtered, in a fixed order: one kernel
 // per (operation, scene or vertex shape) for the 32-bit types (Wave24 order), then for
-// pixels the quad votes (quadvote.go) and the seed's PSSlope kernels. Any other stage
+// pixels the quad votes (quadvote.go), the [WaveOpsIncludeHelperLanes] kernels
+// (helperlanes.go), the seed's PSSlope kernels and the IsHelperLane kernels. Any other stage
 // gives nil.
 func GraphicsMatrix(stage Stage, f Filter) []Kernel {
 	var shapes []Shape
@@ -140,6 +141,7 @@ func GraphicsMatrix(stage Stage, f Filter) []Kernel {
 	}
 	if stage == Pixel {
 		out = append(out, quadVotePixelKernels(f)...)
+		out = append(out, helperLanesKernels(f)...)
 		out = append(out, slopeKernels(f)...)
 		out = append(out, helperKernels(f)...)
 	}
@@ -217,14 +219,20 @@ func buildPixel(name string, cases []Case) (Kernel, error) {
 	for i := range recs {
 		recs[i] = unset
 	}
+	helpers := IncludesHelperLanes(cases[0])
+	needs := needsOf(types)
+	if helpers {
+		// RequireFullQuadsKHR (QuadControlKHR) and MaximallyReconvergesKHR.
+		needs.QuadControl, needs.MaximalReconvergence = true, true
+	}
 	return Kernel{
-		Name: name, Entry: psEntry, Stage: Pixel, HLSL: pixelHLSL(name, op, sc, types),
+		Name: name, Entry: psEntry, Stage: Pixel, HLSL: pixelHLSL(name, op, sc, types, helpers),
 		Cases: cases,
 		Buffers: []Buffer{
 			{Register: "t0", Data: bytesOf(in)},
 			{Register: "u0", Data: bytesOf(recs)},
 		},
-		Needs: needsOf(types),
+		Needs: needs,
 		Draw: &Draw{VertexEntry: vsEntry, PixelEntry: psEntry, Width: sc.Width, Height: sc.Height,
 			VertexCount: 3, Draws: uint32(lay.draws)},
 	}, nil
@@ -258,8 +266,8 @@ func caseTypes(name string, cases []Case) ([]Type, map[Type]int, error) {
 	var types []Type
 	variant := map[Type]int{}
 	for _, c := range cases {
-		if c.Op != cases[0].Op || c.Shape.Name != cases[0].Shape.Name {
-			return nil, nil, fmt.Errorf("kernels: %s: cases of different operations or shapes", name)
+		if c.Op != cases[0].Op || c.Shape.Name != cases[0].Shape.Name || c.Name != cases[0].Name {
+			return nil, nil, fmt.Errorf("kernels: %s: cases of different operations, programs or shapes", name)
 		}
 		if _, ok := variant[c.Type]; !ok {
 			variant[c.Type] = len(types)

@@ -54,7 +54,10 @@ func TestGraphicsKernelsCompile(t *testing.T) {
 				if spv == nil {
 					t.Fatalf("%s: no SPIR-V", e[0])
 				}
-				if spirvVal != "" {
+				// The [WaveOpsIncludeHelperLanes] kernels' pixel modules declare
+				// extensions spirv-val 2023.1 predates: TestHelperLanesKernelsCompile
+				// validates them without those declarations.
+				if spirvVal != "" && !IncludesHelperLanes(k.Cases[0]) {
 					f := filepath.Join(dir, k.Name+"."+e[0]+".spv")
 					if err := os.WriteFile(f, spv, 0o644); err != nil {
 						t.Fatal(err)

@@ -55,13 +55,19 @@ func pixelPrologue(sb *strings.Builder, sc Scene) {
 // pixelHLSL generates a pixel kernel: the triangle vertex shader and a pixel shader
 // that runs the op (pattern and type variant from its input block) and writes its
 // record and colour. Helper lanes run everything but their writes are discarded.
-func pixelHLSL(name string, op intrinsics.Op, sc Scene, types []Type) string {
+// With helpers, the pixel entry carries [WaveOpsIncludeHelperLanes] (the program
+// is otherwise the same, so the plain and the attributed kernels differ only in
+// which lanes the wave operations must count).
+func pixelHLSL(name string, op intrinsics.Op, sc Scene, types []Type, helpers bool) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "// waverig generated pixel kernel %s: %s on a %dx%d framebuffer.\n", name, op, sc.Width, sc.Height)
 	fmt.Fprintf(&sb, "// Input block of %d uints per padded-grid position: ctl, coin, in[8].\n", tWords)
 	fmt.Fprintf(&sb, "// Record of %d uints per covered pixel: flat, key, lane, count, branch, lane arg, pos, draw, helper, -, out[8].\n", recWords)
 	sb.WriteString("StructuredBuffer<uint> inp : register(t0);\nRWStructuredBuffer<uint> rec : register(u0);\n\n")
 	emitTriangleVS(&sb, vsEntry, "VSOut", sc, []string{"nointerpolation uint rep : TEXCOORD0"}, []string{"o.rep = iid"})
+	if helpers {
+		sb.WriteString("// Helper lanes take part in every wave operation, and every quad is full.\n[WaveOpsIncludeHelperLanes]\n")
+	}
 	fmt.Fprintf(&sb, "uint4 %s(float4 pos : SV_Position, nointerpolation uint rep : TEXCOORD0) : SV_Target\n{\n", psEntry)
 	pixelPrologue(&sb, sc)
 	fmt.Fprintf(&sb, "    uint ctl = inp[t + %du];\n    uint coin = inp[t + %du];\n", tCtl, tCoin)

@@ -20,6 +20,10 @@ import (
 //     needing shaderQuadControl; case IDs "QuadAny.khr/bool/even/whole". The model
 //     is models.QuadVoteKHR: every active lane is defined, over the active members
 //     of its quad. WebGPU has no way to ask for the extension (the rig skips it).
+//     In a plain pixel kernel (no RequireFullQuadsKHR) whether helper lanes are
+//     active members is the implementation's choice, so the pixel checker
+//     accepts both sets, as for wave operations; the [WaveOpsIncludeHelperLanes]
+//     variant (QuadAny.khr.helperlanes, helperlanes.go) requires them.
 //
 // Inputs come from the bool operations' predicate densities (one replica per
 // density: none, 1/8, 1/2, 7/8, all true), so whole quads of every kind (all, none,
@@ -42,9 +46,19 @@ func quadVoteCase(op intrinsics.Op, native bool, p Pattern, sh Shape, seed uint6
 	return c
 }
 
-// nativeQuadVote reports a case of the native (SPV_KHR_quad_control) variant.
+// nativeQuadVote reports a case of the native (SPV_KHR_quad_control) variant,
+// plain or [WaveOpsIncludeHelperLanes] ("QuadAny.khr.helperlanes").
 func nativeQuadVote(c Case) bool {
-	return models.IsQuadVote(c.Op) && c.Name == c.Op.String()+khrSuffix
+	return models.IsQuadVote(c.Op) && strings.TrimSuffix(c.Name, helperLanesSuffix) == c.Op.String()+khrSuffix
+}
+
+// helpersFixed reports whether helper lanes take part in case c's operation
+// whatever the device chooses: the quad reads and the portable quad votes
+// (quad swaps) read their quad's helpers. The native votes count "active
+// invocations in the quad" (SPV_KHR_quad_control), and without
+// RequireFullQuadsKHR nothing makes helpers active for them.
+func helpersFixed(c Case) bool {
+	return models.IsQuadOp(c.Op) && !nativeQuadVote(c)
 }
 
 // quadVoteForm is the form a quad vote case's kernel compiles its op to.
@@ -65,7 +79,8 @@ func expectedOf(c Case, op intrinsics.Op, mt models.Type, lanes []models.Lane, c
 	return models.Expected(op, mt, lanes, count)
 }
 
-// helperSetsOf is models.HelperSets for case c (see expectedOf).
+// helperSetsOf is models.HelperSets for case c (see expectedOf); the native
+// votes have two sets (models.QuadVoteHelperSets).
 func helperSetsOf(c Case, mt models.Type, recorded, helpers []models.Lane, count uint32) (excluded, included []models.Value, err error) {
 	if nativeQuadVote(c) {
 		return models.QuadVoteHelperSets(c.Op, models.QuadVoteKHR, recorded, helpers)

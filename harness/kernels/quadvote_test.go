@@ -327,8 +327,10 @@ func simulateWith(t *testing.T, k Kernel, size uint32, model func(Case, []models
 }
 
 // TestQuadVotePixelOnSimulator: every pixel kernel passes on a correct simulated
-// device (helpers in wave operations or not: quad votes include them either way, so
-// no wave decides a helper set), at every wave size, split and mirrored.
+// device (helpers in wave operations or not), at every wave size, split and
+// mirrored. The portable votes include helpers either way, so no wave decides a
+// helper set; the native votes include them only on a device that does, and a
+// wave that decides must name the device's choice.
 func TestQuadVotePixelOnSimulator(t *testing.T) {
 	for _, k := range quadVotePixel {
 		for i, size := range []uint32{4, 8, 16, 32} {
@@ -338,8 +340,12 @@ func TestQuadVotePixelOnSimulator(t *testing.T) {
 					if !r.Passed {
 						t.Fatalf("%s size %d helpers %v: %s", k.Name, size, helpers, r)
 					}
-					if r.Helpers != "" {
-						t.Errorf("%s: a quad vote decided the helper set %q", r.Case.ID(), r.Helpers)
+					want := ""
+					if nativeQuadVote(r.Case) && r.Helpers != "" {
+						want = map[bool]string{false: HelpersExcluded, true: HelpersIncluded}[helpers]
+					}
+					if r.Helpers != want {
+						t.Errorf("%s (device helpers %v): the quad vote decided the helper set %q", r.Case.ID(), helpers, r.Helpers)
 					}
 					if r.Case.Pattern == All && r.Lanes == 0 {
 						t.Errorf("%s: compared nothing", r.Case.ID())
@@ -350,18 +356,25 @@ func TestQuadVotePixelOnSimulator(t *testing.T) {
 	}
 }
 
-// TestQuadVotePixelFaults: a device whose helper lanes vote with predicate false
-// (lavapipe's helper loads return 0) or that leaves helpers out of the quad vote
-// fails where helpers matter, in both variants.
+// TestQuadVotePixelFaults: a device whose helper lanes take part but vote with
+// predicate false (lavapipe's helper loads return 0) or that leaves helpers out of
+// the quad vote fails where helpers matter. The one exception is the plain native
+// QuadAny: all-false helpers give exactly the vote of the covered pixels alone,
+// which is the helper-excluded answer SPV_KHR_quad_control allows without
+// RequireFullQuadsKHR; its [WaveOpsIncludeHelperLanes] variant catches it.
 func TestQuadVotePixelFaults(t *testing.T) {
-	for _, op := range []string{`QuadAll`, `QuadAll\.khr`, `QuadAny`, `QuadAny\.khr`} {
+	for _, tc := range []struct {
+		op    string
+		catch bool
+	}{{`QuadAll`, true}, {`QuadAll\.khr`, true}, {`QuadAny`, true}, {`QuadAny\.khr`, false},
+		{`QuadAll\.khr\.helperlanes`, true}, {`QuadAny\.khr\.helperlanes`, true}} {
 		for _, shape := range []string{"fb15x15", "thin"} {
-			ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile("^" + op + "$"), Shapes: []string{shape}, Patterns: []Pattern{All}})
+			ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile("^" + tc.op + "$"), Shapes: []string{shape}, Patterns: []Pattern{All}})
 			if len(ks) != 1 {
-				t.Fatalf("%s %s: %d kernels", op, shape, len(ks))
+				t.Fatalf("%s %s: %d kernels", tc.op, shape, len(ks))
 			}
 			k := ks[0]
-			l := SimLayout{WaveSize: 16, Seed: 3}
+			l := SimLayout{WaveSize: 16, Seed: 3, Helpers: true}
 			if n, first := failed(simCheck(t, k, l, true)); n > 0 {
 				t.Fatalf("%s without the fault: %s", k.Name, first)
 			}
@@ -369,8 +382,8 @@ func TestQuadVotePixelFaults(t *testing.T) {
 			zero := simCheck(t, k, l, true)
 			// All-false helpers turn QuadAll false where a quad's covered pixels are
 			// all true, and QuadAny false where only a helper's predicate is true.
-			if n, _ := failed(zero); n == 0 {
-				t.Errorf("%s on %s: helpers voting false passed", k.Name, shape)
+			if n, _ := failed(zero); (n > 0) != tc.catch {
+				t.Errorf("%s on %s: helpers voting false: %d cases failed, want failures %v", k.Name, shape, n, tc.catch)
 			}
 		}
 	}

@@ -32,7 +32,9 @@ type simLane struct {
 // simulatePixel draws a pixel kernel on a Go model of a correct device: the scene is
 // rasterized with the top-left rule, the covered pixels' quads are packed into waves
 // (quad order and slots shuffled when Seed != 0), lane = slot*4 + quad position, the
-// uncovered quad members are helper lanes (in wave operations only when l.Helpers),
+// uncovered quad members are helper lanes (in wave operations and the native quad
+// votes only when l.Helpers: a device that honours [WaveOpsIncludeHelperLanes] is
+// one with Helpers set),
 // covered pixels write their records, and the last draw's colour is kept.
 func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 	size := l.WaveSize
@@ -229,6 +231,9 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 	}
 	rt := models.ResultType(op, mt)
 	quad := models.IsQuadOp(op)
+	// Quad reads and swaps read helpers whatever l.Helpers says; wave operations
+	// and the native quad votes count them only when the device includes them.
+	fixed := helpersFixed(c)
 	modelOp := op
 	if l.Fault == FaultQuadXReadsY && op == intrinsics.QuadReadAcrossX {
 		modelOp = intrinsics.QuadReadAcrossY
@@ -242,7 +247,7 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 					in = make([]uint64, mt.N)
 				}
 				lanes[i] = models.Lane{Index: m.lane, Input: in, LaneArg: m.laneArg,
-					Active: m.branch == arm && (!m.helper || withHelpers || quad)}
+					Active: m.branch == arm && (!m.helper || withHelpers || fixed)}
 			}
 			return expectedOf(c, modelOp, mt, lanes, size)
 		}

@@ -13,8 +13,11 @@ import (
 func QuadIndex(x, y uint32) uint32 { return x&1 | (y&1)<<1 }
 
 // IsQuadOp reports the quad operations (the four reads and the quad votes QuadAny and
-// QuadAll): helper lanes always take part in them (a fragment shader that runs quad
-// operations gets the helper invocations it needs).
+// QuadAll): helper lanes always take part in the reads and in the portable votes
+// (quad swaps; a fragment shader that runs quad operations gets the helper
+// invocations it needs). The SPV_KHR_quad_control votes count only active
+// invocations, helpers being active only with RequireFullQuadsKHR
+// (QuadVoteHelperSets).
 func IsQuadOp(op intrinsics.Op) bool {
 	switch op {
 	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt,

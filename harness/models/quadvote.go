@@ -95,9 +95,16 @@ func QuadVote(op intrinsics.Op, form QuadVoteForm, lanes []Lane) ([]Value, error
 	return out, nil
 }
 
-// QuadVoteHelperSets is HelperSets for a quad vote in the given form: helper lanes
-// take part in quad operations (their inputs are those they compute), so both sets
-// are the included one.
+// QuadVoteHelperSets is HelperSets for a quad vote in the given form (helpers
+// Active when their branch ran the vote, inputs those they compute).
+//
+// Quad swaps read the quad's helpers (quad operations), so for QuadVoteSwaps both
+// sets are the included one. The KHR instructions evaluate the predicate "for all
+// active invocations in the quad" (SPV_KHR_quad_control), and whether a helper
+// invocation is active for them is left to the implementation unless the entry
+// point has RequireFullQuadsKHR ("Do the new quad operations invoke helpers
+// automatically? ... they do not", VK_KHR_shader_quad_control proposal): for
+// QuadVoteKHR excluded is the vote over the recorded lanes' quad members alone.
 func QuadVoteHelperSets(op intrinsics.Op, form QuadVoteForm, recorded, helpers []Lane) (excluded, included []Value, err error) {
 	all := make([]Lane, 0, len(recorded)+len(helpers))
 	all = append(append(all, recorded...), helpers...)
@@ -105,5 +112,17 @@ func QuadVoteHelperSets(op intrinsics.Op, form QuadVoteForm, recorded, helpers [
 	if err != nil {
 		return nil, nil, err
 	}
-	return inc[:len(recorded)], inc[:len(recorded)], nil
+	if form != QuadVoteKHR || len(helpers) == 0 {
+		return inc[:len(recorded)], inc[:len(recorded)], nil
+	}
+	off := append([]Lane(nil), recorded...)
+	for _, h := range helpers {
+		h.Active = false
+		off = append(off, h)
+	}
+	exc, err := QuadVote(op, form, off)
+	if err != nil {
+		return nil, nil, err
+	}
+	return exc[:len(recorded)], inc[:len(recorded)], nil
 }

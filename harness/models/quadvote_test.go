@@ -140,8 +140,10 @@ func TestQuadVoteFormsAgree(t *testing.T) {
 	}
 }
 
-// TestQuadVoteHelperSets: helpers are in the quad vote (both sets are the included
-// one), in both forms, and a helper's true predicate decides QuadAny.
+// TestQuadVoteHelperSets: helpers are in the portable vote (quad swaps read them:
+// both sets are the included one); the KHR vote counts them only when they are
+// active (excluded: the recorded members vote alone); a helper's true predicate
+// decides QuadAny where helpers take part.
 func TestQuadVoteHelperSets(t *testing.T) {
 	rec := []Lane{{Index: 0, Active: true, Input: []uint64{0}}, {Index: 1, Active: true, Input: []uint64{0}}}
 	hel := []Lane{{Index: 2, Active: true, Input: []uint64{1}}, {Index: 3, Active: true, Input: []uint64{0}}}
@@ -150,10 +152,22 @@ func TestQuadVoteHelperSets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		expectScalars(t, "excluded "+form.String(), Bool, exc, []*uint64{v(1), v(1)})
+		wantExc := v(1)
+		if form == QuadVoteKHR {
+			wantExc = v(0)
+		}
+		expectScalars(t, "excluded "+form.String(), Bool, exc, []*uint64{wantExc, wantExc})
 		expectScalars(t, "included "+form.String(), Bool, inc, []*uint64{v(1), v(1)})
 	}
-	exc, inc, err := HelperSets(intrinsics.QuadAll, Type{Bool, 1}, rec, hel, 16)
+	// No helpers: one set.
+	exc, inc, err := QuadVoteHelperSets(intrinsics.QuadAll, QuadVoteKHR, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !SameValues(Bool, exc, inc) {
+		t.Error("without helpers the KHR vote's two sets differ")
+	}
+	exc, inc, err = HelperSets(intrinsics.QuadAll, Type{Bool, 1}, rec, hel, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
