@@ -91,26 +91,19 @@ func Validate(words []uint32) error {
 			return nil
 		}
 	}
-	buf := make([]byte, 4*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint32(buf[4*i:], w)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), validateTimeout)
-	defer cancel()
-	// Block layout mistakes give wrong values, not crashes, and the rig's
-	// tests catch those; scalar layout is the most permissive rule, so it
-	// never rejects a layout the device could accept.
-	cmd := exec.CommandContext(ctx, tool, "--target-env", env, "--scalar-block-layout", "-")
-	cmd.Stdin = bytes.NewReader(buf)
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		return fmt.Errorf("vulkan: spirv-val did not finish in %v", validateTimeout)
+	err := runValidator(tool, env, words)
+	var ve *ValidationError
+	if errors.As(err, &ve) && predatesModule(ve.Output) {
+		// An older spirv-val stopped at an extension it predates: check
+		// everything else through a view without it (newer.go).
+		if view, left := olderValidatorView(words); left != nil {
+			if err = runValidator(tool, env, view); errors.As(err, &ve) {
+				ve.Output = "(validated without " + strings.Join(left, ", ") + ", which this spirv-val predates) " + ve.Output
+			}
+		}
 	}
 	if err != nil {
-		if _, ok := err.(*exec.ExitError); ok {
-			return &ValidationError{TargetEnv: env, Output: string(out)}
-		}
-		return fmt.Errorf("vulkan: running spirv-val: %w", err)
+		return err
 	}
 	accepted.Lock()
 	accepted.m[hash] = true
@@ -150,6 +143,33 @@ func rememberAccepted(marker string) {
 	if f, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 		f.Close()
 	}
+}
+
+// runValidator runs spirv-val once on a module: nil, a *ValidationError with
+// its output, or the error of running it.
+func runValidator(tool, env string, words []uint32) error {
+	buf := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(buf[4*i:], w)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), validateTimeout)
+	defer cancel()
+	// Block layout mistakes give wrong values, not crashes, and the rig's
+	// tests catch those; scalar layout is the most permissive rule, so it
+	// never rejects a layout the device could accept.
+	cmd := exec.CommandContext(ctx, tool, "--target-env", env, "--scalar-block-layout", "-")
+	cmd.Stdin = bytes.NewReader(buf)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return fmt.Errorf("vulkan: spirv-val did not finish in %v", validateTimeout)
+	}
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); ok {
+			return &ValidationError{TargetEnv: env, Output: string(out)}
+		}
+		return fmt.Errorf("vulkan: running spirv-val: %w", err)
+	}
+	return nil
 }
 
 // targetEnv picks the lowest Vulkan environment that accepts the module's

@@ -58,3 +58,41 @@ func TestValidateRemembersAcceptances(t *testing.T) {
 	delete(accepted.m, badHash)
 	accepted.Unlock()
 }
+
+// A module using SPV_KHR_quad_control (a native quad vote) or
+// [WaveOpsIncludeHelperLanes] is accepted by a spirv-val that predates those
+// extensions through a view without them; an error elsewhere in such a module
+// is still a rejection.
+func TestValidateModulesNewerThanTheValidator(t *testing.T) {
+	if spirvVal() == "" {
+		t.Skip("spirv-val not installed")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, name := range []string{"quadany_khr.spv", "helperlanes_ps.spv"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			words, err := WordsFromBytes(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			view, left := olderValidatorView(words)
+			if len(left) == 0 || len(view) >= len(words) {
+				t.Fatalf("view left out %v (%d of %d words)", left, len(view), len(words))
+			}
+			if err := Validate(words); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			// Break something unrelated: a second OpTypeInt 32 0 after the header.
+			bad := append(append(append([]uint32(nil), words[:5]...), 0x00040015, words[3], 32, 0), words[5:]...)
+			bad[3]++
+			err = Validate(bad)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Validate(broken) = %v, want a ValidationError", err)
+			}
+		})
+	}
+}
