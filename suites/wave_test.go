@@ -112,10 +112,12 @@ func pastSM60() []family {
 	for _, w := range kernels.WaveSizeAttrs {
 		sizes = append(sizes, w.Name())
 	}
+	helpers := kernels.HelperLaneNames()
 	return []family{
 		{"PartitionedNV: WaveMatch and WaveMultiPrefix (SM 6.5)", part},
 		{"Quad votes: QuadAny and QuadAll, portable and SPV_KHR_quad_control (SM 6.7)", votes},
 		{"WaveSize (SM 6.6 and 6.8)", sizes},
+		{"WaveOpsIncludeHelperLanes (SM 6.7)", helpers},
 	}
 }
 

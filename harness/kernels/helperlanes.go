@@ -130,3 +130,17 @@ func helperLanesKernels(f Filter) []Kernel {
 	}
 	return out
 }
+
+// HelperLaneNames are the case names (Case.Name, the op filter's name) of the
+// [WaveOpsIncludeHelperLanes] kernels: "WaveActiveSum.helperlanes", …,
+// "QuadAny.khr.helperlanes".
+func HelperLaneNames() []string {
+	var out []string
+	for _, op := range HelperLanesOps {
+		out = append(out, helperLanesCase(op, false, Type{}, All, Shape{}).Name)
+	}
+	for _, op := range intrinsics.QuadVotes {
+		out = append(out, helperLanesCase(op, true, Type{}, All, Shape{}).Name)
+	}
+	return out
+}
