@@ -278,6 +278,8 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 		skipping = false
 	}
 	var reproErr error
+	var reproMu sync.Mutex
+	fin := newFinisher(r.onBegin == nil, &st, emit)
 	for _, k := range matrix {
 		if ws := r.kernelWaveSize(k); ws != nil {
 			// A [WaveSize] kernel runs once, in the pass at the size it is
@@ -289,8 +291,15 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 			}
 		}
 		st.Kernels++
-		passedOurs := map[string]bool{}
-		outs := map[string]map[string][]byte{} // API -> waverig's output, for parity
+		// The device half of every target now, in order; the checks, blame,
+		// repro bundles and parity after (finisher).
+		type ran struct {
+			t    target
+			recs []results.Record // the kernel did not run here
+			out  map[string][]byte
+			size uint32
+		}
+		var runs []ran
 		for _, t := range targets {
 			layout, ok := layouts[t.api]
 			if !ok {
@@ -302,36 +311,50 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				continue
 			}
 			if r.onBegin != nil {
+				// A child: every record of the kernel before it announces
+				// the next one (the finisher is synchronous there).
 				r.onBegin(key, r.pending(k, t, layout.WaveSize))
 			}
-			recs, failed, out := r.runCases(k, t, layout.WaveSize, layout)
-			if out != nil && t.comp == Ours {
-				outs[t.api] = out
-			}
-			for _, rec := range recs {
-				if t.comp == Ours && rec.Status == results.Pass {
-					passedOurs[t.api+"|"+rec.Case] = true
-				}
-				if t.comp != Ours && rec.Status == results.Fail && passedOurs[t.api+"|"+rec.Case] {
-					rec.Blame = "compiler:" + t.comp
-				}
-				st.Add(rec)
-				emit(rec)
-			}
-			if len(failed) > 0 && r.cfg.ReproDir != "" {
-				if err := r.writeRepro(k, t, layout.WaveSize, failed); err != nil && reproErr == nil {
-					reproErr = err
-				}
-			}
+			recs, out := r.runOnDevice(k, t, layout.WaveSize, layout)
+			runs = append(runs, ran{t, recs, out, layout.WaveSize})
 		}
-		t0 := time.Now()
-		parity := r.parity(k, outs, layouts, &st)
-		r.prof.add("parity", t0)
-		for _, rec := range parity {
-			st.Add(rec)
-			emit(rec)
-		}
+		k := k
+		fin.submit(func(item *finished) {
+			passedOurs := map[string]bool{}
+			outs := map[string]map[string][]byte{} // API -> waverig's output, for parity
+			for _, rn := range runs {
+				recs, failed := rn.recs, []results.Record(nil)
+				if rn.out != nil {
+					recs, failed = r.checkCases(k, rn.t, rn.size, rn.out)
+					if rn.t.comp == Ours {
+						outs[rn.t.api] = rn.out
+					}
+				}
+				for _, rec := range recs {
+					if rn.t.comp == Ours && rec.Status == results.Pass {
+						passedOurs[rn.t.api+"|"+rec.Case] = true
+					}
+					if rn.t.comp != Ours && rec.Status == results.Fail && passedOurs[rn.t.api+"|"+rec.Case] {
+						rec.Blame = "compiler:" + rn.t.comp
+					}
+					item.recs = append(item.recs, rec)
+				}
+				if len(failed) > 0 && r.cfg.ReproDir != "" {
+					if err := r.writeRepro(k, rn.t, rn.size, failed); err != nil {
+						reproMu.Lock()
+						if reproErr == nil {
+							reproErr = err
+						}
+						reproMu.Unlock()
+					}
+				}
+			}
+			t0 := time.Now()
+			item.recs = append(item.recs, r.parity(k, outs, layouts, &item.st)...)
+			r.prof.add("parity", t0)
+		})
 	}
+	fin.wait()
 	st.Pipelines = r.Pipelines() - pipes0
 	st.Seconds = time.Since(start).Seconds()
 	return st, reproErr
@@ -379,6 +402,16 @@ func (r *Rig) knownCrash(k kernels.Kernel, t target, size uint32) *expect.Entry 
 // failed are the records of failing cases (for the repro bundle) and out the
 // buffers that came back (nil if it did not run).
 func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.Record) (recs, failed []results.Record, out map[string][]byte) {
+	if recs, out = r.runOnDevice(k, t, size, layout); out == nil {
+		return recs, nil, nil
+	}
+	recs, failed = r.checkCases(k, t, size, out)
+	return recs, failed, out
+}
+
+// runOnDevice is the device half of runCases: the records of a kernel that did
+// not run (skips, errors), or the buffers of one that did.
+func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout results.Record) ([]results.Record, map[string][]byte) {
 	all := func(status, reason, known string) []results.Record {
 		out := make([]results.Record, 0, len(k.Cases))
 		for _, c := range k.Cases {
@@ -389,47 +422,53 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 		return out
 	}
 	if layout.Status == results.Skip {
-		return all(results.Skip, layout.Reason, ""), nil, nil
+		return all(results.Skip, layout.Reason, ""), nil
 	}
 	if k.Draw != nil {
 		if why := r.stageMissing(t.api, k); why != "" {
-			return all(results.Skip, why, ""), nil, nil
+			return all(results.Skip, why, ""), nil
 		}
 	}
 	if why := r.missingFeature(t.api, k); why != "" {
-		return all(results.Skip, why, ""), nil, nil
+		return all(results.Skip, why, ""), nil
 	}
 	if ws := r.kernelWaveSize(k); ws != nil {
 		if t.api == WebGPU {
-			return all(results.Skip, "WebGPU cannot require a wave size ([WaveSize] "+waveSizeRange(ws)+"; the WGSL back end warns W0601)", ""), nil, nil
+			return all(results.Skip, "WebGPU cannot require a wave size ([WaveSize] "+waveSizeRange(ws)+"; the WGSL back end warns W0601)", ""), nil
 		}
 		if _, why := PickWaveSize(ws, r.dev); why != "" {
-			return all(results.Skip, why, ""), nil, nil
+			return all(results.Skip, why, ""), nil
 		}
 	}
 	if e := r.knownCrash(k, t, size); e != nil {
 		// One crashing case takes the whole kernel (one pipeline) down with it.
-		return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil, nil
+		return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil
 	}
 	if layout.Status != results.Pass {
-		return all(results.Error, "not checked: "+layout.Reason, ""), nil, nil
+		return all(results.Error, "not checked: "+layout.Reason, ""), nil
 	}
 	t0 := time.Now()
 	out, err := r.runKernel(k, t, size)
 	r.prof.add("device "+t.api, t0)
 	if err != nil {
 		if s, ok := err.(skipError); ok {
-			return all(results.Skip, string(s), ""), nil, nil
+			return all(results.Skip, string(s), ""), nil
 		}
 		var ve *vulkan.ValidationError
 		if errors.As(err, &ve) {
 			if e := r.knownProblem(expect.Invalid, r.caseRecord(k, k.Cases[0], t, size), t, size); e != nil {
-				return all(results.Error, err.Error(), e.Where+": "+e.Reason), nil, nil
+				return all(results.Error, err.Error(), e.Where+": "+e.Reason), nil
 			}
 		}
-		return all(results.Error, err.Error(), ""), nil, nil
+		return all(results.Error, err.Error(), ""), nil
 	}
-	t0 = time.Now()
+	return nil, out
+}
+
+// checkCases is the CPU half of runCases: the records of a dispatched kernel,
+// checked against the models, and the failing ones (for the repro bundle).
+func (r *Rig) checkCases(k kernels.Kernel, t target, size uint32, out map[string][]byte) (recs, failed []results.Record) {
+	t0 := time.Now()
 	checked := kernels.Check(k, out, size)
 	r.prof.add("check", t0)
 	for _, cr := range checked {
@@ -445,7 +484,7 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 		}
 		recs = append(recs, rec)
 	}
-	return recs, failed, out
+	return recs, failed
 }
 
 // missingFeature names what a kernel needs and the device (or, on WebGPU, the
