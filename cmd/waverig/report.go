@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"waverig/harness/report"
 	"waverig/harness/results"
@@ -27,13 +28,32 @@ func writeReports(dir, title string, recs []results.Record, sum *results.Summary
 			return err
 		}
 	}
-	if err := write(results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }); err != nil {
-		return err
+	// The three forms are independent (each its own file, written atomically):
+	// they are written at once, a run of 100,000 records waits for the slowest.
+	forms := []struct {
+		name string
+		f    func(io.Writer) error
+	}{
+		{results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }},
+		{results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }},
+		{results.HTMLFile, func(w io.Writer) error { return report.WriteHTML(w, title, recs) }},
 	}
-	if err := write(results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }); err != nil {
-		return err
+	errs := make([]error, len(forms))
+	var wg sync.WaitGroup
+	for i, form := range forms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = write(form.name, form.f)
+		}()
 	}
-	return write(results.HTMLFile, func(w io.Writer) error { return report.WriteHTML(w, title, recs) })
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runReport is `waverig report DIR`: rewrite the JUnit/CSV/HTML reports of a run

@@ -70,8 +70,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		cfg.Filter.Ops = re
 	}
 	// Pixel-only programs (PSSlope, IsHelperLane, the [WaveOpsIncludeHelperLanes]
-	// kernels: -ops helperlanes) are in no compute kernel.
-	if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
+	// kernels: -ops helperlanes) are in no compute kernel. Without -ops there is
+	// nothing to check (building the whole matrix twice costs a second).
+	if cfg.Filter.Ops != nil && len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
 		return bad("-ops %q matches no operation of the matrix", *ops)
 	}
 	if *comps != "" {
