@@ -287,12 +287,25 @@ func replicas(op intrinsics.Op) int {
 	return 1
 }
 
-// Matrix is the full static matrix, filtered: one kernel per (operation, type family,
-// shape) in a fixed order (Wave24 order, then family, then shape), identical in every
-// process.
+// Matrix is the full static matrix, filtered: one kernel per (operation, type
+// family, shape) in a fixed order (Wave24 order, then family, then shape),
+// identical in every process; then the operations past Shader Model 6.0.
 func Matrix(f Filter) []Kernel {
+	out := opMatrix(intrinsics.Wave24, f, func(c Case) []Case { return []Case{c} }, build)
+	// The operations past Shader Model 6.0, each in its own file.
+	out = append(out, partitionMatrix(f)...)
+	out = append(out, quadVoteMatrix(f)...)
+	out = append(out, waveSizeMatrix(f)...)
+	return out
+}
+
+// opMatrix is one kernel per (operation, type family, shape) of ops: its cases
+// every type of the family the op takes × active-lane pattern (random with each
+// seed), each expanded by more (the partitioned ops add key schemes), kept by
+// the filter and built by mk.
+func opMatrix(ops []intrinsics.Op, f Filter, more func(Case) []Case, mk func(string, []Case) (Kernel, error)) []Kernel {
 	var out []Kernel
-	for _, op := range intrinsics.Wave24 {
+	for _, op := range ops {
 		for _, fam := range families {
 			types := opTypes(op, fam)
 			if len(types) == 0 {
@@ -307,9 +320,10 @@ func Matrix(f Filter) []Kernel {
 							seeds = RandomSeeds
 						}
 						for _, s := range seeds {
-							c := Case{Op: op, Type: t, Pattern: p, Shape: sh, Seed: s}
-							if f.keep(c) {
-								cases = append(cases, c)
+							for _, c := range more(Case{Op: op, Type: t, Pattern: p, Shape: sh, Seed: s}) {
+								if f.keep(c) {
+									cases = append(cases, c)
+								}
 							}
 						}
 					}
@@ -317,7 +331,7 @@ func Matrix(f Filter) []Kernel {
 				if len(cases) == 0 {
 					continue
 				}
-				k, err := build(fmt.Sprintf("%s_%s_%s", op, fam.name, sh.Name), cases)
+				k, err := mk(fmt.Sprintf("%s_%s_%s", op, fam.name, sh.Name), cases)
 				if err != nil {
 					// The matrix is static: an error here is a generator bug that the
 					// package's tests catch; skip the kernel rather than panic.
@@ -327,10 +341,6 @@ func Matrix(f Filter) []Kernel {
 			}
 		}
 	}
-	// The operations past Shader Model 6.0, each in its own file.
-	out = append(out, partitionMatrix(f)...)
-	out = append(out, quadVoteMatrix(f)...)
-	out = append(out, waveSizeMatrix(f)...)
 	return out
 }
 

@@ -67,41 +67,15 @@ var PartitionOps = []intrinsics.Op{
 // family, shape), its cases every type × active-lane pattern (random with each seed)
 // × key scheme.
 func partitionMatrix(f Filter) []Kernel {
-	var out []Kernel
-	for _, op := range PartitionOps {
-		for _, fam := range families {
-			types := opTypes(op, fam)
-			for _, sh := range Shapes {
-				var cases []Case
-				for _, t := range types {
-					for _, p := range Patterns {
-						seeds := []uint64{0}
-						if p == Random {
-							seeds = RandomSeeds
-						}
-						for _, s := range seeds {
-							for _, keys := range KeySchemes {
-								c := Case{Op: op, Type: t, Pattern: p, Shape: sh, Seed: s, Keys: keys}
-								if f.keep(c) {
-									cases = append(cases, c)
-								}
-							}
-						}
-					}
-				}
-				if len(cases) == 0 {
-					continue
-				}
-				k, err := buildPartition(fmt.Sprintf("%s_%s_%s", op, fam.name, sh.Name), cases)
-				if err != nil {
-					// A generator bug the package's tests catch (as in Matrix).
-					continue
-				}
-				out = append(out, k)
-			}
+	withKeys := func(c Case) []Case {
+		out := make([]Case, len(KeySchemes))
+		for i, keys := range KeySchemes {
+			out[i] = c
+			out[i].Keys = keys
 		}
+		return out
 	}
-	return out
+	return opMatrix(PartitionOps, f, withKeys, buildPartition)
 }
 
 func schemeID(keys string) int {
