@@ -30,6 +30,9 @@ import (
 const (
 	abortDeviceEnv = "WAVERIG_TEST_ABORT_DEVICE"
 	abortOnceEnv   = "WAVERIG_TEST_ABORT_ONCE"
+	// abortAtEnv=prebuild moves the crash to the announcement of the parallel
+	// pipeline prebuild (a driver dying while pipelines are built on every core).
+	abortAtEnv = "WAVERIG_TEST_ABORT_AT"
 )
 
 // injectedCrashChild runs ChildMain with the crash injection when this process
@@ -43,18 +46,25 @@ func injectedCrashChild() (code int, ok bool) {
 	if json.Unmarshal([]byte(os.Getenv(harness.ChildEnv)), &req) != nil || strconv.Itoa(req.Device) != dev {
 		return 0, false
 	}
-	return harness.ChildMain(crashAfterBegin{marker}), true
+	return harness.ChildMain(crashAfterBegin{marker, os.Getenv(abortAtEnv) == "prebuild"}), true
 }
 
 // crashAfterBegin forwards the child's messages (one per Write) to stdout and
 // kills the process after the first "begin" message of a matrix kernel (one
 // with pending case records: not the layout check, not the pipeline prebuild),
 // once per marker file.
-type crashAfterBegin struct{ marker string }
+type crashAfterBegin struct {
+	marker   string
+	prebuild bool // crash at the prebuild's announcement instead
+}
 
 func (c crashAfterBegin) Write(p []byte) (int, error) {
 	n, err := os.Stdout.Write(p)
-	if bytes.Contains(p, []byte(`"begin":`)) && bytes.Contains(p, []byte(`"pending":[{`)) && !bytes.Contains(p, []byte(`"begin":"vulkan/Layout/`)) {
+	kernel := bytes.Contains(p, []byte(`"begin":`)) && bytes.Contains(p, []byte(`"pending":[{`)) && !bytes.Contains(p, []byte(`"begin":"vulkan/Layout/`))
+	if c.prebuild {
+		kernel = bytes.Contains(p, []byte(`"begin":"vulkan/prebuild/pipelines"`))
+	}
+	if kernel {
 		if f, err := os.OpenFile(c.marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 			f.Close()
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
