@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"waverig/harness/models"
 	"waverig/harness/results"
@@ -176,7 +177,16 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		checkPixelInto(k, o, 0, res, states, d)
 		return d
 	}
-	defA, defB := defined(outA), defined(outB)
+	// The two sides are independent checker runs: one on another core.
+	var defA map[int]bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defA = defined(outA)
+	}()
+	defB := defined(outB)
+	wg.Wait()
 	_, gotA, err := kernelWords(k, outA)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", apiA, err)
