@@ -13,9 +13,13 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 status=0
 count=$(./bin/waverig devices -json | grep -c '"deviceName"' || true)
 if [ "${count:-0}" = 0 ]; then echo "nightly: no Vulkan devices" >&2; exit 1; fi
+names=$(./bin/waverig devices -json | grep '"deviceName"' | sed 's/.*: "\(.*\)".*/\1/')
 for ((i = 0; i < count; i++)); do
-  name=$(./bin/waverig devices -json | grep '"deviceName"' | sed -n "$((i + 1))p" | sed 's/.*: "\(.*\)".*/\1/')
+  name=$(echo "$names" | sed -n "$((i + 1))p")
   slug=$(echo "$name" | tr -cs 'A-Za-z0-9' '-' | sed 's/-*$//')
+  # Two devices of one name (two identical GPUs) keep their results apart by
+  # their place in `waverig devices`, as the run's records do (deviceIndex).
+  if [ "$(echo "$names" | grep -cxF "$name")" -gt 1 ]; then slug="$slug-$i"; fi
   dir="$root/$slug/$stamp"
   prev=$(ls -d "$root/$slug"/*/ 2>/dev/null | sort | tail -n 1)
   mkdir -p "$dir"
