@@ -261,6 +261,14 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 // record index) and "gi" (the invocation's index in its replica) are declared: layout,
 // pattern, the op per type variant, and the record stores.
 func emitRecordBody(sb *strings.Builder, op intrinsics.Op, threads int, types []Type) {
+	emitPrologue(sb, threads)
+	emitVariants(sb, op, types, load)
+	emitRecordStores(sb)
+}
+
+// emitPrologue is the start of every record kernel's body: the record's base,
+// the wave layout taken in uniform control flow, and the pattern (emitPattern).
+func emitPrologue(sb *strings.Builder, threads int) {
 	fmt.Fprintf(sb, "    uint b = flat * %du;\n", recWords)
 	sb.WriteString(`    // Layout, taken before any divergence.
     uint key = WaveReadLaneFirst(flat);
@@ -270,7 +278,10 @@ func emitRecordBody(sb *strings.Builder, op intrinsics.Op, threads int, types []
     uint coin = rec[b + 7u];
 `)
 	emitPattern(sb, fmt.Sprintf("lane == cnt - 1u || gi == %du", threads-1))
-	emitVariants(sb, op, types, load)
+}
+
+// emitRecordStores writes the record after all divergence, by every invocation.
+func emitRecordStores(sb *strings.Builder) {
 	for _, l := range []string{
 		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
 		"rec[b + 4u] = act;", "rec[b + 5u] = larg;",

@@ -288,15 +288,7 @@ func partitionHLSL(name string, op intrinsics.Op, sh Shape, types []Type) string
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
 	fmt.Fprintf(&sb, "    uint flat = gid.x * %du + gi;\n", threads)
-	fmt.Fprintf(&sb, "    uint b = flat * %du;\n", recWords)
-	sb.WriteString(`    // Layout, taken before any divergence.
-    uint key = WaveReadLaneFirst(flat);
-    uint lane = WaveGetLaneIndex();
-    uint cnt = WaveGetLaneCount();
-    uint ctl = rec[b + 6u];
-    uint coin = rec[b + 7u];
-`)
-	emitPattern(&sb, fmt.Sprintf("lane == cnt - 1u || gi == %du", threads-1))
+	emitPrologue(&sb, threads)
 	fmt.Fprintf(&sb, `    // Partition key by scheme (mode): %s; the random keys are pre-written.
     uint pk = rec[b + 5u];
     if (mode == 0u) {
@@ -338,15 +330,7 @@ func partitionHLSL(name string, op intrinsics.Op, sh Shape, types []Type) string
 		storeResult(&sb, "        ", rt)
 	}
 	sb.WriteString("    }\n")
-	for _, l := range []string{
-		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
-		"rec[b + 4u] = act;", "rec[b + 5u] = larg;",
-	} {
-		sb.WriteString("    " + l + "\n")
-	}
-	for k := 0; k < 8; k++ {
-		fmt.Fprintf(&sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
-	}
+	emitRecordStores(&sb)
 	sb.WriteString("}\n")
 	return sb.String()
 }
