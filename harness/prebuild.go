@@ -24,17 +24,15 @@ func (r *Rig) prebuild(ks []kernels.Kernel, targets []target, size uint32, layou
 	}
 	var jobs []vulkan.Job
 	for _, k := range ks {
-		if k.Draw != nil {
+		if k.Draw != nil || !r.inPass(k, size) {
 			continue
 		}
 		ws := r.kernelWaveSize(k)
-		if ws != nil {
-			if chosen, _ := PickWaveSize(ws, r.dev); chosen != size {
+		for _, t := range targets {
+			if t.api != Vulkan {
 				continue
 			}
-		}
-		for _, t := range targets {
-			if t.api != Vulkan || r.missingFeature(t.api, k) != "" || r.knownCrash(k, t, size) != nil {
+			if status, _, _ := r.notRun(k, t, size, layouts[Vulkan]); status != "" {
 				continue
 			}
 			m := r.compile(k, t)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"waverig/compiler/reflect"
 	"waverig/devices"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
@@ -86,6 +87,8 @@ type Rig struct {
 	known []expect.Entry
 	// prof adds up where a pass's time goes (WAVERIG_PROFILE=1 prints it).
 	prof profile
+	// waveSizes memoises kernelWaveSize by kernel name.
+	waveSizes map[string]*reflect.WaveSize
 }
 
 // New opens the device.
@@ -281,14 +284,8 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	var reproMu sync.Mutex
 	fin := newFinisher(r.onBegin == nil, &st, emit)
 	for _, k := range matrix {
-		if ws := r.kernelWaveSize(k); ws != nil {
-			// A [WaveSize] kernel runs once, in the pass at the size it is
-			// given; one that no legal size fits is skipped in the pass at the
-			// device's own size.
-			chosen, _ := PickWaveSize(ws, r.dev)
-			if (chosen == 0 && size != r.dev.SubgroupSize) || (chosen != 0 && chosen != size) {
-				continue
-			}
+		if !r.inPass(k, size) {
+			continue
 		}
 		st.Kernels++
 		// The device half of every target now, in order; the checks, blame,
@@ -409,6 +406,40 @@ func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.R
 	return recs, failed, out
 }
 
+// notRun says why a kernel is not dispatched on a target — the status, reason
+// and known-problem entry of all its records — or "" when it is. runOnDevice and
+// the pipeline prebuild both ask it, so a pipeline is built exactly for the
+// kernels that run.
+func (r *Rig) notRun(k kernels.Kernel, t target, size uint32, layout results.Record) (status, reason, known string) {
+	if layout.Status == results.Skip {
+		return results.Skip, layout.Reason, ""
+	}
+	if k.Draw != nil {
+		if why := r.stageMissing(t.api, k); why != "" {
+			return results.Skip, why, ""
+		}
+	}
+	if why := r.missingFeature(t.api, k); why != "" {
+		return results.Skip, why, ""
+	}
+	if ws := r.kernelWaveSize(k); ws != nil {
+		if t.api == WebGPU {
+			return results.Skip, "WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(ws) + "; the WGSL back end warns W0601)", ""
+		}
+		if _, why := PickWaveSize(ws, r.dev); why != "" {
+			return results.Skip, why, ""
+		}
+	}
+	if e := r.knownCrash(k, t, size); e != nil {
+		// One crashing case takes the whole kernel (one pipeline) down with it.
+		return results.Skip, "not run: known driver crash", e.Where + ": " + e.Reason
+	}
+	if layout.Status != results.Pass {
+		return results.Error, "not checked: " + layout.Reason, ""
+	}
+	return "", "", ""
+}
+
 // runOnDevice is the device half of runCases: the records of a kernel that did
 // not run (skips, errors), or the buffers of one that did.
 func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout results.Record) ([]results.Record, map[string][]byte) {
@@ -421,31 +452,8 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 		}
 		return out
 	}
-	if layout.Status == results.Skip {
-		return all(results.Skip, layout.Reason, ""), nil
-	}
-	if k.Draw != nil {
-		if why := r.stageMissing(t.api, k); why != "" {
-			return all(results.Skip, why, ""), nil
-		}
-	}
-	if why := r.missingFeature(t.api, k); why != "" {
-		return all(results.Skip, why, ""), nil
-	}
-	if ws := r.kernelWaveSize(k); ws != nil {
-		if t.api == WebGPU {
-			return all(results.Skip, "WebGPU cannot require a wave size ([WaveSize] "+waveSizeRange(ws)+"; the WGSL back end warns W0601)", ""), nil
-		}
-		if _, why := PickWaveSize(ws, r.dev); why != "" {
-			return all(results.Skip, why, ""), nil
-		}
-	}
-	if e := r.knownCrash(k, t, size); e != nil {
-		// One crashing case takes the whole kernel (one pipeline) down with it.
-		return all(results.Skip, "not run: known driver crash", e.Where+": "+e.Reason), nil
-	}
-	if layout.Status != results.Pass {
-		return all(results.Error, "not checked: "+layout.Reason, ""), nil
+	if status, reason, known := r.notRun(k, t, size, layout); status != "" {
+		return all(status, reason, known), nil
 	}
 	t0 := time.Now()
 	out, err := r.runKernel(k, t, size)

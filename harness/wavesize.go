@@ -22,10 +22,38 @@ import (
 func (r *Rig) kernelWaveSize(k kernels.Kernel) *reflect.WaveSize {
 	// Only a source that spells the attribute can have a range: the others
 	// are not compiled here (a kernel the device cannot run is never compiled).
-	if k.Draw != nil || !strings.Contains(strings.ToLower(k.HLSL), "wavesize") {
-		return nil
+	r.mu.Lock()
+	ws, ok := r.waveSizes[k.Name]
+	r.mu.Unlock()
+	if ok {
+		return ws
 	}
-	return r.compile(k, target{Vulkan, Ours}).waveSize
+	if k.Draw == nil && strings.Contains(strings.ToLower(k.HLSL), "wavesize") {
+		ws = r.compile(k, target{Vulkan, Ours}).waveSize
+	}
+	r.mu.Lock()
+	if r.waveSizes == nil {
+		r.waveSizes = map[string]*reflect.WaveSize{}
+	}
+	r.waveSizes[k.Name] = ws
+	r.mu.Unlock()
+	return ws
+}
+
+// inPass reports whether a pass at wave size size runs (or reports) kernel k:
+// every kernel but a [WaveSize] one, which runs once, in the pass at the size
+// PickWaveSize gives it, or — when no legal size fits — is skipped in the pass
+// at the device's own size.
+func (r *Rig) inPass(k kernels.Kernel, size uint32) bool {
+	ws := r.kernelWaveSize(k)
+	if ws == nil {
+		return true
+	}
+	chosen, _ := PickWaveSize(ws, r.dev)
+	if chosen == 0 {
+		return size == r.dev.SubgroupSize
+	}
+	return chosen == size
 }
 
 // PickWaveSize chooses the size a [WaveSize] range runs at on a device: the
