@@ -27,11 +27,20 @@ const (
 	CSVFile     = "results.csv"
 	HTMLFile    = "report.html"
 	ReproDir    = "repro"
+	// FailuresFile lists every case that did not pass (Fail, Crash, Timeout) as
+	// `test,Status` lines: the fails.csv of a baseline the run would pass against,
+	// committed as is.
+	FailuresFile = "failures.csv"
+	// ExpectationFile names the baseline, flake and skip files the run used.
+	ExpectationFile = "expectation.json"
+	// DevicesFile is `waverig devices -json` of the run's devices (the report's
+	// capability matrix).
+	DevicesFile = "devices.json"
 	lockFile    = ".waverig.lock"
 )
 
 // runOwned lists what a new run clears out of its directory.
-var runOwned = []string{ResultsFile, SummaryFile, JUnitFile, CSVFile, HTMLFile, ReproDir}
+var runOwned = []string{ResultsFile, SummaryFile, JUnitFile, CSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile}
 
 // Dir is a result directory held by one run: locked against a second run, with
 // results.jsonl open for appending. Every write is checked; the first failure is

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,14 @@ const (
 	// physical device gave different outputs for the same lane (beyond the model's
 	// tolerance), even if both sides passed their models.
 	Differs = "differs"
+	// Crash: the driver killed the process while the case's kernel ran (the
+	// record was announced before the kernel and sent by the parent).
+	Crash = "crash"
+	// Timeout: the kernel did not finish in time; the child running it was killed.
+	Timeout = "timeout"
+	// Flake: the case failed, and passed when its kernel was run again
+	// (Attempts says how many runs it took; Failures keeps the first failure).
+	Flake = "flake"
 )
 
 // The APIs and stages a record can name.
@@ -81,6 +90,124 @@ type Record struct {
 	Helpers string `json:"helpers,omitempty"`
 	// Parity (Differs records) holds the lanes whose outputs differ between APIs.
 	Parity []ParityLane `json:"parity,omitempty"`
+	// Expected is the outcome the baseline expects of this case (Fail, Crash,
+	// Timeout, from fails.csv; Flake, from flakes.txt), set whenever a baseline
+	// line matches the case, whatever happened. Known then names the line.
+	Expected string `json:"expected,omitempty"`
+	// ExpectedExact: the baseline line names this very case (not a pattern), so
+	// a pass is an UnexpectedImprovement(Pass): the line must go.
+	ExpectedExact bool `json:"expectedExact,omitempty"`
+	// Duration is the case's run time in seconds: its share of its kernel's
+	// device and check time (a kernel's cases run in one dispatch).
+	Duration float64 `json:"duration,omitempty"`
+	// Attempts is how many times the kernel ran for this case when it was re-run
+	// after a new failure (0 or 1: once).
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// Name is the case's stable test name, the one key of baselines (fails.csv,
+// flakes.txt, skips.txt), `waverig list` and results.csv:
+// api/stage/case/size=N, plus /compiler=NAME for a compiler other than
+// waverig's own ("vulkan/compute/WaveActiveSum/uint/odd/partial/size=8").
+// Records written before APIs and stages existed are Vulkan compute ones.
+func (r Record) Name() string {
+	return TestName(r.API, r.Stage, r.Case, r.Compiler, r.WaveSize)
+}
+
+// TestName builds a Name from its parts (what `waverig list` prints before
+// anything ran).
+func TestName(api, stage, caseID, compiler string, size uint32) string {
+	if api == "" {
+		api = Vulkan
+	}
+	if stage == "" {
+		stage = Compute
+	}
+	var b strings.Builder
+	b.Grow(len(api) + len(stage) + len(caseID) + 32)
+	b.WriteString(api)
+	b.WriteByte('/')
+	b.WriteString(stage)
+	b.WriteByte('/')
+	b.WriteString(caseID)
+	b.WriteString("/size=")
+	b.WriteString(strconv.FormatUint(uint64(size), 10))
+	if compiler != "" && compiler != Ours {
+		b.WriteString("/compiler=")
+		b.WriteString(compiler)
+	}
+	return b.String()
+}
+
+// The outcome words of baselines and results.csv: deqp-runner's, so that a
+// driver team's tools (and eyes) read waverig's files as they read its.
+const (
+	OutcomePass         = "Pass"
+	OutcomeFail         = "Fail"
+	OutcomeCrash        = "Crash"
+	OutcomeTimeout      = "Timeout"
+	OutcomeSkip         = "Skip"
+	OutcomeFlake        = "Flake"        // a new failure that passed on a re-run
+	OutcomeKnownFlake   = "KnownFlake"   // failed, and flakes.txt names it
+	OutcomeExpectedFail = "ExpectedFail" // failed (or crashed) as the baseline says
+	OutcomeDiffers      = "Differs"      // a cross-API parity record
+)
+
+// UnexpectedImprovement is the outcome of a case that did better than its
+// baseline line says, named by what it did: UnexpectedImprovement(Pass) is a
+// fix, UnexpectedImprovement(Fail) a crash that became a wrong result.
+func UnexpectedImprovement(outcome string) string { return "UnexpectedImprovement(" + outcome + ")" }
+
+// Outcome is what happened to the case in deqp-runner's words, before any
+// baseline: Pass, Fail (a wrong result, or an error that stopped the case:
+// compile, validation, layout), Crash, Timeout, Skip, Flake, Differs.
+func (r Record) Outcome() string {
+	switch r.Status {
+	case Pass:
+		return OutcomePass
+	case Skip:
+		return OutcomeSkip
+	case Crash:
+		return OutcomeCrash
+	case Timeout:
+		return OutcomeTimeout
+	case Flake:
+		return OutcomeFlake
+	case Differs:
+		return OutcomeDiffers
+	}
+	return OutcomeFail
+}
+
+// Severity orders outcomes as piglit does (pass < fail < crash < timeout):
+// a move up is a regression, a move down an improvement. Other outcomes are 0.
+func Severity(outcome string) int {
+	switch outcome {
+	case OutcomeFail:
+		return 1
+	case OutcomeCrash:
+		return 2
+	case OutcomeTimeout:
+		return 3
+	}
+	return 0
+}
+
+// Status is the record's status against its baseline, as results.csv and the
+// reports show it: Pass, Skip, Flake, Differs; ExpectedFail and KnownFlake for
+// what the baseline knows; Fail, Crash or Timeout when it is new (or worse than
+// the baseline says); UnexpectedImprovement(X) when it is better.
+func (r Record) RunStatus() string {
+	switch v := r.Verdict(); v {
+	case VerdictKnown:
+		if r.Expected == OutcomeFlake {
+			return OutcomeKnownFlake
+		}
+		return OutcomeExpectedFail
+	case VerdictImproved:
+		return UnexpectedImprovement(r.Outcome())
+	}
+	return r.Outcome()
 }
 
 // ParityLane is one lane whose output differs between two APIs: where it ran
@@ -154,27 +281,60 @@ const (
 	// VerdictDiffers: a cross-API parity difference. Both outputs may be legal
 	// (each side has its own record and verdict), so it is reported, not failed.
 	VerdictDiffers Verdict = "differs"
+	// VerdictFlake: a new failure that passed when re-run. Reported (flakes.txt
+	// is where a known one goes), not failed.
+	VerdictFlake Verdict = "flake"
+	// VerdictImproved: better than the baseline says (a pass where fails.csv
+	// names the case, a wrong result where it expects a crash). It fails the
+	// run, as in deqp-runner, until the baseline line is changed: a stale line
+	// would hide the bug coming back.
+	VerdictImproved Verdict = "improved"
 )
 
 // Verdict decides what the record means. Every consumer (the run's exit status,
 // the statistics, JUnit, HTML, the suites, diff) asks this and nothing else.
+//
+// Against the baseline (Expected): a pass is a pass unless the baseline named
+// this very case (then improved); a failure matching a flakes.txt line is
+// known; otherwise the outcome is compared with the expected one by severity
+// (pass < fail < crash < timeout): equal is known, worse is unexpected (a
+// Fail that became a Crash is a regression), better is improved (a Crash that
+// became a Fail is not a fix). Records of files written before baselines, with
+// Known and no Expected, are known.
 func (r Record) Verdict() Verdict {
 	switch r.Status {
 	case Pass:
+		if r.ExpectedExact && r.Expected != "" && r.Expected != OutcomeFlake {
+			return VerdictImproved
+		}
 		return VerdictPass
 	case Skip:
 		return VerdictSkip
 	case Differs:
 		return VerdictDiffers
+	case Flake:
+		return VerdictFlake
 	}
-	if r.Known != "" {
+	switch {
+	case r.Expected == OutcomeFlake:
+		return VerdictKnown
+	case r.Expected != "":
+		got, want := Severity(r.Outcome()), Severity(r.Expected)
+		switch {
+		case got == want:
+			return VerdictKnown
+		case got < want:
+			return VerdictImproved
+		}
+		return VerdictUnexpected
+	case r.Known != "":
 		return VerdictKnown
 	}
 	return VerdictUnexpected
 }
 
 // Counts reports whether the verdict fails the run.
-func (v Verdict) Counts() bool { return v == VerdictUnexpected }
+func (v Verdict) Counts() bool { return v == VerdictUnexpected || v == VerdictImproved }
 
 // Headline is a one-line account of a record: the first failing lane (and how
 // many more), or the reason.
@@ -235,8 +395,12 @@ type Stats struct {
 	Errors     int `json:"errors"`
 	Skipped    int `json:"skipped"`
 	Known      int `json:"known"`      // failed or crashed as expected
-	Unexpected int `json:"unexpected"` // what fails the run
+	Unexpected int `json:"unexpected"` // what fails the run (improvements included)
 	Differs    int `json:"differs"`    // cross-API parity records (not cases)
+	Flakes     int `json:"flakes"`     // failed, then passed on a re-run
+	// Improved counts the UnexpectedImprovement(…) cases; they are in
+	// Unexpected too (everything that fails the run is).
+	Improved int `json:"improved"`
 	// ParityCases and ParityLanes count what the cross-API comparison compared:
 	// cases run on both APIs, and their lanes with a defined value on both.
 	ParityCases int `json:"parityCases"`
@@ -267,6 +431,8 @@ func (s *Stats) Add(r Record) {
 		s.Failed++
 	case Skip:
 		s.Skipped++
+	case Flake:
+		s.Flakes++
 	default:
 		s.Errors++
 	}
@@ -275,6 +441,9 @@ func (s *Stats) Add(r Record) {
 		s.Known++
 	case VerdictUnexpected:
 		s.Unexpected++
+	case VerdictImproved:
+		s.Unexpected++
+		s.Improved++
 	}
 }
 
@@ -289,6 +458,8 @@ func (s *Stats) Merge(o Stats) {
 	s.Known += o.Known
 	s.Unexpected += o.Unexpected
 	s.Differs += o.Differs
+	s.Flakes += o.Flakes
+	s.Improved += o.Improved
 	s.ParityCases += o.ParityCases
 	s.ParityLanes += o.ParityLanes
 	s.Pipelines += o.Pipelines
@@ -334,4 +505,35 @@ type Summary struct {
 	// ExitStatus is the run's exit status and Verdict says it in words.
 	ExitStatus int    `json:"exitStatus"`
 	Verdict    string `json:"verdict"`
+	// Run metadata for the reports and for `waverig merge`: the host the run was
+	// on, when it started (RFC 3339), the command line, waverig's version (VCS
+	// revision), and the shard ("K/N") when it ran a share of the plan. A merged
+	// run lists what it merged in Merged.
+	Host    string   `json:"host,omitempty"`
+	Started string   `json:"started,omitempty"`
+	Command []string `json:"command,omitempty"`
+	Version string   `json:"version,omitempty"`
+	Shard   string   `json:"shard,omitempty"`
+	Merged  []string `json:"merged,omitempty"`
+}
+
+// Expectation is expectation.json: the baseline files a run judged its
+// records against, per device (deqp-runner writes the same file).
+type Expectation struct {
+	Devices []DeviceExpectation `json:"devices"`
+}
+
+// DeviceExpectation is the baseline one device's records were judged against:
+// the directories and the files read from them (fails.csv, flakes.txt,
+// skips.txt), with how many lines each had.
+type DeviceExpectation struct {
+	Index  int    `json:"index"`
+	Device string `json:"device"`
+	Driver string `json:"driver"`
+	// Baselines are the directories applied, in order (built-in ones as
+	// "builtin:NAME"); Files each file read, with its line count.
+	Baselines []string       `json:"baselines"`
+	Files     map[string]int `json:"files"`
+	// Retries is how many times a new failure was re-run before it was reported.
+	Retries int `json:"retries"`
 }
