@@ -52,15 +52,23 @@ type CaseFile struct {
 
 // CaseBuffer is one buffer of a case file.
 type CaseBuffer struct {
-	Binding   string            `json:"binding"` // HLSL register: "t0", "u1,space1", "b0"
-	Format    string            `json:"format"`  // uint32, int32, float32
-	Data      []json.RawMessage `json:"data,omitempty"`
-	Count     int               `json:"count,omitempty"`
+	Binding string            `json:"binding"` // HLSL register: "t0", "u1,space1", "b0"
+	Format  string            `json:"format"`  // uint32, int32, float32
+	Data    []json.RawMessage `json:"data,omitempty"`
+	Count   int               `json:"count,omitempty"`
+	// Expect holds the values the first len(Expect) words must have after the
+	// dispatch; null is "any value" (the word is not compared), for words a
+	// correct device may leave as it likes (a repro bundle's undefined lanes).
 	Expect    []json.RawMessage `json:"expect,omitempty"`
 	Tolerance *float64          `json:"tolerance,omitempty"`
+	// Record names the words of a fixed-size record that repeats through the
+	// buffer (a kernel's per-invocation record); mismatches then say which
+	// record and which word ("record 51 out0"), nothing else changes.
+	Record []string `json:"record,omitempty"`
 
-	size   int      // bytes: 4 × max(len(Data), Count)
-	expect []uint32 // Expect as words
+	size     int      // bytes: 4 × max(len(Data), Count)
+	expect   []uint32 // Expect as words
+	anyValue []bool   // anyValue[k]: Expect[k] is null (nil when none is)
 }
 
 // CaseError is a bad case file or a shader that does not compile (exit status 2).
@@ -82,6 +90,19 @@ type Mismatch struct {
 	Index    int
 	Expected string
 	Actual   string
+	// Where is the word's place in the buffer's record ("record 51 out0")
+	// when the buffer names its record's words, else "".
+	Where string
+}
+
+// String is exec's line for a mismatch: "u0[1240] (record 51 out0): expected
+// 7, actual 9".
+func (m Mismatch) String() string {
+	at := fmt.Sprintf("%s[%d]", m.Buffer, m.Index)
+	if m.Where != "" {
+		at += " (" + m.Where + ")"
+	}
+	return fmt.Sprintf("%s: expected %s, actual %s", at, m.Expected, m.Actual)
 }
 
 // registerRE is an HLSL register as case files name it (any number; glslang's
@@ -198,13 +219,30 @@ func checkBuffer(b *CaseBuffer, before int) error {
 	if len(b.Expect) > b.size/4 {
 		return fmt.Errorf("%d expected values but the buffer holds only %d", len(b.Expect), b.size/4)
 	}
-	b.expect = make([]uint32, len(b.Expect))
+	b.expect, b.anyValue = make([]uint32, len(b.Expect)), nil
 	for k, v := range b.Expect {
+		if isNull(v) {
+			if b.anyValue == nil {
+				b.anyValue = make([]bool, len(b.Expect))
+			}
+			b.anyValue[k] = true
+			continue
+		}
 		w, err := word(b.Format, v)
 		if err != nil {
 			return fmt.Errorf("expect[%d] (%s): %v", k, v, err)
 		}
 		b.expect[k] = w
+	}
+	if len(b.Record) > 0 {
+		if len(b.Record) > MaxRecordWords {
+			return fmt.Errorf("record names %d words, at most %d", len(b.Record), MaxRecordWords)
+		}
+		for k, name := range b.Record {
+			if name == "" {
+				return fmt.Errorf("record[%d] is empty (name every word of the record)", k)
+			}
+		}
 	}
 	if t := b.Tolerance; t != nil {
 		if b.Format != "float32" {
@@ -217,10 +255,21 @@ func checkBuffer(b *CaseBuffer, before int) error {
 	return nil
 }
 
+// MaxRecordWords is the longest record a buffer's "record" may name.
+const MaxRecordWords = 256
+
+// isNull reports whether a JSON value is null: "any value" in expect.
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
 // encodeValues turns the JSON values of a buffer into little-endian 32-bit words.
+// null is refused: in data it would silently be 0, and it means "any value"
+// only in expect.
 func encodeValues(format string, vals []json.RawMessage) ([]byte, error) {
 	out := make([]byte, 4*len(vals))
 	for i, v := range vals {
+		if isNull(v) {
+			return nil, fmt.Errorf("value %d is null: null means \"any value\" and is allowed in expect only", i)
+		}
 		w, err := word(format, v)
 		if err != nil {
 			return nil, fmt.Errorf("value %d (%s): %v", i, v, err)
@@ -435,9 +484,16 @@ func (c *CaseFile) mismatches(bufs [][]byte) []Mismatch {
 	for i, b := range c.Buffers {
 		got := bufs[i]
 		for k, want := range b.expect {
+			if b.anyValue != nil && b.anyValue[k] {
+				continue
+			}
 			have := binary.LittleEndian.Uint32(got[4*k:])
 			if !wordsMatch(b.Format, want, have, b.Tolerance) {
-				mism = append(mism, Mismatch{Buffer: b.Binding, Index: k, Expected: formatWord(b.Format, want), Actual: formatWord(b.Format, have)})
+				m := Mismatch{Buffer: b.Binding, Index: k, Expected: formatWord(b.Format, want), Actual: formatWord(b.Format, have)}
+				if n := len(b.Record); n > 0 {
+					m.Where = fmt.Sprintf("record %d %s", k/n, b.Record[k%n])
+				}
+				mism = append(mism, m)
 			}
 		}
 	}

@@ -62,6 +62,9 @@ func TestLoadCaseFileErrors(t *testing.T) {
 		{"string value", caseJSON(`{"binding":"u0","format":"uint32","data":["1"]}`), "not a number"},
 		{"expect out of range", caseJSON(`{"binding":"u0","format":"int32","count":2,"expect":[0,2147483648]}`), "expect[1] (2147483648): not an int32"},
 		{"expect longer than buffer", caseJSON(`{"binding":"u0","format":"uint32","data":[1,2],"expect":[1,2,3]}`), "3 expected values but the buffer holds only 2"},
+		{"null in data", caseJSON(`{"binding":"u0","format":"uint32","data":[1,null]}`), `data: value 1 is null: null means "any value" and is allowed in expect only`},
+		{"record word unnamed", caseJSON(`{"binding":"u0","format":"uint32","count":4,"record":["a",""]}`), "record[1] is empty"},
+		{"record too long", caseJSON(`{"binding":"u0","format":"uint32","count":4,"record":[` + strings.Repeat(`"w",`, 256) + `"w"]}`), "record names 257 words, at most 256"},
 		{"tolerance on uint32", caseJSON(`{"binding":"u0","format":"uint32","count":1,"tolerance":0.5}`), "float32 buffers only"},
 		{"negative tolerance", caseJSON(`{"binding":"u0","format":"float32","count":1,"tolerance":-1}`), "negative"},
 		{"too many buffers", caseJSON(strings.Repeat(`{"binding":"u0","format":"uint32","count":1},`, 32) + `{"binding":"u0","format":"uint32","count":1}`), "33 buffers, at most 32"},
@@ -194,4 +197,44 @@ func FuzzLoadCaseFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// null in expect is "any value": the word is not compared, whatever the device
+// wrote; the other words still are, and a buffer that names its record's words
+// says in each mismatch which record and word it is.
+func TestCaseExpectAnyValue(t *testing.T) {
+	p := writeCase(t, caseJSON(`{"binding":"u0","format":"uint32","count":6,"expect":[1, null ,3,null,5,6],"record":["key","lane","out"]}`))
+	c, err := LoadCaseFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Buffers[0]
+	if len(b.expect) != 6 || !b.anyValue[1] || !b.anyValue[3] || b.anyValue[0] || b.expect[2] != 3 {
+		t.Fatalf("expect %v, any %v", b.expect, b.anyValue)
+	}
+	le := func(ws ...uint32) []byte {
+		out := make([]byte, 4*len(ws))
+		for i, w := range ws {
+			out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+		}
+		return out
+	}
+	if m := c.mismatches([][]byte{le(1, 0xdead, 3, 7, 5, 6)}); len(m) != 0 {
+		t.Errorf("null words compared: %v", m)
+	}
+	m := c.mismatches([][]byte{le(1, 2, 3, 4, 5, 9)})
+	if len(m) != 1 || m[0].Index != 5 || m[0].Where != "record 1 out" {
+		t.Fatalf("mismatches %+v, want one at u0[5] (record 1 out)", m)
+	}
+	if got, want := m[0].String(), "u0[5] (record 1 out): expected 6, actual 9"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	// Without record names a mismatch is only the index, as before.
+	p = writeCase(t, caseJSON(`{"binding":"u0","format":"int32","count":2,"expect":[null,-1]}`))
+	if c, err = LoadCaseFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.mismatches([][]byte{le(5, 1)}); len(m) != 1 || m[0].String() != "u0[1]: expected -1, actual 1" {
+		t.Errorf("mismatches %+v", m)
+	}
 }

@@ -91,7 +91,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "… and %d more\n", len(mism)-20)
 			break
 		}
-		fmt.Fprintf(stdout, "  %s[%d]: expected %s, actual %s\n", m.Buffer, m.Index, m.Expected, m.Actual)
+		fmt.Fprintf(stdout, "  %s\n", m)
 	}
 	return exitUnexpected
 }
