@@ -90,12 +90,20 @@ func (t target) String() string { return t.api + "/" + t.comp }
 
 // targets are the (API, compiler) pairs of a run, in order: Vulkan with every
 // configured compiler, then WebGPU with waverig's (glslang emits no WGSL).
-func (r *Rig) targets() []target {
+func (r *Rig) targets() []target { return r.cfg.targets() }
+
+// targets are a configuration's (API, compiler) pairs (Rig.targets); no
+// compilers named is the default ones, as New makes them.
+func (cfg Config) targets() []target {
+	comps := cfg.Compilers
+	if len(comps) == 0 {
+		comps = DefaultCompilers()
+	}
 	var out []target
-	for _, api := range r.cfg.apis() {
+	for _, api := range cfg.apis() {
 		switch api {
 		case Vulkan:
-			for _, c := range r.cfg.Compilers {
+			for _, c := range comps {
 				out = append(out, target{Vulkan, c})
 			}
 		case WebGPU:

@@ -57,13 +57,14 @@ type wireConfig struct {
 	ReproDir       string            `json:"reproDir,omitempty"`
 	APIs           []string          `json:"apis,omitempty"`
 	Stages         []string          `json:"stages,omitempty"`
+	Shard          Shard             `json:"shard,omitzero"`
 }
 
 type wireSet struct{ Name, Text string }
 
 func toWire(c Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
-		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages}
+		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard}
 	if c.Filter.Ops != nil {
 		w.Ops = c.Filter.Ops.String()
 	}
@@ -75,7 +76,7 @@ func toWire(c Config) wireConfig {
 
 func fromWire(w wireConfig) (Config, error) {
 	c := Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
-		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages}
+		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
 		if err != nil {

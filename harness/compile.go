@@ -69,7 +69,7 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	case t.api == WebGPU:
 		m = &module{skip: comp + " emits no WGSL"}
 	case comp == Ours:
-		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Vulkan: "1.2", Extensions: k.Extensions})
+		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), oursOptions(k, entry, stage))
 	case comp == Glslang:
 		var regs []string
 		for _, b := range k.Buffers {
@@ -91,6 +91,12 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	}
 	r.cache[key] = m
 	return m
+}
+
+// oursOptions are the options waverig's compiler compiles a kernel's entry
+// point with (the run, and the listing that reads [WaveSize] ranges).
+func oursOptions(k kernels.Kernel, entry, stage string) compiler.Options {
+	return compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Vulkan: "1.2", Extensions: k.Extensions}
 }
 
 // validate is the rig's spirv-val policy on top of vulkan.Validate: a missing

@@ -51,6 +51,8 @@ type Config struct {
 	// Stages are the shader stages to cover (results.Compute, Pixel, Vertex);
 	// nil means all.
 	Stages []string
+	// Shard keeps one share of the matrix's kernels (shard.go); zero: all.
+	Shard Shard
 }
 
 // ExpectationSets returns the sets a run applies (none with NoExpectations).
@@ -172,18 +174,7 @@ func stageOf(k kernels.Kernel) string {
 // size; draw kernels only at the device's own size (the rig does not ask for a
 // size in graphics stages).
 func (r *Rig) matrix(size uint32) []kernels.Kernel {
-	var ks []kernels.Kernel
-	if r.cfg.wantsStage(results.Compute) {
-		ks = kernels.Matrix(r.cfg.Filter)
-	}
-	if size == r.dev.SubgroupSize {
-		for _, st := range []kernels.Stage{kernels.Pixel, kernels.Vertex} {
-			if r.cfg.wantsStage(string(st)) {
-				ks = append(ks, kernels.GraphicsMatrix(st, r.cfg.Filter)...)
-			}
-		}
-	}
-	return ks
+	return r.cfg.passKernels(size, r.dev.SubgroupSize) // listing.go, shared with PlanCases
 }
 
 // jobKey names one kernel run on one target: the onBegin/resume key.

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"strings"
 
 	"waverig/compiler/reflect"
 	"waverig/devices"
@@ -28,7 +27,7 @@ func (r *Rig) kernelWaveSize(k kernels.Kernel) *reflect.WaveSize {
 	if ok {
 		return ws
 	}
-	if k.Draw == nil && strings.Contains(strings.ToLower(k.HLSL), "wavesize") {
+	if declaresWaveSize(k) {
 		ws = r.compile(k, target{Vulkan, Ours}).waveSize
 	}
 	r.mu.Lock()
@@ -45,13 +44,18 @@ func (r *Rig) kernelWaveSize(k kernels.Kernel) *reflect.WaveSize {
 // PickWaveSize gives it, or — when no legal size fits — is skipped in the pass
 // at the device's own size.
 func (r *Rig) inPass(k kernels.Kernel, size uint32) bool {
-	ws := r.kernelWaveSize(k)
+	return passRuns(r.kernelWaveSize(k), r.dev, size)
+}
+
+// passRuns is inPass for a kernel of [WaveSize] range ws (nil: none) on
+// device d, as the rig of that pass sees it (`waverig list` asks it too).
+func passRuns(ws *reflect.WaveSize, d devices.Device, size uint32) bool {
 	if ws == nil {
 		return true
 	}
-	chosen, _ := PickWaveSize(ws, r.dev)
+	chosen, _ := PickWaveSize(ws, d)
 	if chosen == 0 {
-		return size == r.dev.SubgroupSize
+		return size == d.SubgroupSize
 	}
 	return chosen == size
 }

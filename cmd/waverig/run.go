@@ -22,7 +22,7 @@ import (
 	"waverig/internal/fsutil"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations] [-shard K/N]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -40,6 +40,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
 	noExpect := fs.Bool("no-expectations", false, "ignore the known-problem files (run known crashes too)")
 	expectFile := fs.String("expectations", "", "an extra expectation file (known crashes and failures of a driver)")
+	shard := fs.String("shard", "", "run share K of N of the kernels (1 ≤ K ≤ N; waverig merge joins the shards)")
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -86,6 +87,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	want, err := parseSizes(*sizes)
 	if err != nil {
 		return bad("-sizes: %v", err)
+	}
+	if cfg.Shard, err = harness.ParseShard(*shard); err != nil {
+		return bad("-shard: %v", err)
 	}
 	if *apis != "" {
 		if cfg.APIs, err = harness.ParseAPIs(*apis); err != nil {
@@ -143,10 +147,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			dc.ReproDir = filepath.Join(cfg.ReproDir, fmt.Sprintf("device%d", idx))
 		}
 		if dc.APIs == nil {
-			dc.APIs = []string{harness.Vulkan}
-			if why := harness.WebGPUAvailable(dev); why == "" {
-				dc.APIs = append(dc.APIs, harness.WebGPU)
-			} else {
+			var why string
+			if dc.APIs, why = harness.DefaultAPIs(dev); why != "" {
 				fmt.Fprintf(stdout, "%sWebGPU not run: %s\n", on, why)
 			}
 		}
@@ -202,6 +204,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 
 	sum, incomplete := summarize(stdout, devs, names, devResults, all, sets)
 	sum.Total.Seconds = time.Since(start).Seconds()
+	sum.Shard = cfg.Shard.String()
 	t := sum.Total
 	fmt.Fprintf(stdout, "%s%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", tableIndent(several), "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
 	if t.Seconds > 0 {
