@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -14,7 +17,8 @@ import (
 
 // writeReports writes summary.json (when sum is given) and the JUnit, CSV and
 // HTML forms of a run next to its results.jsonl, each atomically; the first
-// failure is returned.
+// failure is returned. The HTML page also reads what the run left in dir
+// (htmlPage): summary.json when sum is nil, expectation.json, devices.json.
 func writeReports(dir, title string, recs []results.Record, sum *results.Summary) error {
 	write := func(name string, f func(io.Writer) error) error {
 		return results.WriteFileAtomic(filepath.Join(dir, name), f)
@@ -36,7 +40,7 @@ func writeReports(dir, title string, recs []results.Record, sum *results.Summary
 	}{
 		{results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }},
 		{results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }},
-		{results.HTMLFile, func(w io.Writer) error { return report.WriteHTML(w, title, recs) }},
+		{results.HTMLFile, func(w io.Writer) error { return report.WriteHTML(w, htmlPage(dir, title, recs, sum)) }},
 	}
 	errs := make([]error, len(forms))
 	var wg sync.WaitGroup
@@ -54,6 +58,46 @@ func writeReports(dir, title string, recs []results.Record, sum *results.Summary
 		}
 	}
 	return nil
+}
+
+// htmlPage gathers the HTML report's inputs: the records and summary given,
+// and from dir whatever of summary.json (when sum is nil), expectation.json and
+// devices.json is there. Each is optional (a run directory of an older waverig
+// has none of them); one that is there and cannot be read is named on the page
+// instead of failing the report.
+func htmlPage(dir, title string, recs []results.Record, sum *results.Summary) report.Page {
+	p := report.Page{Title: title, Records: recs, Summary: sum}
+	// read reports whether name was there and read into v.
+	read := func(name string, v any) bool {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		if err == nil {
+			err = json.Unmarshal(data, v)
+		}
+		if err != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s could not be read: %v", name, err))
+			return false
+		}
+		return true
+	}
+	if sum == nil {
+		var s results.Summary
+		if read(results.SummaryFile, &s) {
+			p.Summary = &s
+		}
+	}
+	var e results.Expectation
+	if read(results.ExpectationFile, &e) {
+		p.Expectation = &e
+	}
+	// devices.json is kept as it is: the page reads the parts it shows.
+	var devs json.RawMessage
+	if read(results.DevicesFile, &devs) {
+		p.Devices = devs
+	}
+	return p
 }
 
 // runReport is `waverig report DIR`: rewrite the JUnit/CSV/HTML reports of a run

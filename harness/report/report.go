@@ -1,20 +1,20 @@
 // Package report turns the rig's records into what people act on: JUnit XML for
-// CI dashboards, CSV for spreadsheets, a self-contained HTML page, and diffs
-// between two runs (a baseline and a new driver version). It reads only the
-// results package: what counts as a failure is results.Record.Verdict, and a
-// failing lane is rendered by results.LaneFailure.String.
+// CI dashboards, CSV for spreadsheets, a self-contained HTML page (html.go,
+// with per-lane heatmaps from heatmap.go), and diffs between two runs (a
+// baseline and a new driver version). It reads only the results package: what
+// counts as a failure is results.Record.Verdict, and a failing lane is rendered
+// by results.LaneFailure.String.
 package report
 
 import (
 	"encoding/csv"
 	"encoding/xml"
 	"fmt"
-	"html/template"
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
-	"sync"
 
 	"waverig/harness/results"
 )
@@ -325,7 +325,12 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 		// is reported as skipped with its expectation entry, so dashboards stay
 		// green on known bugs and still show them.
 		switch v := r.Verdict(); {
-		case v.Counts() && r.Status == results.Error:
+		case v == results.VerdictImproved:
+			// Better than the baseline: the line must change before it hides a
+			// bug coming back.
+			c.Failure = &junitMessage{Message: fmt.Sprintf("%s: the baseline expects %s (%s); update it (failures.csv is the next fails.csv)", r.RunStatus(), r.Expected, r.Known), Body: r.Describe()}
+			s.Failures++
+		case v.Counts() && r.Status != results.Fail:
 			c.Error = &junitMessage{Message: r.Headline(), Body: r.Describe()}
 			s.Errors++
 		case v.Counts():
@@ -337,6 +342,8 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 		case v == results.VerdictSkip:
 			c.Skipped = &junitMessage{Message: r.Reason}
 			s.Skipped++
+		case v == results.VerdictFlake:
+			c.SystemOut = "Flake: " + r.Describe()
 		case v == results.VerdictDiffers:
 			// Both APIs' outputs may be legal: shown, not failed.
 			c.Name += " (parity)"
@@ -357,15 +364,21 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 	return enc.Encode(out)
 }
 
-// WriteCSV writes one row per case (failing lanes summarised in the
-// failing_lanes and first_failure columns; device_index, the device's place in
-// the Vulkan enumeration, comes last so older column positions still hold).
+// WriteCSV writes results.csv: one row per case, led by deqp-runner's three
+// columns (test: the stable name; status: the outcome against the baseline —
+// Pass, Fail, Crash, Timeout, Skip, Flake, KnownFlake, ExpectedFail,
+// UnexpectedImprovement(X); duration: seconds) so its tools read it, then
+// waverig's own (failing lanes summarised in failing_lanes and first_failure).
 func WriteCSV(w io.Writer, recs []results.Record) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "status", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure", "device_index"})
+	cw.Write([]string{"test", "status", "duration", "case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "result", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure", "device_index", "attempts"})
 	for _, r := range recs {
-		cw.Write([]string{r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.API, r.Stage, r.Compiler, r.Device, r.Driver,
-			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r), fmt.Sprint(r.DeviceIndex)})
+		if r.Case == results.LayoutCase || r.Status == results.Differs {
+			// Not cases: the layout check and parity records are in results.jsonl.
+			continue
+		}
+		cw.Write([]string{r.Name(), r.RunStatus(), strconv.FormatFloat(r.Duration, 'f', 6, 64), r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.API, r.Stage, r.Compiler, r.Device, r.Driver,
+			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r), fmt.Sprint(r.DeviceIndex), fmt.Sprint(max(r.Attempts, 1))})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -379,150 +392,4 @@ func firstFailure(r results.Record) string {
 		return ""
 	}
 	return r.Failures[0].String()
-}
-
-// page is parsed on first use: `waverig compile` links this package too, and
-// parsing the template at start-up would cost every compile process ~0.2 ms.
-var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(pageText))
-})
-
-const pageText = `<!doctype html>
-<html><head><meta charset="utf-8"><title>waverig: {{.Title}}</title>
-<style>
-body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#eee}.pass{background:#dfd}.fail{background:#fbb}.skip{background:#eee;color:#666}.error{background:#fc8}.blamed{background:#ffd}
-td.l{text-align:left}pre{background:#f7f7f7;padding:6px;overflow:auto}
-</style></head><body>
-<h1>waverig results</h1>
-<p>{{.Title}} — {{.Total}} cases: {{.Passed}} passed, {{.Failed}} failed unexpectedly, {{.Known}} known problems, {{.Skipped}} skipped.</p>
-<h2>Operation × wave size (failed / cases)</h2>
-<table><tr><th>operation</th>{{range .Sizes}}<th>wave {{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td class="l">{{.Op}}</td>{{range .Cells}}<td class="{{.Class}}">{{.Failed}} / {{.Cases}}</td>{{end}}</tr>
-{{end}}</table>
-{{if .Failures}}<h2>Failures</h2>{{range .Failures}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}
-{{if .MoreFailures}}<p>… and {{.MoreFailures}} more failing cases: every one, with its per-lane records, is in results.jsonl.</p>{{end}}{{end}}
-{{if .Parity}}<h2>Cross-API parity differences</h2><p>The same case on one device gave different outputs on two APIs (each side's own verdict is above).</p>{{range .Parity}}<h3>{{.Case}} [{{.Compiler}}] wave {{.WaveSize}}</h3><pre>{{.Text}}</pre>{{end}}{{end}}
-{{if .SkipReasons}}<h2>Skipped, by reason</h2><ul>{{range .SkipReasons}}<li>{{.Count}} × {{.Reason}}</li>{{end}}</ul>{{end}}
-</body></html>
-`
-
-// WriteHTML writes a self-contained page: a grid of operation × wave size (a row
-// per device too when the run has several) and the
-// per-lane tables of the failures (unexpected ones first, then known problems).
-func WriteHTML(w io.Writer, title string, recs []results.Record) error {
-	type cell struct {
-		Failed, Cases int
-		Class         string
-	}
-	type row struct {
-		Op    string
-		Cells []cell
-	}
-	type failure struct {
-		Case, Compiler string
-		WaveSize       uint32
-		Text           string
-	}
-	type skip struct {
-		Reason string
-		Count  int
-	}
-	sizesSet := map[uint32]bool{}
-	grid := map[string]map[uint32]*cell{}
-	skips := map[string]int{}
-	var data struct {
-		Title                                 string
-		Total, Passed, Failed, Skipped, Known int
-		Sizes                                 []uint32
-		Rows                                  []row
-		Failures                              []failure
-		Parity                                []failure
-		MoreFailures                          int
-		SkipReasons                           []skip
-	}
-	// The page stays readable (and small) on a bad night: driver failures first,
-	// at most maxHTMLFailures lane tables; results.jsonl keeps everything.
-	const maxHTMLFailures = 100
-	var notes []failure // known problems and stale entries, after the failures
-	data.Title = title
-	// A run of several devices gets one row per operation and device.
-	several := len(Devices(recs)) > 1
-	suf := deviceSuffix(recs)
-	for _, r := range recs {
-		if r.Status == results.Differs {
-			if len(data.Parity) < maxHTMLFailures {
-				data.Parity = append(data.Parity, failure{r.Case, r.Where(), r.WaveSize, r.Describe()})
-			}
-			continue
-		}
-		data.Total++
-		sizesSet[r.WaveSize] = true
-		op := r.Op
-		if r.API != "" && (r.API != results.Vulkan || r.Stage != results.Compute) {
-			// One row per operation and (API, stage) beyond Vulkan compute.
-			op += " · " + r.API + " " + r.Stage
-		}
-		if several {
-			op += " · " + DeviceIdentity(r.Device) + suf(r)
-		}
-		if grid[op] == nil {
-			grid[op] = map[uint32]*cell{}
-		}
-		c := grid[op][r.WaveSize]
-		if c == nil {
-			c = &cell{}
-			grid[op][r.WaveSize] = c
-		}
-		c.Cases++
-		switch v := r.Verdict(); {
-		case v == results.VerdictPass:
-			data.Passed++
-		case v == results.VerdictSkip:
-			data.Skipped++
-			skips[r.Reason]++
-		case v == results.VerdictKnown:
-			data.Known++
-			notes = append(notes, failure{r.Case, r.Where(), r.WaveSize, r.Describe()})
-		default:
-			data.Failed++
-			c.Failed++
-			data.Failures = append(data.Failures, failure{r.Case, r.Where(), r.WaveSize, r.Describe()})
-		}
-	}
-	data.Failures = append(data.Failures, notes...)
-	if len(data.Failures) > maxHTMLFailures {
-		data.MoreFailures = len(data.Failures) - maxHTMLFailures
-		data.Failures = data.Failures[:maxHTMLFailures]
-	}
-	for s := range sizesSet {
-		data.Sizes = append(data.Sizes, s)
-	}
-	sort.Slice(data.Sizes, func(i, j int) bool { return data.Sizes[i] < data.Sizes[j] })
-	var ops []string
-	for op := range grid {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
-	for _, op := range ops {
-		rw := row{Op: op}
-		for _, s := range data.Sizes {
-			c := grid[op][s]
-			if c == nil {
-				rw.Cells = append(rw.Cells, cell{Class: "skip"})
-				continue
-			}
-			c.Class = "pass"
-			if c.Failed > 0 {
-				c.Class = "fail"
-			}
-			rw.Cells = append(rw.Cells, *c)
-		}
-		data.Rows = append(data.Rows, rw)
-	}
-	for r, n := range skips {
-		data.SkipReasons = append(data.SkipReasons, skip{r, n})
-	}
-	sort.Slice(data.SkipReasons, func(i, j int) bool { return data.SkipReasons[i].Reason < data.SkipReasons[j].Reason })
-	return page().Execute(w, data)
 }

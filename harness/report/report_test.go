@@ -86,10 +86,10 @@ func TestCSVAndHTML(t *testing.T) {
 	if !strings.Contains(c.String(), ",unexpected,") || !strings.Contains(c.String(), ",known,glslang.txt:9") {
 		t.Errorf("csv lacks verdicts:\n%s", c.String())
 	}
-	if err := WriteHTML(&h, "lavapipe", recs()); err != nil {
+	if err := WriteHTML(&h, Page{Title: "lavapipe", Records: recs()}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"2 failed unexpectedly", "1 known problems", "0x10 ", "device lacks shaderFloat16"} {
+	for _, want := range []string{"unexpected <b>2</b>", "known <b>1</b>", "<td>0x10</td>", "device lacks shaderFloat16"} {
 		if !strings.Contains(h.String(), want) {
 			t.Errorf("html lacks %q", want)
 		}
