@@ -27,11 +27,25 @@ func RecordWordNames() []string {
 // case file expects after re-running the kernel's dispatch.
 type RecordExpectation struct {
 	Register string   // the record buffer ("u0")
+	Stride   int      // words per record (one record per invocation, at its flat id)
 	Words    []uint32 // the expected word, where Defined
 	// Defined[i] is false where any value is right: a word the checker does not
 	// compare (inactive lanes' outputs, a model's undefined result, the words
 	// of a wave whose layout was broken beyond its key and count).
 	Defined []bool
+}
+
+// Find is the index of the record of a lane (wave key and lane index, as a
+// results.LaneFailure names it) in the layout the expectation was made for, or
+// -1.
+func (e RecordExpectation) Find(key, lane uint32) int {
+	for i := 0; (i+1)*e.Stride <= len(e.Words); i++ {
+		r := i * e.Stride
+		if e.Defined[r+wKey] && e.Words[r+wKey] == key && e.Words[r+wLane] == lane {
+			return i
+		}
+	}
+	return -1
 }
 
 // ExpectedRecords is the expectation of a compute kernel's records given the
@@ -68,7 +82,7 @@ func ExpectedRecords(k Kernel, out map[string][]byte, waveSize uint32) (RecordEx
 	if threads <= 0 || len(init)%(threads*recWords) != 0 {
 		return RecordExpectation{}, fmt.Errorf("kernels: %s: buffer of %d words is not whole workgroups of %d records", k.Name, len(init), threads)
 	}
-	e := RecordExpectation{Register: "u0", Words: make([]uint32, len(init)), Defined: make([]bool, len(init))}
+	e := RecordExpectation{Register: "u0", Stride: recWords, Words: make([]uint32, len(init)), Defined: make([]bool, len(init))}
 	set := func(i, w int, v uint32) { e.Words[i*recWords+w], e.Defined[i*recWords+w] = v, true }
 	n := len(init) / recWords
 	hs := make([]hdr, n)
@@ -92,7 +106,7 @@ func ExpectedRecords(k Kernel, out map[string][]byte, waveSize uint32) (RecordEx
 	for _, wv := range groupWaves(hs) {
 		low := wv[0] // lowest lane: groupWaves sorts by lane
 		for _, h := range wv {
-			set(h.idx, wKey, low.flat)
+			set(h.idx, wKey, uint32(low.idx)) // its flat id, which must be its index
 		}
 		ps := waveProblems(wv, waveSize)
 		if waveSize == 0 && len(ps) == 0 {

@@ -149,6 +149,15 @@ func TestExpectedRecordsLayoutAndLimits(t *testing.T) {
 	if e.Words[9*recWords+wFlat] != 9 || e.Words[5*recWords+wCount] != 8 {
 		t.Errorf("flat id %d, count %d", e.Words[9*recWords+wFlat], e.Words[5*recWords+wCount])
 	}
+	clean, _ := Simulate(k, SimLayout{WaveSize: 8, Seed: 2})
+	e, _ = ExpectedRecords(k, clean, 8)
+	w, _ = words(clean["u0"])
+	if i := e.Find(w[12*recWords+wKey], w[12*recWords+wLane]); i != 12 {
+		t.Errorf("Find of record 12's lane: %d", i)
+	}
+	if i := e.Find(1<<30, 0); i != -1 {
+		t.Errorf("Find of no lane: %d", i)
+	}
 	out, _ = Simulate(k, SimLayout{WaveSize: 16, Seed: 2})
 	if e, err = ExpectedRecords(k, out, 0); err != nil || e.Words[wCount] != 16 || !e.Defined[wOut] {
 		t.Errorf("observed size: count %d, %v", e.Words[wCount], err)
