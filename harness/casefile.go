@@ -43,7 +43,11 @@ type CaseFile struct {
 	Defines      map[string]string `json:"defines,omitempty"`
 	Dispatch     [3]uint32         `json:"dispatch"`
 	SubgroupSize uint32            `json:"subgroup_size,omitempty"`
-	Buffers      []CaseBuffer      `json:"buffers"`
+	// Extensions are SPIR-V extensions waverig's compiler enables
+	// (-fspv-extension), as the rig compiles the kernels that test one
+	// (partitions, native quad votes); glslang and WGSL ignore them.
+	Extensions []string     `json:"extensions,omitempty"`
+	Buffers    []CaseBuffer `json:"buffers"`
 
 	path string // the case file, for messages
 	dir  string
@@ -363,6 +367,9 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
 			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
+		if len(c.Extensions) > 0 {
+			return nil, &CaseSkip{"the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
+		}
 		if mod.waveSize != nil {
 			return nil, &CaseSkip{"WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
 		}
@@ -371,14 +378,14 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		}
 		return r.execWebGPU(c, mod)
 	case comp == "" || comp == Ours:
-		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true})
+		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, Extensions: c.Extensions})
 		if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))
 		}
 		waveSize = mod.waveSize
 	case comp == Glslang:
 		// glslang has no [WaveSize] reflection: the range comes from waverig's.
-		if ours := compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true}); ours.err == nil {
+		if ours := compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, Extensions: c.Extensions}); ours.err == nil {
 			waveSize = ours.waveSize
 		}
 		if !glslang.Installed() {

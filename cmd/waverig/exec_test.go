@@ -112,6 +112,11 @@ func TestExecExitCodes(t *testing.T) {
 		{name: "passes", body: good, code: 0, out: "ok: "},
 		{name: "flags before the case", args: []string{"exec", "-device", "0", "-compiler", "ours", "%case"}, body: good, code: 0, out: "ok: "},
 		{name: "mismatch", body: execJSON("", one, 0, `{"binding":"u0","format":"uint32","count":4,"expect":[0,3,7,9]}`+","+execParams), code: 1, out: "u0[2]: expected 7, actual 6"},
+		{name: "null is any value", body: execJSON("", one, 0, `{"binding":"u0","format":"uint32","count":4,"expect":[0,null,6,null]}`+","+execParams), code: 0, out: "ok: "},
+		{name: "mismatch in a named record", body: execJSON("", one, 0, `{"binding":"u0","format":"uint32","count":4,"expect":[0,3,null,8],"record":["lo","hi"]}`+","+execParams), code: 1, out: "u0[3] (record 1 hi): expected 8, actual 9"},
+		{name: "null in data", body: execJSON("", one, 0, `{"binding":"u0","format":"uint32","data":[1,null]}`+","+execParams), code: 2, err: `null means "any value"`},
+		{name: "unknown extension", body: strings.Replace(good, `"buffers"`, `"extensions":["SPV_KHR_bogus"],"buffers"`, 1), code: 2, err: "SPV_KHR_bogus"},
+		{name: "known extension", body: strings.Replace(good, `"buffers"`, `"extensions":["SPV_KHR_quad_control"],"buffers"`, 1), code: 0, out: "ok: "},
 
 		// Case-file problems: exit 2.
 		{name: "bad JSON", body: `{"shader": "k.hlsl",`, code: 2, err: "unexpected EOF"},
