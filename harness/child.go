@@ -53,6 +53,7 @@ type wireConfig struct {
 	Compilers      []string          `json:"compilers,omitempty"`
 	RequireTools   bool              `json:"requireTools,omitempty"`
 	NoExpectations bool              `json:"noExpectations,omitempty"`
+	Retries        int               `json:"retries,omitempty"`
 	Expectations   []wireSet         `json:"expectations,omitempty"` // nil: the built-in ones
 	ReproDir       string            `json:"reproDir,omitempty"`
 	APIs           []string          `json:"apis,omitempty"`
@@ -60,23 +61,27 @@ type wireConfig struct {
 	Shard          Shard             `json:"shard,omitzero"`
 }
 
-type wireSet struct{ Name, Text string }
+// wireSet is a baseline as a child gets it: its files' texts.
+type wireSet struct {
+	Name  string
+	Files map[string]string
+}
 
 func toWire(c Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
-		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard}
+		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard}
 	if c.Filter.Ops != nil {
 		w.Ops = c.Filter.Ops.String()
 	}
 	for _, s := range c.Expectations {
-		w.Expectations = append(w.Expectations, wireSet{s.Name, s.Text})
+		w.Expectations = append(w.Expectations, wireSet{s.Name, s.Files})
 	}
 	return w
 }
 
 func fromWire(w wireConfig) (Config, error) {
 	c := Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
-		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard}
+		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
 		if err != nil {
@@ -85,7 +90,7 @@ func fromWire(w wireConfig) (Config, error) {
 		c.Filter.Ops = re
 	}
 	for _, s := range w.Expectations {
-		set, err := expect.Parse(s.Name, s.Text)
+		set, err := expect.Parse(s.Name, s.Files)
 		if err != nil {
 			return c, err
 		}
@@ -266,7 +271,7 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		// announced, with the crash as the reason, and a new child goes on after it.
 		why := fmt.Sprintf("the driver crashed the process (%v) while creating or running this pipeline; its last output: %s", werr, tail.String())
 		for _, r := range pending {
-			r.Status, r.Reason = results.Error, why
+			r.Status, r.Reason = results.Crash, why
 			count(r)
 		}
 		if restart >= maxRestarts {

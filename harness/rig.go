@@ -10,7 +10,6 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -38,10 +37,15 @@ type Config struct {
 	Compilers []string // default: ours, plus glslang when installed
 	// RequireTools makes a missing spirv-val/glslangValidator an error (CI) instead of a skip.
 	RequireTools bool
-	// Expectations are the known-problem files to apply (nil: the built-in ones);
+	// Expectations are the baselines to judge records against (nil: the
+	// built-in ones; each applies to the devices its driver.txt matches);
 	// NoExpectations runs every case as if nothing were known.
 	Expectations   []*expect.Set
 	NoExpectations bool
+	// Retries is how many times a kernel with a new failure (one no baseline
+	// line expects) is run again before the failure is reported; a case that
+	// passes on a re-run is a Flake.
+	Retries int
 	// ReproDir receives a repro bundle per kernel with a failing case: the HLSL,
 	// the SPIR-V that ran, the failing records and the command that re-runs it.
 	ReproDir string
@@ -85,8 +89,11 @@ type Rig struct {
 	// get, before it runs: a parent turns them into crash records if the driver
 	// kills the process.
 	onBegin func(key string, pending []results.Record)
-	// known are the expectation entries that apply to this device.
-	known []expect.Entry
+	// judge holds the baselines that apply to this device.
+	judge *expect.Judge
+	// deviceMu serialises kernel runs: the dispatch loop's and the finisher's
+	// re-runs of new failures (which run beside it in an in-process run).
+	deviceMu sync.Mutex
 	// prof adds up where a pass's time goes (WAVERIG_PROFILE=1 prints it).
 	prof profile
 	// waveSizes memoises kernelWaveSize by kernel name.
@@ -114,7 +121,7 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 		r.Close()
 		return nil, err
 	}
-	rig.known = expect.For(sets, DeviceString(rig.dev))
+	rig.judge = expect.For(sets, DeviceString(rig.dev))
 	for _, api := range cfg.apis() {
 		if api == WebGPU {
 			rig.openWebGPU()
@@ -286,6 +293,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 			recs []results.Record // the kernel did not run here
 			out  map[string][]byte
 			size uint32
+			took time.Duration // on the device
 		}
 		var runs []ran
 		for _, t := range targets {
@@ -303,8 +311,9 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				// the next one (the finisher is synchronous there).
 				r.onBegin(key, r.pending(k, t, layout.WaveSize))
 			}
+			t0 := time.Now()
 			recs, out := r.runOnDevice(k, t, layout.WaveSize, layout)
-			runs = append(runs, ran{t, recs, out, layout.WaveSize})
+			runs = append(runs, ran{t, recs, out, layout.WaveSize, time.Since(t0)})
 		}
 		k := k
 		fin.submit(func(item *finished) {
@@ -312,13 +321,18 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 			outs := map[string]map[string][]byte{} // API -> waverig's output, for parity
 			for _, rn := range runs {
 				recs, failed := rn.recs, []results.Record(nil)
+				t0 := time.Now()
 				if rn.out != nil {
 					recs, failed = r.checkCases(k, rn.t, rn.size, rn.out)
 					if rn.t.comp == Ours {
 						outs[rn.t.api] = rn.out
 					}
 				}
+				// A case's run time is its share of the kernel's: one dispatch
+				// (and its re-runs) and one check cover all its cases.
+				each := (rn.took + time.Since(t0)).Seconds() / float64(max(len(recs), 1))
 				for _, rec := range recs {
+					rec.Duration = each
 					if rn.t.comp == Ours && rec.Status == results.Pass {
 						passedOurs[rn.t.api+"|"+rec.Case] = true
 					}
@@ -348,42 +362,54 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	return st, reproErr
 }
 
-// caseRecord is the record of one case before it ran.
+// caseRecord is the record of one case before it ran, with what its baseline
+// expects of it (expect.Judge.Apply).
 func (r *Rig) caseRecord(k kernels.Kernel, c kernels.Case, t target, size uint32) results.Record {
 	rec := r.record(size, t, k)
 	rec.Case, rec.Op, rec.Type, rec.Pattern, rec.Shape = c.ID(), c.OpName(), c.Type.HLSL(), string(c.Pattern), c.Shape.Name
+	r.judge.Apply(&rec)
 	return rec
 }
 
 // pending are the records a kernel's cases get if the driver kills the process
-// while it runs; a known crash entry that matches is named in them.
+// while it runs (the parent sets their status, Crash or Timeout).
 func (r *Rig) pending(k kernels.Kernel, t target, size uint32) []results.Record {
 	recs := make([]results.Record, 0, len(k.Cases))
 	for _, c := range k.Cases {
 		rec := r.caseRecord(k, c, t, size)
-		rec.Status = results.Error
-		if e := r.knownProblem(expect.Crash, rec, t, size); e != nil {
-			rec.Known = e.Where + ": " + e.Reason
-		}
+		rec.Status = results.Crash
 		recs = append(recs, rec)
 	}
 	return recs
 }
 
-// knownProblem is the expectation entry of kind k that names a record's case.
-func (r *Rig) knownProblem(k expect.Kind, rec results.Record, t target, size uint32) *expect.Entry {
-	rec.Compiler, rec.WaveSize = t.comp, size
-	return expect.FindRecord(r.known, k, rec)
-}
-
-// knownCrash is the crash expectation naming any case of a kernel on a target.
-func (r *Rig) knownCrash(k kernels.Kernel, t target, size uint32) *expect.Entry {
+// baselineHold says why a baseline keeps a kernel from running on a target, or
+// "": every case is in skips.txt; or a case is expected to crash and this
+// process could not survive it (a crash in a child process costs a restart and
+// proves the line; in the waverig process it would end the run).
+func (r *Rig) baselineHold(k kernels.Kernel, t target, size uint32) (reason, known string) {
+	if len(r.judge.Sets) == 0 {
+		return "", ""
+	}
+	var skip *expect.Line
+	skipped := 0
 	for _, c := range k.Cases {
-		if e := r.knownProblem(expect.Crash, r.caseRecord(k, c, t, size), t, size); e != nil {
-			return e
+		name := results.TestName(t.api, stageOf(k), c.ID(), t.comp, size)
+		if l := r.judge.Skip(name); l != nil {
+			skip = l
+			skipped++
+			continue
+		}
+		if r.onBegin == nil {
+			if l := r.judge.Expected(name); l != nil && l.Status == results.OutcomeCrash {
+				return "not run in this process: " + l.Where + " expects a crash (a run in child processes runs it: lavapipe, or -device with several devices)", l.Known()
+			}
 		}
 	}
-	return nil
+	if skipped == len(k.Cases) {
+		return "skips.txt: " + skip.Known(), ""
+	}
+	return "", ""
 }
 
 // runCases runs one kernel on one target and turns the outcome into records;
@@ -421,9 +447,9 @@ func (r *Rig) notRun(k kernels.Kernel, t target, size uint32, layout results.Rec
 			return results.Skip, why, ""
 		}
 	}
-	if e := r.knownCrash(k, t, size); e != nil {
+	if why, known := r.baselineHold(k, t, size); why != "" {
 		// One crashing case takes the whole kernel (one pipeline) down with it.
-		return results.Skip, "not run: known driver crash", e.Where + ": " + e.Reason
+		return results.Skip, why, known
 	}
 	if layout.Status != results.Pass {
 		return results.Error, "not checked: " + layout.Reason, ""
@@ -438,7 +464,10 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 		out := make([]results.Record, 0, len(k.Cases))
 		for _, c := range k.Cases {
 			rec := r.caseRecord(k, c, t, size)
-			rec.Status, rec.Reason, rec.Known = status, reason, known
+			rec.Status, rec.Reason = status, reason
+			if known != "" {
+				rec.Known = known
+			}
 			out = append(out, rec)
 		}
 		return out
@@ -453,35 +482,43 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 		if s, ok := err.(skipError); ok {
 			return all(results.Skip, string(s), ""), nil
 		}
-		var ve *vulkan.ValidationError
-		if errors.As(err, &ve) {
-			if e := r.knownProblem(expect.Invalid, r.caseRecord(k, k.Cases[0], t, size), t, size); e != nil {
-				return all(results.Error, err.Error(), e.Where+": "+e.Reason), nil
-			}
-		}
+		// A module spirv-val rejects, a compile or pipeline error: the cases end
+		// in Fail (deqp-runner's word) with the error; a baseline may know it.
 		return all(results.Error, err.Error(), ""), nil
 	}
 	return nil, out
 }
 
 // checkCases is the CPU half of runCases: the records of a dispatched kernel,
-// checked against the models, and the failing ones (for the repro bundle).
+// checked against the models, and the failing ones (for the repro bundle). New
+// failures are re-run first (retryNew).
 func (r *Rig) checkCases(k kernels.Kernel, t target, size uint32, out map[string][]byte) (recs, failed []results.Record) {
+	recs, failed = r.checkAttempt(k, t, size, out, 0)
+	return r.retryNew(k, t, size, recs, failed)
+}
+
+// checkAttempt checks one run (attempt 0 is the first) of a kernel.
+func (r *Rig) checkAttempt(k kernels.Kernel, t target, size uint32, out map[string][]byte, attempt int) (recs, failed []results.Record) {
 	t0 := time.Now()
 	checked := kernels.Check(k, out, size)
 	r.prof.add("check", t0)
 	for _, cr := range checked {
 		rec := r.caseRecord(k, cr.Case, t, size)
 		rec.Status, rec.Reason, rec.Lanes, rec.Helpers = results.Pass, cr.Note, cr.Lanes, cr.Helpers
-		if !cr.Passed {
+		if l := r.judge.Skip(rec.Name()); l != nil {
+			// The kernel ran for its other cases; this one's result is not taken.
+			rec.Status, rec.Reason = results.Skip, "skips.txt: "+l.Known()
+		} else if !cr.Passed {
 			rec.Status = results.Fail
 			rec.Failures = cr.Failures
-			if e := r.knownProblem(expect.Fail, rec, t, size); e != nil {
-				rec.Known = e.Where + ": " + e.Reason
-			}
-			failed = append(failed, rec)
 		}
 		recs = append(recs, rec)
+	}
+	plantFaults(recs, attempt)
+	for _, rec := range recs {
+		if rec.Status == results.Fail {
+			failed = append(failed, rec)
+		}
 	}
 	return recs, failed
 }
@@ -532,6 +569,8 @@ func (s skipError) Error() string { return string(s) }
 // runKernel compiles (cached), dispatches and reads back one kernel; the result
 // maps each HLSL register to its buffer contents.
 func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]byte, error) {
+	r.deviceMu.Lock()
+	defer r.deviceMu.Unlock()
 	if k.Draw != nil {
 		return r.runDraw(k, t)
 	}

@@ -148,8 +148,8 @@ func summarize(w io.Writer, devs []devices.Device, names map[int]string, drs []h
 		if several {
 			row(prefix, "all", ds.Total)
 		}
-		for _, e := range expect.Stale(expect.For(sets, harness.DeviceString(dev)), deviceRecords(all, dr.Index)) {
-			ds.Stale = append(ds.Stale, e.Where)
+		for _, l := range expect.For(sets, harness.DeviceString(dev)).Stale(deviceRecords(all, dr.Index)) {
+			ds.Stale = append(ds.Stale, l.Where+" "+l.Test+","+l.Status)
 		}
 		sum.Devices = append(sum.Devices, ds)
 		sum.Total.Merge(ds.Total)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"waverig/harness/expect"
 	"waverig/harness/report"
 	"waverig/harness/results"
 )
@@ -40,6 +41,10 @@ func writeReports(dir, title string, recs []results.Record, sum *results.Summary
 	}{
 		{results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }},
 		{results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }},
+		{results.FailuresFile, func(w io.Writer) error {
+			_, err := io.WriteString(w, expect.FailuresCSV(recs))
+			return err
+		}},
 		{results.HTMLFile, func(w io.Writer) error { return report.WriteHTML(w, htmlPage(dir, title, recs, sum)) }},
 	}
 	errs := make([]error, len(forms))

@@ -19,10 +19,9 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/report"
 	"waverig/harness/results"
-	"waverig/internal/fsutil"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline OLD/results.jsonl] [-expectations FILE] [-no-expectations] [-shard K/N]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-no-baseline] [-shard K/N]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -37,9 +36,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
 	apis := fs.String("api", "", "APIs to run: vulkan,webgpu (default: every API with a device; WebGPU runs waverig's WGSL through wgpu-native)")
 	stages := fs.String("stages", "", "shader stages to run: compute,pixel,vertex (default: all three)")
-	baseline := fs.String("baseline", "", "a previous results.jsonl: print regressions and fixes against it")
-	noExpect := fs.Bool("no-expectations", false, "ignore the known-problem files (run known crashes too)")
-	expectFile := fs.String("expectations", "", "an extra expectation file (known crashes and failures of a driver)")
+	baseline := fs.String("baseline", "", "baseline directories (fails.csv, flakes.txt, skips.txt: they replace the built-in ones) and/or a previous run (DIR/results.jsonl: regressions and fixes against it), comma-separated")
+	retries := fs.Int("retries", 2, "re-run a kernel with a new failure up to N times; a case that then passes is a Flake")
+	noExpect := fs.Bool("no-baseline", false, "judge against no baseline (the built-in ones included): every failure counts, known crashes run")
+	fs.BoolVar(noExpect, "no-expectations", false, "the old name of -no-baseline")
 	shard := fs.String("shard", "", "run share K of N of the kernels (1 ≤ K ≤ N; waverig merge joins the shards)")
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
@@ -55,13 +55,39 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *jobs < 1 {
 		return bad("-jobs %d: at least 1", *jobs)
 	}
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect}
-	if *expectFile != "" {
-		sets, err := loadExpectations(*expectFile)
-		if err != nil {
-			return bad("-expectations: %v", err)
+	if *retries < 0 {
+		return bad("-retries %d: at least 0", *retries)
+	}
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect, Retries: *retries}
+	// -baseline: baseline directories judge the run; a previous run is compared.
+	// A bad one is found now, not after the whole run.
+	var before []results.Record
+	previous := ""
+	if *baseline != "" {
+		for _, p := range strings.Split(*baseline, ",") {
+			if expect.IsDir(p) {
+				set, err := expect.LoadDir(p)
+				if err != nil {
+					return bad("-baseline: %v", err)
+				}
+				cfg.Expectations = append(cfg.Expectations, set)
+				continue
+			}
+			if previous != "" {
+				return bad("-baseline: two previous runs (%s, %s): compare with one", previous, p)
+			}
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				p = filepath.Join(p, results.ResultsFile)
+			}
+			recs, err := readRun(p)
+			if err != nil {
+				return bad("-baseline: %v (a baseline is a directory with fails.csv, flakes.txt or skips.txt, or a previous run's results.jsonl)", err)
+			}
+			before, previous = recs, p
 		}
-		cfg.Expectations = sets
+		if *noExpect && cfg.Expectations != nil {
+			return bad("-no-baseline and a baseline directory in -baseline contradict each other")
+		}
 	}
 	if *ops != "" {
 		re, err := regexp.Compile(*ops)
@@ -101,13 +127,6 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			return bad("-stages: %v", err)
 		}
 	}
-	// A bad baseline is found now, not after the whole run.
-	var before []results.Record
-	if *baseline != "" {
-		if before, err = readRun(*baseline); err != nil {
-			return bad("-baseline: %v", err)
-		}
-	}
 
 	devs, err := devices.Enumerate()
 	if err != nil {
@@ -121,6 +140,15 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if before != nil {
 		if err := baselineCovers(before, devs, idxs); err != nil {
 			return bad("-baseline: %v", err)
+		}
+	}
+	// A baseline directory with a driver.txt is for those drivers only: a run
+	// on another one cannot pass against it (deqp-runner's renderer check).
+	for _, s := range cfg.Expectations {
+		for _, idx := range idxs {
+			if d := harness.DeviceString(devs[idx]); !s.Applies(d) {
+				return bad("-baseline %s is for drivers matching %q (its %s), not device %d: %s", s.Name, s.Driver, expect.DriverFile, idx, d)
+			}
 		}
 	}
 	sets, err := cfg.ExpectationSets()
@@ -190,7 +218,15 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		switch r.Verdict() {
 		case results.VerdictUnexpected:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "FAIL %s%s: %s\n", r.Title(), where, r.Headline())
+				fmt.Fprintf(stdout, "%s %s%s: %s\n", strings.ToUpper(r.Outcome()), r.Name(), where, r.Headline())
+			}
+		case results.VerdictImproved:
+			if shown++; shown <= 20 {
+				fmt.Fprintf(stdout, "%s %s%s: the baseline expects %s (%s)\n", r.RunStatus(), r.Name(), where, r.Expected, r.Known)
+			}
+		case results.VerdictFlake:
+			if shown++; shown <= 20 {
+				fmt.Fprintf(stdout, "FLAKE %s%s: %s\n", r.Name(), where, r.Reason)
 			}
 		case results.VerdictSkip:
 			skipReasons[r.Reason]++
@@ -234,11 +270,17 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			if several {
 				on = " on " + ds.Name
 			}
-			fmt.Fprintf(stdout, "NOTE %s: expected to fail, but every case it matched%s passed: remove or narrow the entry\n", where, on)
+			fmt.Fprintf(stdout, "NOTE baseline line %s: no case it matched%s ended so: remove or narrow it\n", where, on)
 		}
 	}
-	if t.Unexpected > 0 {
-		fmt.Fprintf(stdout, "%d unexpected failures (wrong results, crashes or errors no expectation file knows)\n", t.Unexpected)
+	if t.Flakes > 0 {
+		fmt.Fprintf(stdout, "%d flakes: new failures that passed when re-run (-retries %d); flakes.txt is where a known one goes\n", t.Flakes, *retries)
+	}
+	if t.Improved > 0 {
+		fmt.Fprintf(stdout, "%d unexpected improvements: cases that did better than the baseline says; update it (%s is the next %s)\n", t.Improved, results.FailuresFile, expect.FailsFile)
+	}
+	if n := t.Unexpected - t.Improved; n > 0 {
+		fmt.Fprintf(stdout, "%d unexpected failures (wrong results, crashes or errors no baseline knows)\n", n)
 	}
 	if t.Cases == 0 {
 		fmt.Fprintln(stdout, "no case ran")
@@ -254,7 +296,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			if several {
 				fmt.Fprintf(stdout, "\n== baseline of device %d, %s\n", ds.Index, ds.Name)
 			}
-			report.Compare(old, deviceRecords(all, ds.Index)).WriteText(stdout, *baseline, newPath)
+			report.Compare(old, deviceRecords(all, ds.Index)).WriteText(stdout, previous, newPath)
 		}
 	}
 
@@ -270,7 +312,12 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if several {
 		title = sum.Device
 	}
-	writeErr := writeReports(*outDir, title, all, &sum)
+	sum.Host, sum.Started, sum.Command, sum.Version = hostName(), start.UTC().Format(time.RFC3339), os.Args, version()
+	// expectation.json and devices.json first: the HTML page reads them.
+	writeErr := writeRunFiles(*outDir, devs, idxs, sets, *retries)
+	if writeErr == nil {
+		writeErr = writeReports(*outDir, title, all, &sum)
+	}
 	if err := dir.Close(); writeErr == nil {
 		writeErr = err
 	}
@@ -306,22 +353,6 @@ func printCounts(w io.Writer, title string, m map[string]int) {
 	}
 }
 
-// loadExpectations reads an extra expectation file, added to the built-in ones.
-func loadExpectations(path string) ([]*expect.Set, error) {
-	sets, err := expect.Builtin()
-	if err != nil {
-		return nil, err
-	}
-	data, err := fsutil.ReadRegular(path, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	s, err := expect.Parse(filepath.Base(path), string(data))
-	if err != nil {
-		return nil, err
-	}
-	return append(sets, s), nil
-}
 
 // readRun reads a results.jsonl for comparison: it must hold records, and a cut
 // last line means the run did not finish, which makes any comparison wrong.

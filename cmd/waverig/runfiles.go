@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"waverig/devices"
+	"waverig/harness"
+	"waverig/harness/expect"
+	"waverig/harness/results"
+)
+
+// writeRunFiles writes what a run leaves beside its results for the people and
+// tools that judge it: expectation.json (the baseline files each device was
+// judged against, as deqp-runner writes it) and devices.json (`waverig devices
+// -json` of every enumerated device, so deviceIndex in the records points into
+// it; the HTML report's capability matrix).
+func writeRunFiles(dir string, devs []devices.Device, idxs []int, sets []*expect.Set, retries int) error {
+	var ex results.Expectation
+	for _, idx := range idxs {
+		d := devs[idx]
+		de := results.DeviceExpectation{Index: idx, Device: d.Name, Driver: harness.DriverString(d), Files: map[string]int{}, Retries: retries, Baselines: []string{}}
+		for _, s := range expect.For(sets, harness.DeviceString(d)).Sets {
+			de.Baselines = append(de.Baselines, s.Name)
+			for f, n := range s.Lines() {
+				de.Files[filepath.ToSlash(filepath.Join(s.Name, f))] = n
+			}
+		}
+		ex.Devices = append(ex.Devices, de)
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ExpectationFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(ex)
+	}); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, results.DevicesFile), func(w io.Writer) error {
+		return devices.WriteJSON(w, devs)
+	})
+}
+
+// hostName is the run's host for summary.json ("" when the OS will not say).
+func hostName() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// version is waverig's VCS revision from the build info ("devel" when the
+// binary was built without it), with "+dirty" for a modified tree.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
+}
