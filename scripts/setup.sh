@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 # the second SPIR-V producer for differential tests), spirv-cross (MSL second opinion),
 # clang (MSL syntax check), the Vulkan loader + headers (libvulkan-dev: vulkan-go
 # dlopens libvulkan.so and the cgo shim includes vulkan.h), lavapipe
-# (mesa-vulkan-drivers) and vulkaninfo (vulkan-tools).
-PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools gcc)
+# (mesa-vulkan-drivers), vulkaninfo (vulkan-tools) and chromium (headless: the
+# tests open report.html in it and check the rendered page).
+PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools gcc chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -549,7 +549,7 @@ code,.mono,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,monospace;font-
 pre{background:#f7f7f7;padding:6px;overflow:auto;margin:.3em 0}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px}.kv dt{color:#555}.kv dd{margin:0}
 .totals{display:flex;flex-wrap:wrap;gap:6px;margin:.6em 0}.totals span{border:1px solid #ccc;border-radius:4px;padding:3px 8px;background:#fafafa}
-.totals b{font-size:1.15em}
+.totals b{font-size:1.15em}.totals span.v-unexpected{background:#d7261e;color:#fff;border-color:#d7261e}
 .exit-ok{color:#1d6b2a;font-weight:700}.exit-bad{color:#b3140c;font-weight:700}
 .note{background:#fff6d6;border-left:4px solid #e0b000;padding:4px 8px;margin:.4em 0}
 .nothing{background:#e5f5e7;border-left:4px solid #3ca04a;padding:6px 10px;font-weight:600}
