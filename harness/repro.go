@@ -15,9 +15,12 @@ import (
 )
 
 // writeRepro writes a bundle someone can take to a driver team: the kernel, the
-// module that ran, the failing records and how to run it again. Each file is
-// written atomically; the first failure is returned (the run reports it).
-func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []results.Record) error {
+// module that ran, the failing records, how to run it again and, for a compute
+// kernel, case.json, which `waverig exec` re-runs as one dispatch that fails on
+// the lanes that failed (repro_case.go; out are the buffers the dispatch gave
+// back). Each file is written atomically; the first failure is returned (the
+// run reports it).
+func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []results.Record, out map[string][]byte) error {
 	comp := t.comp
 	dir := filepath.Join(r.cfg.ReproDir, fmt.Sprintf("%s.%s.%s.wave%d", k.Name, t.api, comp, size))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -60,12 +63,26 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 		names = append(names, op)
 	}
 	sort.Strings(names)
+	x := r.reproCase(k, t, size, m, out, failed)
+	if x.caseJSON != nil {
+		if err := put(ReproCaseFile, x.caseJSON); err != nil {
+			return err
+		}
+	}
 	var text strings.Builder
 	fmt.Fprintf(&text, "Repro bundle: kernel %s compiled by %s, run through %s, wave size %d, on %s (%s).\n"+
 		"%d case(s) failed; per-lane records in failures.jsonl.\n\n"+
-		"Re-run:   waverig run -device %q -api %s -ops '^(%s)$' -sizes %d -compilers %s\n"+
-		"Inspect:  %s\n\n",
-		k.Name, comp, t.api, size, r.dev.Name, DriverString(r.dev), len(failed), r.dev.Name, t.api, strings.Join(names, "|"), size, comp, inspect)
+		"Re-run:   waverig run -device %q -api %s -ops '^(%s)$' -sizes %d -compilers %s\n",
+		k.Name, comp, t.api, size, r.dev.Name, DriverString(r.dev), len(failed), r.dev.Name, t.api, strings.Join(names, "|"), size, comp)
+	if x.caseJSON != nil {
+		fmt.Fprintf(&text, "Exec:     %s\n", x.command)
+	} else {
+		fmt.Fprintf(&text, "Exec:     none: %s\n", x.why)
+	}
+	fmt.Fprintf(&text, "Inspect:  %s\n\n", inspect)
+	if x.caseJSON != nil {
+		writeReproExecNotes(&text, x)
+	}
 	for i, f := range failed {
 		if i == 8 {
 			fmt.Fprintf(&text, "… %d more in failures.jsonl\n", len(failed)-i)
@@ -74,4 +91,31 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 		text.WriteString(f.Describe())
 	}
 	return put("README.txt", []byte(text.String()))
+}
+
+// writeReproExecNotes explains case.json in README.txt: what it expects, which
+// records are the failing lanes, and what a mismatch in a layout word means.
+func writeReproExecNotes(text *strings.Builder, x reproExec) {
+	text.WriteString("case.json is this kernel's one dispatch for `waverig exec` (shader kernel.hlsl, every buffer\n" +
+		"it binds with its initial data, this run's wave size). Each invocation owns a record of 24\n" +
+		"words in u0 (flat, key, lane, count, arm, lanearg, ctl, coin, in0-7, out0-7); the expected\n" +
+		"words are what a correct device writes for the lane layout this run observed: key, lane and\n" +
+		"count as observed, the arm and outputs the models' values for it, null (any value) where\n" +
+		"the models leave a lane undefined or nothing is compared (inactive lanes' outputs).\n" +
+		"exec exits 1 and names each failing word, e.g. \"u0[1240] (record 51 out0): expected 7,\n" +
+		"actual 9\"; on a correct device it prints ok and exits 0.\n")
+	if len(x.lanes) > 0 {
+		text.WriteString("The failing lanes' records:\n")
+		for _, l := range x.lanes {
+			text.WriteString("  " + l + "\n")
+		}
+	}
+	text.WriteString("Mismatches in key, lane or count mean the device laid the lanes out differently from this\n" +
+		"run (another device, driver or wave size): the expected outputs hold for this run's layout\n" +
+		"only, so there use the Re-run line, which checks against the models afresh.\n")
+	if x.layout {
+		text.WriteString("Some waves' layout was already wrong in this run: only their flat ids, keys and counts are\n" +
+			"expected (see the layout notes in failures.jsonl).\n")
+	}
+	text.WriteString("\n")
 }

@@ -342,7 +342,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 					item.recs = append(item.recs, rec)
 				}
 				if len(failed) > 0 && r.cfg.ReproDir != "" {
-					if err := r.writeRepro(k, rn.t, rn.size, failed); err != nil {
+					if err := r.writeRepro(k, rn.t, rn.size, failed, rn.out); err != nil {
 						reproMu.Lock()
 						if reproErr == nil {
 							reproErr = err

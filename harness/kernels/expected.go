@@ -33,6 +33,9 @@ type RecordExpectation struct {
 	// compare (inactive lanes' outputs, a model's undefined result, the words
 	// of a wave whose layout was broken beyond its key and count).
 	Defined []bool
+	// BrokenWaves counts the waves whose layout Check refused: only their
+	// flat ids, keys, lane counts and pre-written words are expected.
+	BrokenWaves int
 }
 
 // Find is the index of the record of a lane (wave key and lane index, as a
@@ -118,6 +121,7 @@ func ExpectedRecords(k Kernel, out map[string][]byte, waveSize uint32) (RecordEx
 		}
 		if len(ps) > 0 {
 			// Check compares nothing else in a broken wave.
+			e.BrokenWaves++
 			continue
 		}
 		expectWave(op, k.Cases[wv[0].caseIdx], wv, init, got, threads, waveSize, &e)

@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"waverig/harness/kernels"
+	"waverig/harness/results"
+)
+
+// ReproCaseFile is the name of a repro bundle's `waverig exec` case file.
+const ReproCaseFile = "case.json"
+
+// reproExec is the exec part of a repro bundle: the case file, or why there is
+// none, and what README.txt says about it.
+type reproExec struct {
+	caseJSON []byte // nil when there is no case file
+	why      string // why not, when caseJSON is nil
+	command  string // the exec command line
+	lanes    []string
+	layout   bool // some wave's layout was broken (its outputs are "any value")
+}
+
+// maxReproLanes is how many failing lanes README.txt maps to their records.
+const maxReproLanes = 16
+
+// reproCase builds the case file that re-runs a failing compute kernel's one
+// dispatch with `waverig exec`: kernel.hlsl, every buffer the module binds with
+// its initial data, the run's wave size, and as expectation of the record
+// buffer what a correct device writes for the lane layout this run observed
+// (kernels.ExpectedRecords: layout words as observed, outputs the models'
+// values, null where any value is right). On the device that failed, exec then
+// fails on the words of the lanes that failed; on a correct device with that
+// layout it passes.
+func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out map[string][]byte, failed []results.Record) reproExec {
+	var x reproExec
+	if k.Draw != nil || stageOf(k) != results.Compute {
+		x.why = fmt.Sprintf("waverig exec runs compute kernels only; this is a %s kernel: use the Re-run line", stageOf(k))
+		return x
+	}
+	if out == nil || m == nil || m.err != nil {
+		x.why = "the kernel's buffers did not come back: use the Re-run line"
+		return x
+	}
+	e, err := kernels.ExpectedRecords(k, out, size)
+	if err != nil {
+		x.why = "no expectation for this kernel's records (" + err.Error() + "): use the Re-run line"
+		return x
+	}
+	x.command = reproExecCommand(r, t, size)
+	data, err := reproCaseJSON(k, size, m, e)
+	switch {
+	case err != nil:
+		x.why = "case.json could not be made (" + err.Error() + "): use the Re-run line"
+		return x
+	case len(data) > MaxCaseFileBytes:
+		x.why = fmt.Sprintf("case.json would be %.1f MiB, over exec's %d MiB case-file cap: use the Re-run line", float64(len(data))/(1<<20), MaxCaseFileBytes>>20)
+		return x
+	}
+	// What exec will read must be a valid case: a bundle that exits 2 would
+	// send its reader after the wrong bug.
+	if _, err := parseCase(filepath.Join("repro", ReproCaseFile), data); err != nil {
+		x.why = "case.json came out invalid (" + err.Error() + "): use the Re-run line"
+		return x
+	}
+	x.caseJSON = data
+	x.layout = e.BrokenWaves > 0
+	n := 0
+	for _, f := range failed {
+		for _, lf := range f.Failures {
+			if n == maxReproLanes {
+				x.lanes = append(x.lanes, "… more in failures.jsonl")
+				return x
+			}
+			n++
+			at := "no record of this lane in the run's layout"
+			if i := e.Find(lf.WaveKey, lf.Lane); i >= 0 {
+				at = fmt.Sprintf("record %d = %s[%d..%d]", i, e.Register, i*e.Stride, (i+1)*e.Stride-1)
+			}
+			x.lanes = append(x.lanes, fmt.Sprintf("%s: %s, wave key %#x lane %d (expected %s, actual %s)", at, f.Case, lf.WaveKey, lf.Lane, lf.Expected, lf.Actual))
+		}
+	}
+	return x
+}
+
+// reproExecCommand is the exec line of a bundle: on lavapipe with the width
+// that gives the run's wave size (its one size is fixed when the driver loads).
+func reproExecCommand(r *Rig, t target, size uint32) string {
+	var b strings.Builder
+	if IsLavapipe(r.dev) {
+		for _, w := range lavapipeWidths {
+			if w.size == size {
+				fmt.Fprintf(&b, "LP_NATIVE_VECTOR_WIDTH=%d ", w.width)
+			}
+		}
+	}
+	b.WriteString("waverig exec " + ReproCaseFile)
+	if t.api == WebGPU {
+		b.WriteString(" -api webgpu")
+	}
+	if t.comp == Glslang {
+		b.WriteString(" -compiler glslang")
+	}
+	return b.String()
+}
+
+// reproCaseJSON writes the case file, one record (row of words) per line so a
+// person can read it; parseCase reads it like any other case file.
+func reproCaseJSON(k kernels.Kernel, size uint32, m *module, e kernels.RecordExpectation) ([]byte, error) {
+	var b strings.Builder
+	str := func(s string) string {
+		q, _ := json.Marshal(s)
+		return string(q)
+	}
+	fmt.Fprintf(&b, "{\n  \"shader\": \"kernel.hlsl\",\n  \"entry\": %s,\n", str(k.Entry))
+	fmt.Fprintf(&b, "  \"dispatch\": [%d, %d, %d],\n  \"subgroup_size\": %d,\n", k.Groups[0], k.Groups[1], k.Groups[2], size)
+	if len(k.Extensions) > 0 {
+		q, _ := json.Marshal(k.Extensions)
+		fmt.Fprintf(&b, "  \"extensions\": %s,\n", q)
+	}
+	b.WriteString("  \"buffers\": [")
+	n := 0
+	for _, buf := range k.Buffers {
+		if _, ok := m.binding(buf.Register); !ok {
+			continue // the module does not bind it, and exec refuses a buffer the shader lacks
+		}
+		if len(buf.Data)%4 != 0 {
+			return nil, fmt.Errorf("buffer %s is %d bytes, not whole words", buf.Register, len(buf.Data))
+		}
+		words := make([]uint32, len(buf.Data)/4)
+		for i := range words {
+			words[i] = binary.LittleEndian.Uint32(buf.Data[4*i:])
+		}
+		if n > 0 {
+			b.WriteString(",")
+		}
+		n++
+		fmt.Fprintf(&b, "\n    {\n      \"binding\": %s,\n      \"format\": \"uint32\",\n      \"count\": %d", str(buf.Register), len(words))
+		stride := 24
+		isRec := buf.Register == e.Register
+		if isRec {
+			stride = e.Stride
+			q, _ := json.Marshal(kernels.RecordWordNames())
+			fmt.Fprintf(&b, ",\n      \"record\": %s", q)
+		}
+		// count zero-fills: trailing zero words need no data.
+		last := len(words)
+		for last > 0 && words[last-1] == 0 {
+			last--
+		}
+		if last > 0 {
+			b.WriteString(",\n      \"data\": ")
+			writeRows(&b, last, stride, func(i int) string { return strconv.FormatUint(uint64(words[i]), 10) })
+		}
+		if isRec {
+			if len(e.Words) != len(words) {
+				return nil, fmt.Errorf("record expectation of %d words for a buffer of %d", len(e.Words), len(words))
+			}
+			// expect compares its first len(expect) words: trailing "any value"s
+			// are left out.
+			last := len(e.Words)
+			for last > 0 && !e.Defined[last-1] {
+				last--
+			}
+			b.WriteString(",\n      \"expect\": ")
+			writeRows(&b, last, stride, func(i int) string {
+				if !e.Defined[i] {
+					return "null"
+				}
+				return strconv.FormatUint(uint64(e.Words[i]), 10)
+			})
+		}
+		b.WriteString("\n    }")
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("the module binds none of the kernel's buffers")
+	}
+	b.WriteString("\n  ]\n}\n")
+	return []byte(b.String()), nil
+}
+
+// writeRows writes a JSON array of n values, stride to a line.
+func writeRows(b *strings.Builder, n, stride int, val func(int) string) {
+	b.WriteString("[")
+	for i := 0; i < n; i++ {
+		switch {
+		case i%stride == 0:
+			b.WriteString("\n        ")
+		default:
+			b.WriteString(" ")
+		}
+		b.WriteString(val(i))
+		if i < n-1 {
+			b.WriteString(",")
+		}
+	}
+	b.WriteString("\n      ]")
+}
