@@ -566,7 +566,7 @@ td.cell details li{padding:0 3px;margin:1px 0;white-space:nowrap}
 .caps td.y{background:#3ca04a;color:#fff;text-align:center}.caps td.n{background:#f3d3d1;color:#7a1b14;text-align:center}
 .caps th.rot{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:500;font-size:11px;padding:4px 2px}
 .caps .unsup{color:#999}
-.cols{display:flex;flex-wrap:wrap;gap:2em}
+.cols{display:grid;grid-template-columns:max-content minmax(20em,1fr);gap:2em;align-items:start}
 section.failure{border:1px solid #ddd;border-left-width:6px;padding:4px 10px;margin:.8em 0}
 section.failure.v-unexpected,section.failure.v-improved,section.failure.v-flake,section.failure.v-known{background:#fff;color:inherit}
 section.failure.v-unexpected{border-left-color:#d7261e}section.failure.v-improved{border-left-color:#8e44ad}
