@@ -65,24 +65,32 @@ func (r *Rig) retryNew(k kernels.Kernel, t target, size uint32, recs, failed []r
 //
 // The planted failure is one lane whose actual value says it was planted.
 var (
-	faultsOnce            sync.Once
+	faultsMu              sync.Mutex
+	faultsEnv             string
 	plantFail, plantFlaky *regexp.Regexp
 )
 
+// plantedFaults compiles the hooks' patterns, again whenever the environment
+// changed (a test runs several in-process runs with different hooks).
 func plantedFaults() (fail, flaky *regexp.Regexp) {
-	faultsOnce.Do(func() {
-		compile := func(env string) *regexp.Regexp {
-			if v := os.Getenv(env); v != "" {
-				re, err := regexp.Compile(v)
-				if err != nil {
-					panic(fmt.Sprintf("%s: %v", env, err)) // a test's own mistake
-				}
-				return re
-			}
+	env := os.Getenv("WAVERIG_TEST_FAIL") + "\x00" + os.Getenv("WAVERIG_TEST_FLAKY")
+	faultsMu.Lock()
+	defer faultsMu.Unlock()
+	if env == faultsEnv {
+		return plantFail, plantFlaky
+	}
+	compile := func(name string) *regexp.Regexp {
+		v := os.Getenv(name)
+		if v == "" {
 			return nil
 		}
-		plantFail, plantFlaky = compile("WAVERIG_TEST_FAIL"), compile("WAVERIG_TEST_FLAKY")
-	})
+		re, err := regexp.Compile(v)
+		if err != nil {
+			panic(fmt.Sprintf("%s: %v", name, err)) // a test's own mistake
+		}
+		return re
+	}
+	faultsEnv, plantFail, plantFlaky = env, compile("WAVERIG_TEST_FAIL"), compile("WAVERIG_TEST_FLAKY")
 	return plantFail, plantFlaky
 }
 

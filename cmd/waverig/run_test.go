@@ -138,7 +138,7 @@ func TestRunRefusesBadInputBeforeRunning(t *testing.T) {
 		{[]string{"run", "-ops", "NoSuchOp"}, "matches no operation"},
 		{[]string{"run", "-ops", "("}, "-ops"},
 		{[]string{"run", "-sizes", "3"}, "power of two"},
-		{[]string{"run", "-expectations", "/dev/zero"}, "not a regular file"},
+		{[]string{"run", "-retries", "-1"}, "-retries"},
 		{[]string{"run", "-ops", "WaveActiveSum", "stray", "-sizes", "4"}, "argument"},
 		{[]string{"report"}, "usage"},
 		{[]string{"diff", "a.jsonl"}, "usage"},
