@@ -196,7 +196,7 @@ func TestTwoLavapipesOneCrashes(t *testing.T) {
 	}
 	crashed := 0
 	for _, r := range by[1] {
-		if r.Status == results.Error && strings.Contains(r.Reason, "crashed") {
+		if r.Status == results.Crash && strings.Contains(r.Reason, "crashed") {
 			crashed++
 		}
 	}

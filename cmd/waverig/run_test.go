@@ -96,7 +96,7 @@ func TestRunCrashIsUnexpectedAndNamesTheDevice(t *testing.T) {
 	recs, _, _ := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
 	crashes := 0
 	for _, r := range recs {
-		if r.Status == results.Error && strings.Contains(r.Reason, "crashed") {
+		if r.Status == results.Crash && strings.Contains(r.Reason, "crashed") {
 			crashes++
 			if r.Device == "" || r.Driver == "" || r.Verdict() != results.VerdictUnexpected {
 				t.Fatalf("crash record: %+v", r)
