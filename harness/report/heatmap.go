@@ -26,6 +26,10 @@ const (
 	// heatmapMaxLanes bounds the image of a corrupt record (a lane index of
 	// 4 billion): no wave is wider than this on any device waverig knows.
 	heatmapMaxLanes = 256
+	// heatmapMaxWaves bounds its height: the rig records at most 64 failing
+	// lanes a case, so only a hand-made record reaches it (the first waves,
+	// by key, are drawn).
+	heatmapMaxWaves = 256
 )
 
 // The heatmap's colours. A lane the record lists as failing is HeatFail; a lane
@@ -41,7 +45,7 @@ var (
 )
 
 // HeatmapLayout says what Heatmap draws for a record: the wave keys of its
-// rows, top to bottom (ascending), and the number of lane columns (the wave
+// rows, top to bottom (ascending, at most heatmapMaxWaves), and the number of lane columns (the wave
 // size, or more when a failing lane or a mask bit lies beyond it). A viewer maps
 // a pixel back to (wave, lane) with it.
 func HeatmapLayout(r results.Record) (waves []uint32, lanes int) {
@@ -60,6 +64,9 @@ func HeatmapLayout(r results.Record) (waves []uint32, lanes int) {
 		}
 	}
 	sort.Slice(waves, func(i, j int) bool { return waves[i] < waves[j] })
+	if len(waves) > heatmapMaxWaves {
+		waves = waves[:heatmapMaxWaves]
+	}
 	if lanes > heatmapMaxLanes {
 		lanes = heatmapMaxLanes
 	}
@@ -101,7 +108,10 @@ func Heatmap(r results.Record) image.Image {
 		failing[i] = map[int]bool{}
 	}
 	for _, f := range r.Failures {
-		i := row[f.WaveKey]
+		i, drawn := row[f.WaveKey]
+		if !drawn {
+			continue
+		}
 		failing[i][int(f.Lane)] = true
 		bits, ok := parseMask(f.ActiveMask)
 		if !ok {

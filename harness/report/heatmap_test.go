@@ -99,3 +99,28 @@ func TestHeatmapWide(t *testing.T) {
 		t.Fatalf("lanes %d", lanes)
 	}
 }
+
+func TestHeatmapManyWaves(t *testing.T) {
+	var r results.Record
+	for w := 0; w < heatmapMaxWaves+10; w++ {
+		r.Failures = append(r.Failures, results.LaneFailure{WaveKey: uint32(1000 - w), Lane: uint32(w % 4), ActiveMask: "0xf"})
+	}
+	waves, _ := HeatmapLayout(r)
+	if len(waves) != heatmapMaxWaves || waves[0] != 1000-uint32(heatmapMaxWaves+9) {
+		t.Fatalf("%d waves from %d", len(waves), waves[0])
+	}
+	img := Heatmap(r)
+	if got := img.Bounds().Dy(); got != HeatmapGap+heatmapMaxWaves*(HeatmapCell+HeatmapGap) {
+		t.Fatalf("height %d", got)
+	}
+	// Row 0 is wave 1000-265 (w = 265, lane 1 failing); nothing of a wave
+	// left out lands in it.
+	if got := at(img, 0, 1); got != HeatFail {
+		t.Errorf("row 0 lane 1: %v", got)
+	}
+	for _, l := range []int{0, 2, 3} {
+		if got := at(img, 0, l); got != HeatPass {
+			t.Errorf("row 0 lane %d: %v", l, got)
+		}
+	}
+}

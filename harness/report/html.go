@@ -70,36 +70,36 @@ func WriteHTML(w io.Writer, p Page) error {
 
 // pageData is what the template reads.
 type pageData struct {
-	Title                string
-	Devices, Drivers     []string
-	Summary              *results.Summary
-	Exit                 string // "1 (unexpected failures)" or "" without a summary
-	ExitClass            string
-	Command              string
-	Total                results.Stats
-	Seconds              string
-	CountsDiffer         bool // summary.json's totals are not the records'
-	Notes                []string
-	Regressions          listed
-	Improved             listed
-	Flakes               listed
-	Stale                []string
-	NothingNeedsYou      bool
-	Expectation          *results.Expectation
-	ExpectationFiles     []string // summary.json's list, when expectation.json is absent
-	Caps                 []deviceCaps
-	CapsNote             string
-	WebGPU               []webgpuAdapter
-	WebGPUError          string
-	Grids                []grid
-	Failures             []failureDetail
-	MoreFailures         int
-	Parity               []failureDetail
-	MoreParity           int
-	SkipReasons          []skipReason
-	VerdictLegend        []string
-	HeatPass, HeatFail   string
-	HeatInactive, HeatUn string
+	Title                     string
+	Devices, Drivers          []string
+	Summary                   *results.Summary
+	Exit                      string // "1 (unexpected failures)" or "" without a summary
+	ExitClass                 string
+	Command                   string
+	Total                     results.Stats
+	Seconds                   string
+	CountsDiffer              bool // summary.json's totals are not the records'
+	Notes                     []string
+	Regressions               listed
+	Improved                  listed
+	Flakes                    listed
+	Stale                     []string
+	NothingNeedsYou           bool
+	Expectation               *results.Expectation
+	ExpectationFiles          []string // summary.json's list, when expectation.json is absent
+	Caps                      []deviceCaps
+	CapsNote                  string
+	WebGPU                    []webgpuAdapter
+	WebGPUError               string
+	Grids                     []grid
+	Failures                  []failureDetail
+	MoreFailures              int
+	Parity                    []failureDetail
+	MoreParity                int
+	SkipReasons               []skipReason
+	VerdictLegend             []string
+	HeatPass, HeatFail        string
+	HeatInactive, HeatUnknown string
 }
 
 // listed is one list of "What needs you", capped at maxListed.
@@ -139,7 +139,7 @@ func buildPage(p Page) pageData {
 		HeatPass:      cssColor(HeatPass),
 		HeatFail:      cssColor(HeatFail),
 		HeatInactive:  cssColor(HeatInactive),
-		HeatUn:        cssColor(HeatUnknown),
+		HeatUnknown:   cssColor(HeatUnknown),
 	}
 	for _, r := range recs {
 		d.Total.Add(r)
@@ -667,7 +667,7 @@ table.lanes td{font-family:ui-monospace,monospace;font-size:12px;text-align:righ
 <h2>Failures</h2>
 {{if .Failures}}<p>Unexpected first, then unexpected improvements, flakes and known problems. Heatmap: a row per wave (its key on the left), a column per lane;
 <span class="swatch" style="background:{{.HeatFail}}"></span>failing <span class="swatch" style="background:{{.HeatPass}}"></span>active, not failing
-<span class="swatch" style="background:{{.HeatInactive}}"></span>inactive <span class="swatch" style="background:{{.HeatUn}}"></span>mask not recorded.</p>
+<span class="swatch" style="background:{{.HeatInactive}}"></span>inactive <span class="swatch" style="background:{{.HeatUnknown}}"></span>mask not recorded.</p>
 {{range .Failures}}<section class="failure v-{{.Verdict}}" id="{{.Anchor}}" data-test="{{.Name}}">
 <h3><span class="badge v-{{.Verdict}}">{{.Status}}</span> <code>{{.Name}}</code></h3>
 <dl class="kv"><dt>device</dt><dd>{{.Device}} ({{.Driver}})</dd>
