@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"waverig/harness/expect"
@@ -228,6 +229,17 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		var childErr, unavailable, running string
 		var pending []results.Record
 		finished := false
+		// The watchdog: a kernel that has not finished within KernelTimeout (a
+		// hung dispatch, a driver spinning in its compiler) gets its child
+		// killed, and its cases are Timeout records. Armed by the Begin of a
+		// kernel with cases (not the layout check or the prebuild, whose windows
+		// include compiling the whole pass), re-armed by every Begin.
+		var timedOut atomic.Bool
+		watchdog := time.AfterFunc(time.Hour, func() {
+			timedOut.Store(true)
+			cmd.Process.Kill()
+		})
+		watchdog.Stop()
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), results.MaxLine)
 		for sc.Scan() {
@@ -238,6 +250,10 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			switch {
 			case m.Begin != "":
 				running, pending = m.Begin, m.Pending
+				watchdog.Stop()
+				if cfg.KernelTimeout > 0 && len(pending) > 0 && pending[0].Case != results.LayoutCase {
+					watchdog.Reset(cfg.KernelTimeout)
+				}
 			case m.Record != nil:
 				count(*m.Record)
 			case m.Stats != nil:
@@ -256,6 +272,7 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		}
 		io.Copy(io.Discard, stdout)
 		werr := cmd.Wait()
+		watchdog.Stop()
 		st.Seconds = time.Since(start).Seconds()
 		switch {
 		case unavailable != "":
@@ -270,8 +287,13 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		// The driver died inside `running`: its cases become the records the child
 		// announced, with the crash as the reason, and a new child goes on after it.
 		why := fmt.Sprintf("the driver crashed the process (%v) while creating or running this pipeline; its last output: %s", werr, tail.String())
+		status := results.Crash
+		if timedOut.Load() {
+			status = results.Timeout
+			why = fmt.Sprintf("the kernel did not finish within %s (-kernel-timeout): its child process was killed; its last output: %s", cfg.KernelTimeout, tail.String())
+		}
 		for _, r := range pending {
-			r.Status, r.Reason = results.Crash, why
+			r.Status, r.Reason = status, why
 			count(r)
 		}
 		if restart >= maxRestarts {

@@ -62,18 +62,21 @@ func (r *Rig) retryNew(k kernels.Kernel, t target, size uint32, recs, failed []r
 //
 //	WAVERIG_TEST_FAIL   matching cases that pass fail instead, on every run
 //	WAVERIG_TEST_FLAKY  matching cases that pass fail on their kernel's first run only
+//	WAVERIG_TEST_HANG   a child process hangs in matching kernels (by kernel name),
+//	                    for the watchdog (-kernel-timeout) to find
 //
 // The planted failure is one lane whose actual value says it was planted.
 var (
 	faultsMu              sync.Mutex
 	faultsEnv             string
 	plantFail, plantFlaky *regexp.Regexp
+	plantHang             *regexp.Regexp
 )
 
 // plantedFaults compiles the hooks' patterns, again whenever the environment
 // changed (a test runs several in-process runs with different hooks).
 func plantedFaults() (fail, flaky *regexp.Regexp) {
-	env := os.Getenv("WAVERIG_TEST_FAIL") + "\x00" + os.Getenv("WAVERIG_TEST_FLAKY")
+	env := os.Getenv("WAVERIG_TEST_FAIL") + "\x00" + os.Getenv("WAVERIG_TEST_FLAKY") + "\x00" + os.Getenv("WAVERIG_TEST_HANG")
 	faultsMu.Lock()
 	defer faultsMu.Unlock()
 	if env == faultsEnv {
@@ -90,7 +93,7 @@ func plantedFaults() (fail, flaky *regexp.Regexp) {
 		}
 		return re
 	}
-	faultsEnv, plantFail, plantFlaky = env, compile("WAVERIG_TEST_FAIL"), compile("WAVERIG_TEST_FLAKY")
+	faultsEnv, plantFail, plantFlaky, plantHang = env, compile("WAVERIG_TEST_FAIL"), compile("WAVERIG_TEST_FLAKY"), compile("WAVERIG_TEST_HANG")
 	return plantFail, plantFlaky
 }
 
@@ -112,4 +115,14 @@ func plantFaults(recs []results.Record, attempt int) {
 			rec.Failures = []results.LaneFailure{{WaveKey: 0, Lane: 1, ActiveMask: "0xf", Input: "1", Expected: "1", Actual: "planted by WAVERIG_TEST_FAIL/FLAKY"}}
 		}
 	}
+}
+
+// hangPlanted reports whether a child process should hang in a kernel
+// (WAVERIG_TEST_HANG); only children do, which the parent's watchdog kills.
+func (r *Rig) hangPlanted(kernel string) bool {
+	plantedFaults()
+	faultsMu.Lock()
+	hang := plantHang
+	faultsMu.Unlock()
+	return r.onBegin != nil && hang != nil && hang.MatchString(kernel)
 }

@@ -46,6 +46,10 @@ type Config struct {
 	// line expects) is run again before the failure is reported; a case that
 	// passes on a re-run is a Flake.
 	Retries int
+	// KernelTimeout bounds one kernel's run (its dispatches, re-runs and
+	// checks) in a child process: past it the child is killed and the cases
+	// are Timeout records. 0: no bound. (An in-process run has no watchdog.)
+	KernelTimeout time.Duration
 	// ReproDir receives a repro bundle per kernel with a failing case: the HLSL,
 	// the SPIR-V that ran, the failing records and the command that re-runs it.
 	ReproDir string
@@ -571,6 +575,9 @@ func (s skipError) Error() string { return string(s) }
 func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]byte, error) {
 	r.deviceMu.Lock()
 	defer r.deviceMu.Unlock()
+	if r.hangPlanted(k.Name) {
+		select {} // a test's hung dispatch: the parent's watchdog kills this child
+	}
 	if k.Draw != nil {
 		return r.runDraw(k, t)
 	}

@@ -166,3 +166,34 @@ func TestBuiltinBaselineRealFailures(t *testing.T) {
 		t.Fatalf("against its own failures.csv: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestKernelTimeout: a kernel that hangs in a child process is killed by the
+// watchdog; its cases are Timeout records (in failures.csv as Timeout), the
+// run goes on with the next kernel and fails.
+func TestKernelTimeout(t *testing.T) {
+	requireVulkan(t)
+	out := t.TempDir()
+	t.Setenv("WAVERIG_TEST_HANG", "^WaveActiveSum_.*partial")
+	code, stdout, stderr := runCLI("run", "-ops", "^WaveActiveSum$", "-sizes", "4", "-api", "vulkan", "-stages", "compute", "-compilers", "ours", "-kernel-timeout", "3s", "-out", out)
+	if code != exitUnexpected {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	timeouts, passed := 0, 0
+	for name, r := range readRecords(t, out) {
+		switch r.Status {
+		case results.Timeout:
+			timeouts++
+			if !strings.Contains(name, "/partial/") || r.RunStatus() != results.OutcomeTimeout || !strings.Contains(r.Reason, "did not finish within 3s") {
+				t.Errorf("%s: %s %q", name, r.RunStatus(), r.Reason)
+			}
+		case results.Pass:
+			passed++
+		}
+	}
+	if timeouts == 0 || passed == 0 {
+		t.Errorf("%d timeouts, %d passes: the hung kernel times out and the others still run", timeouts, passed)
+	}
+	if fails := fileText(t, filepath.Join(out, results.FailuresFile)); !strings.Contains(fails, "/partial/size=4,Timeout\n") {
+		t.Errorf("failures.csv:\n%s", fails)
+	}
+}

@@ -22,6 +22,7 @@ usage:
   waverig compile [flags] FILE.hlsl                                           compile HLSL (see waverig compile -h)
   waverig report DIR                                                          JUnit/CSV/HTML from DIR/results.jsonl
   waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl                       regressions and fixes between two runs
+  waverig view DIR                                                            a window on a run (built with -tags viewer)
 
 exit status: 0 ok; 1 a wrong result nobody knew about (run, diff), compile errors
 (compile), mismatches (exec); 2 bad usage or input; 3 could not finish or save results.
@@ -61,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runReport(args[1:], stdout, stderr)
 	case "diff":
 		return runDiff(args[1:], stdout, stderr)
+	case "view":
+		return runView(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

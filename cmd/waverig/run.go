@@ -21,7 +21,7 @@ import (
 	"waverig/harness/results"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-no-baseline] [-shard K/N]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -38,6 +38,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	stages := fs.String("stages", "", "shader stages to run: compute,pixel,vertex (default: all three)")
 	baseline := fs.String("baseline", "", "baseline directories (fails.csv, flakes.txt, skips.txt: they replace the built-in ones) and/or a previous run (DIR/results.jsonl: regressions and fixes against it), comma-separated")
 	retries := fs.Int("retries", 2, "re-run a kernel with a new failure up to N times; a case that then passes is a Flake")
+	kernelTimeout := fs.Duration("kernel-timeout", 5*time.Minute, "in child processes, a kernel that runs longer is killed and its cases are Timeout (0: no limit)")
 	noExpect := fs.Bool("no-baseline", false, "judge against no baseline (the built-in ones included): every failure counts, known crashes run")
 	fs.BoolVar(noExpect, "no-expectations", false, "the old name of -no-baseline")
 	shard := fs.String("shard", "", "run share K of N of the kernels (1 ≤ K ≤ N; waverig merge joins the shards)")
@@ -58,7 +59,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *retries < 0 {
 		return bad("-retries %d: at least 0", *retries)
 	}
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect, Retries: *retries}
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect, Retries: *retries, KernelTimeout: *kernelTimeout}
 	// -baseline: baseline directories judge the run; a previous run is compared.
 	// A bad one is found now, not after the whole run.
 	var before []results.Record
