@@ -1,0 +1,136 @@
+package main
+
+// `waverig list`: the test names a `waverig run` with the same flags records,
+// before anything runs — for a CI system that shards, a baseline's author, or
+// a progress display. The plan is the harness's (harness.PlanCases); this file
+// only reads the flags and prints.
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"waverig/devices"
+	"waverig/harness"
+	"waverig/harness/kernels"
+)
+
+const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang] [-shard K/N]"
+
+// planFlags are the flags that decide what a run covers, as `waverig run`
+// reads them; list takes the same spellings and the same checks.
+type planFlags struct {
+	device, ops, sizes, compilers, apis, stages, shard *string
+}
+
+func addPlanFlags(fs *flag.FlagSet) planFlags {
+	return planFlags{
+		device:    fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all"),
+		ops:       fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)"),
+		sizes:     fs.String("sizes", "all", "wave sizes: all, or a list like 4,8"),
+		compilers: fs.String("compilers", "", "compilers: ours,glslang (default: ours, plus glslang when installed)"),
+		apis:      fs.String("api", "", "APIs: vulkan,webgpu (default: every API with a device)"),
+		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex (default: all three)"),
+		shard:     fs.String("shard", "", "share K of N of the kernels (1 ≤ K ≤ N), as run -shard K/N runs it"),
+	}
+}
+
+// config turns the flags into the run's configuration and wanted sizes; the
+// error names the flag.
+func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
+	if *p.ops != "" {
+		re, err := regexp.Compile(*p.ops)
+		if err != nil {
+			return cfg, nil, fmt.Errorf("-ops: %v", err)
+		}
+		cfg.Filter.Ops = re
+		// As run: pixel-only programs are in no compute kernel.
+		if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
+			return cfg, nil, fmt.Errorf("-ops %q matches no operation of the matrix", *p.ops)
+		}
+	}
+	if *p.compilers != "" {
+		for _, c := range strings.Split(*p.compilers, ",") {
+			if c != harness.Ours && c != harness.Glslang {
+				return cfg, nil, fmt.Errorf("-compilers: unknown compiler %q (use ours, glslang)", c)
+			}
+			cfg.Compilers = append(cfg.Compilers, c)
+		}
+	}
+	if sizes, err = parseSizes(*p.sizes); err != nil {
+		return cfg, nil, fmt.Errorf("-sizes: %v", err)
+	}
+	if cfg.Shard, err = harness.ParseShard(*p.shard); err != nil {
+		return cfg, nil, fmt.Errorf("-shard: %v", err)
+	}
+	if *p.apis != "" {
+		if cfg.APIs, err = harness.ParseAPIs(*p.apis); err != nil {
+			return cfg, nil, fmt.Errorf("-api: %v", err)
+		}
+	}
+	if *p.stages != "" {
+		if cfg.Stages, err = harness.ParseStages(*p.stages); err != nil {
+			return cfg, nil, fmt.Errorf("-stages: %v", err)
+		}
+	}
+	return cfg, sizes, nil
+}
+
+// runList is `waverig list`: every test name (results.Record.Name) the run of
+// the same flags records — skips included, layout and parity records not — one
+// per line, sorted, on stdout; the count on stderr. With several devices the
+// names of all of them, each once.
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pf := addPlanFlags(fs)
+	pos, code, cont := parseArgs(fs, args, stdout)
+	if !cont {
+		return code
+	}
+	if !wantArgs("list", pos, 0, 0, listUsage, stderr) {
+		return exitUsage
+	}
+	cfg, want, err := pf.config()
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig list: %v\n", err)
+		return exitUsage
+	}
+	devs, err := devices.Enumerate()
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig list: %v\n", err)
+		return exitIncomplete
+	}
+	idxs, err := pickDevices(devs, *pf.device)
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig list: %v\n", err)
+		return exitUsage
+	}
+	var planned []harness.PlannedCase
+	for _, idx := range idxs {
+		dc := cfg
+		if dc.APIs == nil {
+			var why string
+			if dc.APIs, why = harness.DefaultAPIs(devs[idx]); why != "" {
+				fmt.Fprintf(stderr, "device %d: WebGPU not run: %s\n", idx, why)
+			}
+		}
+		dev := devs[idx]
+		dev.Index = idx
+		planned = append(planned, harness.PlanCases(harness.MakePlan(dev, want), dc)...)
+	}
+	names := harness.CaseNames(planned)
+	for _, n := range names {
+		if _, err := fmt.Fprintln(stdout, n); err != nil {
+			break // `waverig list | head`: the reader has what it wanted
+		}
+	}
+	if len(idxs) > 1 {
+		fmt.Fprintf(stderr, "%d cases (%d records on %d devices)\n", len(names), len(planned), len(idxs))
+	} else {
+		fmt.Fprintf(stderr, "%d cases\n", len(names))
+	}
+	return exitOK
+}
