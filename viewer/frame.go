@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"strings"
 
+	"waverig/harness/report"
 	"waverig/harness/results"
 )
 
@@ -274,8 +275,9 @@ func (r *Run) drawPanel(f *Frame, box image.Rectangle) {
 	y += lineH / 2
 
 	pixel := rec.Stage == results.Pixel
-	if hm := laneHeatmap(rec); hm != nil {
-		line(fmt.Sprintf("lanes of %d wave(s) with a failing lane: red failing, green passing, grey inactive", countWaves(rec)), ColorDim)
+	if hm := report.Heatmap(rec); hm != nil {
+		waves, lanes := report.HeatmapLayout(rec)
+		line(fmt.Sprintf("%d wave(s) x %d lanes with a failing lane: red failing, green passing, grey inactive", len(waves), lanes), ColorDim)
 		maxH := box.Max.Y - y
 		if pixel {
 			maxH /= 2 // leave room for the pictures
@@ -309,15 +311,6 @@ func (r *Run) drawPanel(f *Frame, box image.Rectangle) {
 		drawText(img, x, top, share, bi.Name, ColorDim)
 		f.Images = append(f.Images, blitScaled(img, bi.Image, x, top+lineH+2, share, box.Max.Y-top-lineH-2))
 	}
-}
-
-// countWaves is how many distinct waves a record's failures are in.
-func countWaves(rec results.Record) int {
-	seen := map[uint32]bool{}
-	for _, l := range rec.Failures {
-		seen[l.WaveKey] = true
-	}
-	return len(seen)
 }
 
 // wrap breaks s into lines of at most n characters at spaces where it can,

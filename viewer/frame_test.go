@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"waverig/harness/report"
 	"waverig/harness/results"
 )
 
@@ -132,13 +133,16 @@ func TestSelectedCaseIsOutlinedWithItsHeatmap(t *testing.T) {
 	// Two waves with failing lanes (keys 0 and 8), eight lanes: rows of
 	// 13-pixel steps scaled up. The planted lanes (wave 0: 3 and 5; wave 8:
 	// 2) are red, wave 0's others green, wave 8's lanes 4..7 inactive.
+	// report.Heatmap's geometry, scaled to the box it was drawn in: the
+	// centre of lane l of row w.
 	hm := f.Heatmap
+	const step, gap = report.HeatmapCell + report.HeatmapGap, report.HeatmapGap
 	lane := func(wave, l int) color.RGBA {
-		x := hm.Min.X + (1+l*13+6)*hm.Dx()/(1+8*13)
-		y := hm.Min.Y + (1+wave*13+6)*hm.Dy()/(1+2*13)
+		x := hm.Min.X + (gap+l*step+report.HeatmapCell/2)*hm.Dx()/(gap+8*step)
+		y := hm.Min.Y + (gap+wave*step+report.HeatmapCell/2)*hm.Dy()/(gap+2*step)
 		return f.Image.RGBAAt(x, y)
 	}
-	red, green, grey := color.RGBA{0xd7, 0x26, 0x1e, 0xff}, color.RGBA{0x3c, 0xa0, 0x4a, 0xff}, color.RGBA{0x44, 0x44, 0x44, 0xff}
+	red, green, grey := report.HeatFail, report.HeatPass, report.HeatInactive
 	for _, c := range []struct {
 		wave, lane int
 		want       color.RGBA
