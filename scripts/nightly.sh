@@ -1,22 +1,42 @@
 #!/usr/bin/env bash
-# nightly.sh — what a driver team runs every night and on every driver change:
-# the whole matrix on every Vulkan device, results kept per device and driver
-# version under $WAVERIG_RESULTS (default ./nightly), each run diffed against the
-# previous run on the same device. Exit status: the worst of the runs' (see README).
+# nightly.sh — what a driver team runs every night and on every driver change
+# (docs/nightly.md: systemd timer, cron line, CI job):
+#
+#   1. every Vulkan device (`waverig devices`), each with every API, stage and
+#      wave size it offers (waverig run's default plan);
+#   2. judged against the device's baseline: $WAVERIG_BASELINES/<device>/ when
+#      that directory exists (fails.csv, flakes.txt, skips.txt — deqp-runner's
+#      formats; a run's failures.csv is the next fails.csv), else the built-in
+#      baselines; and compared with the previous night's run of the device;
+#   3. the reports of each run (report.html, results.junit.xml, results.csv,
+#      failures.csv, expectation.json) under $WAVERIG_RESULTS/<device>/<stamp>/,
+#      and one line per device in $WAVERIG_RESULTS/<stamp>.txt;
+#   4. exit status: the worst of the runs' (0 nothing unexpected, 1 a regression,
+#      an unexpected improvement or crash, 2 bad input, 3 a run that could not
+#      finish or save).
+#
+# Environment: WAVERIG_RESULTS (default ./nightly), WAVERIG_BASELINES (default
+# ./baselines), WAVERIG_NIGHTLY_ARGS (more `waverig run` flags, e.g. "-jobs 4").
 set -uo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh || exit 1
+./scripts/setup.sh || exit 3
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
-./scripts/build.sh || exit 1
+./scripts/build.sh || exit 3
 root=${WAVERIG_RESULTS:-nightly}
+baselines=${WAVERIG_BASELINES:-baselines}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 status=0
 count=$(./bin/waverig devices -json | grep -c '"deviceName"' || true)
-if [ "${count:-0}" = 0 ]; then echo "nightly: no Vulkan devices" >&2; exit 1; fi
+if [ "${count:-0}" = 0 ]; then echo "nightly: no Vulkan devices" >&2; exit 3; fi
 names=$(./bin/waverig devices -json | grep '"deviceName"' | sed 's/.*: "\(.*\)".*/\1/')
+mkdir -p "$root"
+index="$root/$stamp.txt"
+: > "$index"
 for ((i = 0; i < count; i++)); do
   name=$(echo "$names" | sed -n "$((i + 1))p")
-  slug=$(echo "$name" | tr -cs 'A-Za-z0-9' '-' | sed 's/-*$//')
+  # lavapipe's name carries its vector width, which the run's child processes
+  # vary: the device's folder is its name without it.
+  slug=$(echo "$name" | sed 's/, [0-9]* bits)/)/' | tr -cs 'A-Za-z0-9' '-' | sed 's/-*$//')
   # Two devices of one name (two identical GPUs) keep their results apart by
   # their place in `waverig devices`, as the run's records do (deviceIndex).
   if [ "$(echo "$names" | grep -cxF "$name")" -gt 1 ]; then slug="$slug-$i"; fi
@@ -25,10 +45,17 @@ for ((i = 0; i < count; i++)); do
   mkdir -p "$dir"
   echo "== device $i: $name -> $dir"
   args=(-device "$i" -out "$dir")
-  if [ -n "$prev" ] && [ -f "$prev/results.jsonl" ]; then args+=(-baseline "$prev/results.jsonl"); fi
-  ./bin/waverig run "${args[@]}" | tee "$dir/run.txt"
+  compare=()
+  [ -d "$baselines/$slug" ] && compare+=("$baselines/$slug")
+  if [ -n "$prev" ] && [ -f "$prev/results.jsonl" ]; then compare+=("$prev/results.jsonl"); fi
+  if [ ${#compare[@]} -gt 0 ]; then args+=(-baseline "$(IFS=,; echo "${compare[*]}")"); fi
+  # shellcheck disable=SC2086 # WAVERIG_NIGHTLY_ARGS is a list of flags
+  ./bin/waverig run "${args[@]}" ${WAVERIG_NIGHTLY_ARGS:-} | tee "$dir/run.txt"
   rc=${PIPESTATUS[0]}
-  # Keep the worst status (1: unexpected wrong results, 2: bad input, 3: incomplete).
+  echo "$slug exit $rc: $(tail -n 1 "$dir/run.txt") ($dir/report.html)" >> "$index"
+  # Keep the worst status (1: unexpected results, 2: bad input, 3: incomplete).
   [ "$rc" -gt "$status" ] && status=$rc
 done
+echo "== nightly $stamp: exit $status"
+cat "$index"
 exit $status
