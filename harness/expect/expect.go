@@ -528,7 +528,7 @@ func FailuresCSV(recs []results.Record) string {
 		if k == "" {
 			b.WriteString("# New in this run: no baseline line knew these.\n")
 		} else {
-			b.WriteString("# " + k + "\n")
+			writeComment(&b, k)
 		}
 		lines := groups[k]
 		sort.Strings(lines)
@@ -537,4 +537,17 @@ func FailuresCSV(recs []results.Record) string {
 		}
 	}
 	return b.String()
+}
+
+// writeComment writes a reason as # lines of at most ~100 columns.
+func writeComment(b *strings.Builder, text string) {
+	line := "#"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 100 && line != "#" {
+			b.WriteString(line + "\n")
+			line = "#"
+		}
+		line += " " + w
+	}
+	b.WriteString(line + "\n")
 }
