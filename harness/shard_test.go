@@ -145,7 +145,9 @@ func TestPlanCases(t *testing.T) {
 	// holds each child's one size: both run it.
 	for _, size := range []uint32{4, 8} {
 		for _, op := range []string{"WaveSize8/", "WaveSize4-64-16/"} {
-			if count(lp, func(c PlannedCase) bool { return strings.HasPrefix(c.Case, op) && c.WaveSize == size && c.API == Vulkan }) == 0 {
+			if count(lp, func(c PlannedCase) bool {
+				return strings.HasPrefix(c.Case, op) && c.WaveSize == size && c.API == Vulkan
+			}) == 0 {
 				t.Errorf("%s not listed at size %d", op, size)
 			}
 		}
