@@ -11,6 +11,7 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -334,7 +335,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				}
 				// A case's run time is its share of the kernel's: one dispatch
 				// (and its re-runs) and one check cover all its cases.
-				each := (rn.took + time.Since(t0)).Seconds() / float64(max(len(recs), 1))
+				each := math.Round((rn.took+time.Since(t0)).Seconds()/float64(max(len(recs), 1))*1e6) / 1e6
 				for _, rec := range recs {
 					rec.Duration = each
 					if rn.t.comp == Ours && rec.Status == results.Pass {
