@@ -13,10 +13,10 @@ cd "$(dirname "$0")/.."
 # tests open report.html in it and check the rendered page), and for `waverig view`
 # (-tags viewer only; the default build needs none of them): GLFW's build deps
 # (libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
-# libgl-dev: go-gl/glfw compiles GLFW's C sources), Xvfb (xvfb) and xwd (x11-apps)
-# for the window's screenshot test.
+# libgl-dev: go-gl/glfw compiles GLFW's C sources), Xvfb (xvfb), xwd (x11-apps) and
+# xdotool for the window's tests (screenshots; keys and clicks sent through X).
 PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools gcc chromium
-  libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev libgl-dev xvfb x11-apps)
+  libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev libgl-dev xvfb x11-apps xdotool)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -4,6 +4,7 @@ package viewer
 
 import (
 	"bufio"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"waverig/harness/results"
 )
 
 // needTool finds a program the screenshot test cannot do without. In CI (CI
@@ -205,4 +208,92 @@ func keepScreenshot(t *testing.T, screen *image.RGBA) {
 	if png.Encode(f, screen) == nil {
 		t.Logf("the X screen is in %s", f.Name())
 	}
+}
+
+// TestXvfbKeysAndClicks drives the window as a person would, through the X
+// server (xdotool's XTEST events): Right moves the selection to the next
+// failing case, a click on the pixel case's grid cell selects it (its bundle
+// images appear), q closes the window. After each step the screen must again
+// be the frame, so input, redraw and presentation are checked together.
+func TestXvfbKeysAndClicks(t *testing.T) {
+	display := startXvfb(t)
+	xwd := needTool(t, "xwd", "x11-apps")
+	xdotool := needTool(t, "xdotool", "xdotool")
+	run := loadFixture(t)
+	pixelSel := -1
+	for s := range run.Failing {
+		if rec, _ := run.Selected(s); rec.Stage == results.Pixel {
+			pixelSel = s
+		}
+	}
+	if pixelSel <= 1 {
+		t.Fatalf("the fixture's pixel case is selection %d, want one past the first two", pixelSel)
+	}
+	pixelRec, _ := run.Selected(pixelSel)
+	pixelOp, pixelCol := position(t, run, pixelRec.Op, columnOf(pixelRec))
+
+	do := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(xdotool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("xdotool %v: %v: %s", args, err, out)
+		}
+	}
+	// Each step: what the frame must show before the next input is sent.
+	type step struct {
+		name  string
+		want  func(f *Frame) bool
+		input func(f *Frame, x, y int)
+	}
+	steps := []step{
+		{"first frame: the worst case", func(f *Frame) bool { return f.Sel == 0 }, func(f *Frame, x, y int) {
+			// The pointer into the window first: without a window manager
+			// the server's focus follows it.
+			do("mousemove", "--sync", fmt.Sprint(x+5), fmt.Sprint(y+5))
+			do("key", "Right")
+		}},
+		{"Right: the next case", func(f *Frame) bool { return f.Sel == 1 }, func(f *Frame, x, y int) {
+			c := center(f.CellRect(pixelOp, pixelCol))
+			do("mousemove", "--sync", fmt.Sprint(x+c.X), fmt.Sprint(y+c.Y))
+			do("click", "1")
+		}},
+		{"click: the pixel case and its images", func(f *Frame) bool { return f.Sel == pixelSel && len(f.Images) == 2 }, func(*Frame, int, int) {
+			do("key", "q")
+		}},
+	}
+	var (
+		at, frames int
+		done       []string
+		overrun    bool
+	)
+	start := time.Now()
+	err := Show(run, Options{Width: 800, Height: 480, Pos: &[2]int{0, 0}, Presented: func(f *Frame, x, y int) bool {
+		frames++
+		if frames > 300 {
+			overrun = true // input lost, or q did not close: reported below
+			return false
+		}
+		if at >= len(steps) || !steps[at].want(f) {
+			return true // not there yet: the next frame looks again
+		}
+		if p, worst := diff(screenshot(t, xwd, display), f.Image, x, y); worst > 0 {
+			// Presentation may lag a frame behind (see above): look again.
+			t.Logf("%s: %d pixels differ at frame %d, looking again", steps[at].name, p, frames)
+			return true
+		}
+		done = append(done, steps[at].name)
+		steps[at].input(f, x, y)
+		at++
+		return true
+	}})
+	if err != nil {
+		t.Fatalf("Show: %v", err)
+	}
+	if at < len(steps) {
+		t.Fatalf("after %d frames only %q were reached; stuck at %q", frames, done, steps[at].name)
+	}
+	if overrun {
+		t.Fatalf("q did not close the window (%d frames)", frames)
+	}
+	t.Logf("%d steps (%s), each on screen exactly, in %d frames, %v; q closed the window",
+		len(steps), strings.Join(done, "; "), frames, time.Since(start).Round(time.Millisecond))
 }
