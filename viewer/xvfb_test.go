@@ -213,7 +213,7 @@ func keepScreenshot(t *testing.T, screen *image.RGBA) {
 // TestXvfbKeysAndClicks drives the window as a person would, through the X
 // server (xdotool's XTEST events): Right moves the selection to the next
 // failing case, a click on the pixel case's grid cell selects it (its bundle
-// images appear), q closes the window. After each step the screen must again
+// images appear), a resize makes a new swapchain, q closes the window. After each step the screen must again
 // be the frame, so input, redraw and presentation are checked together.
 func TestXvfbKeysAndClicks(t *testing.T) {
 	display := startXvfb(t)
@@ -257,6 +257,10 @@ func TestXvfbKeysAndClicks(t *testing.T) {
 			do("click", "1")
 		}},
 		{"click: the pixel case and its images", func(f *Frame) bool { return f.Sel == pixelSel && len(f.Images) == 2 }, func(*Frame, int, int) {
+			// GLFW names the X window after the title Show gives it.
+			do("search", "--name", "^waverig view ", "windowsize", "--sync", "600", "360")
+		}},
+		{"resized: a new swapchain, the frame redrawn at 600x360", func(f *Frame) bool { return f.Image.Rect.Size() == image.Pt(600, 360) }, func(*Frame, int, int) {
 			do("key", "q")
 		}},
 	}
