@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -208,7 +209,8 @@ func runFamily(f family, size uint32) (familyRun, error) {
 	if suiteEnv.WebGPU != "" {
 		apis = without(apis, harness.WebGPU)
 	}
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis}
+	// New failures are re-run as `waverig run` does (a pass then is a Flake).
+	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis, Retries: 2, KernelTimeout: 5 * time.Minute}
 	var err error
 	if len(comps) == 0 || len(apis) == 0 {
 		// Only layout specs are selected: the layout kernels still run.
@@ -258,6 +260,10 @@ func expectVerdict(r results.Record) {
 		Skip(r.Reason)
 	case results.VerdictKnown:
 		AddReportEntry("known problem", r.Describe())
+	case results.VerdictFlake:
+		AddReportEntry("flake", r.Describe())
+	case results.VerdictImproved:
+		Fail(r.RunStatus() + ": the baseline (" + r.Known + ") expects " + r.Expected + "; change it\n" + r.Describe())
 	case results.VerdictUnexpected:
 		Fail(r.Describe())
 	}
