@@ -284,6 +284,20 @@ func encodeValues(format string, vals []json.RawMessage) ([]byte, error) {
 }
 
 func word(format string, v json.RawMessage) (uint32, error) {
+	// Fast path for the plain numbers case files are made of (a repro bundle
+	// holds millions): a value strconv takes is a JSON number, since the
+	// decoder hands over only valid JSON and strings are quoted. Anything else
+	// goes the slow way, which also words the errors.
+	switch format {
+	case "uint32":
+		if u, err := strconv.ParseUint(string(v), 10, 32); err == nil {
+			return uint32(u), nil
+		}
+	case "int32":
+		if i, err := strconv.ParseInt(string(v), 10, 32); err == nil {
+			return uint32(int32(i)), nil
+		}
+	}
 	var f float64
 	if err := json.Unmarshal(v, &f); err != nil {
 		var te *json.UnmarshalTypeError
