@@ -308,12 +308,11 @@ type gridRow struct {
 }
 
 type gridCell struct {
-	Test    string // data-test: op|api|stage|size
-	Counts  verdictCounts
-	Types   []typeCount
-	Title   string
-	byType  map[string]*verdictCounts
-	present bool
+	Test   string // data-test: op|api|stage|size
+	Counts verdictCounts
+	Types  []typeCount
+	Title  string
+	byType map[string]*verdictCounts
 }
 
 type typeCount struct {
@@ -401,38 +400,53 @@ func buildGrids(recs []results.Record) []grid {
 		cols  map[colKey]bool
 		cells map[string]map[colKey]*gridCell
 	}
-	ids, byID := splitDevices(recs)
+	// One pass over the records, each device's cells in its own maps (a run
+	// has 100,000 records and a few devices: nothing is copied per record).
+	byID := map[DeviceID]*perDevice{}
+	var ids []DeviceID
+	for _, r := range recs {
+		if r.Status == results.Differs {
+			continue
+		}
+		id := IDOf(r)
+		pd := byID[id]
+		if pd == nil {
+			pd = &perDevice{cols: map[colKey]bool{}, cells: map[string]map[colKey]*gridCell{}}
+			byID[id] = pd
+			ids = append(ids, id)
+		}
+		op := or(r.Op, r.Case)
+		k := colKey{API: or(r.API, results.Vulkan), Stage: or(r.Stage, results.Compute), WaveSize: r.WaveSize}
+		pd.cols[k] = true
+		if pd.cells[op] == nil {
+			pd.cells[op] = map[colKey]*gridCell{}
+		}
+		c := pd.cells[op][k]
+		if c == nil {
+			c = &gridCell{byType: map[string]*verdictCounts{}, Test: fmt.Sprintf("%s|%s|%s|%d", op, k.API, k.Stage, k.WaveSize)}
+			pd.cells[op][k] = c
+		}
+		v := r.Verdict()
+		c.Counts.add(v)
+		t := or(r.Type, "-")
+		if r.Compiler != "" && r.Compiler != results.Ours {
+			t += " (" + r.Compiler + ")"
+		}
+		if c.byType[t] == nil {
+			c.byType[t] = &verdictCounts{}
+		}
+		c.byType[t].add(v)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].Identity != ids[j].Identity {
+			return ids[i].Identity < ids[j].Identity
+		}
+		return ids[i].Index < ids[j].Index
+	})
 	suf := Suffixes(ids)
 	var out []grid
 	for _, id := range ids {
-		pd := perDevice{cols: map[colKey]bool{}, cells: map[string]map[colKey]*gridCell{}}
-		for _, r := range byID[id] {
-			if r.Status == results.Differs {
-				continue
-			}
-			op := or(r.Op, r.Case)
-			k := colKey{API: or(r.API, results.Vulkan), Stage: or(r.Stage, results.Compute), WaveSize: r.WaveSize}
-			pd.cols[k] = true
-			if pd.cells[op] == nil {
-				pd.cells[op] = map[colKey]*gridCell{}
-			}
-			c := pd.cells[op][k]
-			if c == nil {
-				c = &gridCell{present: true, byType: map[string]*verdictCounts{},
-					Test: fmt.Sprintf("%s|%s|%s|%d", op, k.API, k.Stage, k.WaveSize)}
-				pd.cells[op][k] = c
-			}
-			v := r.Verdict()
-			c.Counts.add(v)
-			t := or(r.Type, "-")
-			if r.Compiler != "" && r.Compiler != results.Ours {
-				t += " (" + r.Compiler + ")"
-			}
-			if c.byType[t] == nil {
-				c.byType[t] = &verdictCounts{}
-			}
-			c.byType[t].add(v)
-		}
+		pd := byID[id]
 		g := grid{Device: id.Identity + suf[id]}
 		for k := range pd.cols {
 			g.Columns = append(g.Columns, k)

@@ -138,3 +138,20 @@ func TestDevicesOfOneName(t *testing.T) {
 		t.Errorf("JUnit suites do not tell the devices apart:\n%s", junit.String())
 	}
 }
+
+func TestDeviceIdentity(t *testing.T) {
+	for in, want := range map[string]string{
+		"llvmpipe (LLVM 15.0.6, 256 bits)": "llvmpipe (LLVM 15.0.6)",
+		"llvmpipe (LLVM 15.0.6, 128 bits)": "llvmpipe (LLVM 15.0.6)",
+		"NVIDIA H200":                      "NVIDIA H200",
+		"x (a, b bits)":                    "x (a, b bits)",
+		"x (, bits)":                       "x (, bits)",
+		"x ( bits)":                        "x ( bits)",
+		"x (y, 12 bits) z":                 "x (y, 12 bits) z",
+		"":                                 "",
+	} {
+		if got := DeviceIdentity(in); got != want {
+			t.Errorf("DeviceIdentity(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
