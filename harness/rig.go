@@ -135,7 +135,7 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 	return rig, nil
 }
 
-// DeviceString is what expectation files' `driver:` patterns are matched against.
+// DeviceString is what baselines' driver.txt patterns are matched against.
 func DeviceString(d devices.Device) string {
 	return d.Name + " | " + d.DriverName + " | " + d.DriverInfo
 }

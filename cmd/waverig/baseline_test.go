@@ -119,6 +119,24 @@ func TestBaselineFlow(t *testing.T) {
 	if code, out := baselineRun(t, filepath.Join(dir, "run4b"), "^"+known+"$", "^"+flaky+"$", "-baseline", base, "-retries", "0"); code != exitUnexpected {
 		t.Errorf("-retries 0: exit %d, want 1\n%s", code, out)
 	}
+	// `waverig baseline` makes a whole baseline directory of run 4: its failure
+	// in fails.csv, its flake in flakes.txt, a driver.txt for this device. The
+	// flaky case failing every time is then a KnownFlake: exit 0.
+	gen := filepath.Join(dir, "generated")
+	if code, stdout, stderr := runCLI("baseline", "-out", gen, run4); code != exitOK {
+		t.Fatalf("baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if flakes := fileText(t, filepath.Join(gen, expect.FlakesFile)); !strings.Contains(flakes, "\n"+flaky+"\n") {
+		t.Errorf("flakes.txt:\n%s", flakes)
+	}
+	run4c := filepath.Join(dir, "run4c")
+	code, out = baselineRun(t, run4c, "^("+known+"|"+flaky+")$", "", "-baseline", gen)
+	if code != exitOK {
+		t.Fatalf("against the generated baseline, the flaky case failing: exit %d, want 0\n%s", code, out)
+	}
+	if r := readRecords(t, run4c)[flaky]; r.RunStatus() != results.OutcomeKnownFlake {
+		t.Errorf("%s: %s, want KnownFlake", flaky, r.RunStatus())
+	}
 	// 5. The known failure fixed: UnexpectedImprovement(Pass), exit 1 until the line goes.
 	run5 := filepath.Join(dir, "run5")
 	code, out = baselineRun(t, run5, "", "", "-baseline", base)

@@ -1,7 +1,7 @@
 // Command waverig is the rig's command line: compile HLSL (compile), list
 // devices (devices), run the wave-intrinsic matrix on a device (run), list the
-// test names a run records (list), join shards and hosts' runs (merge) and run
-// one case file (exec).
+// test names a run records (list), join shards and hosts' runs (merge), make a
+// baseline directory from a run (baseline) and run one case file (exec).
 package main
 
 import (
@@ -17,9 +17,10 @@ import (
 const usage = `waverig proves GPU wave (subgroup) intrinsics on real drivers.
 
 usage:
-  waverig run [-device N|substring] [-ops REGEX] [-sizes all|4,8] [-out DIR]   run the matrix (main job)
+  waverig run [-device N|substring] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-baseline DIR]   run the matrix (main job)
   waverig list [-ops REGEX] [-sizes 4,8] [-shard K/N] …                       the test names run would record
   waverig merge -out DIR RUN_DIR…                                             join shards or hosts' runs into one
+  waverig baseline -out DIR RUN_DIR                                           a baseline directory from a run
   waverig exec CASE.json [-device …] [-compiler ours|glslang]                 run one case file
   waverig devices [-json]                                                     list Vulkan devices
   waverig compile [flags] FILE.hlsl                                           compile HLSL (see waverig compile -h)
@@ -65,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runList(args[1:], stdout, stderr)
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
+	case "baseline":
+		return runBaseline(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
 	case "diff":

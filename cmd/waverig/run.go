@@ -257,7 +257,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	printCounts(stdout, "skipped, by reason:", skipReasons)
 	if t.Known > 0 {
-		fmt.Fprintf(stdout, "%d known problems of this driver or compiler (expectation files %s), not counted\n", t.Known, strings.Join(sum.Expectations, ", "))
+		fmt.Fprintf(stdout, "%d known problems of this driver or compiler (ExpectedFail or KnownFlake in baselines %s), not counted\n", t.Known, strings.Join(sum.Expectations, ", "))
 	}
 	for _, comp := range sortedKeys(blamed) {
 		fmt.Fprintf(stdout, "%s: failures where waverig's compiler passed the same case on the same device (the compiler, not the driver, is at fault):\n", comp)
@@ -337,7 +337,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 func exitVerdict(code int) string {
 	switch code {
 	case exitOK:
-		return "no wrong result that the expectation files do not know"
+		return "no result that the baselines do not expect"
 	case exitUnexpected:
 		return "the device or a compiler produced wrong results that nobody knew about"
 	}

@@ -34,7 +34,7 @@ import (
 const quadControlExt = "SPV_KHR_quad_control"
 
 // khrSuffix marks the native variant in Case.Name (and so in the case ID, the
-// op filter and the expectation files' op=).
+// op filter and baselines' test names).
 const khrSuffix = ".khr"
 
 // quadVoteCase is one case of a quad vote, native or portable.
