@@ -227,7 +227,7 @@ func buildPage(p Page) pageData {
 			}
 			d.Flakes.add(it)
 		case r.RunStatus() == results.OutcomeKnownFlake:
-			it.Line = "flakes.txt: " + r.Known
+			it.Line = "baseline line " + r.Known
 			d.Flakes.add(it)
 		}
 	}
@@ -259,6 +259,7 @@ type failureDetail struct {
 	Heatmap                       template.URL // data:image/png;base64,…
 	HeatmapW, HeatmapH            int
 	HeatmapWaves                  []string // row labels, top to bottom
+	HeatmapLast                   int      // the last lane column
 	HeatmapErr                    string
 }
 
@@ -278,7 +279,8 @@ func detail(r results.Record, anchor string) failureDetail {
 		} else {
 			f.Heatmap = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
 			f.HeatmapW, f.HeatmapH = img.Bounds().Dx(), img.Bounds().Dy()
-			waves, _ := HeatmapLayout(r)
+			waves, lanes := HeatmapLayout(r)
+			f.HeatmapLast = lanes - 1
 			for _, w := range waves {
 				f.HeatmapWaves = append(f.HeatmapWaves, fmt.Sprintf("%#x", w))
 			}
@@ -587,7 +589,7 @@ section.failure.v-unexpected{border-left-color:#d7261e}section.failure.v-improve
 section.failure.v-flake{border-left-color:#f0a020}section.failure.v-known{border-left-color:#9db4c8}
 table.lanes td{font-family:ui-monospace,monospace;font-size:12px;text-align:right}table.lanes td.l{text-align:left}
 .heat{display:flex;align-items:flex-start;gap:4px;margin:.4em 0}.heat .keys{font:10px/13px ui-monospace,monospace;padding-top:1px;text-align:right;color:#555}
-.heat .keys div{height:13px}img.heatmap{image-rendering:pixelated;display:block}
+.heat .keys div{height:13px}img.heatmap{image-rendering:pixelated;display:block}.lanes-axis{font-size:10px;color:#555}
 .swatch{display:inline-block;width:10px;height:10px;vertical-align:middle;margin:0 3px 0 8px;border:1px solid #999}
 </style></head>
 <body data-loaded="0">
@@ -693,7 +695,7 @@ table.lanes td{font-family:ui-monospace,monospace;font-size:12px;text-align:righ
 {{if .Duration}}<dt>duration</dt><dd>{{.Duration}}</dd>{{end}}
 {{if .Kernel}}<dt>kernel</dt><dd><code>{{.Kernel}}</code> (repro/)</dd>{{end}}</dl>
 {{if .Heatmap}}<div class="heat"><div class="keys">{{range .HeatmapWaves}}<div>{{.}}</div>{{end}}</div>
-<img class="heatmap" src="{{.Heatmap}}" width="{{.HeatmapW}}" height="{{.HeatmapH}}" alt="lanes of {{.Name}}"></div>{{end}}
+<div><img class="heatmap" src="{{.Heatmap}}" width="{{.HeatmapW}}" height="{{.HeatmapH}}" alt="lanes of {{.Name}}"><div class="lanes-axis">lanes 0–{{.HeatmapLast}} →</div></div></div>{{end}}
 {{if .HeatmapErr}}<p class="note">heatmap: {{.HeatmapErr}}</p>{{end}}
 {{if .Lanes}}<table class="lanes"><tr><th>wave key</th><th>lane</th><th>active mask</th><th>input</th><th>expected</th><th>actual</th></tr>
 {{range .Lanes}}<tr><td>{{hex .WaveKey}}</td><td>{{.Lane}}</td><td class="l">{{.ActiveMask}}</td><td class="l">{{.Input}}</td><td class="l">{{.Expected}}</td><td class="l">{{.Actual}}</td></tr>

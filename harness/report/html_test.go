@@ -171,7 +171,7 @@ func TestHTMLNeedsYou(t *testing.T) {
 		`id="regressions"`, plantedName, `<span class="badge v-unexpected">Fail</span>`,
 		`id="improved"`, "UnexpectedImprovement(Pass)", "baseline line to change: fails.csv:3: WaveActiveMax wrong",
 		`id="flakes"`, "vulkan/pixel/WaveActiveMin/int/all/whole/size=8", "failed, then passed on run 2",
-		"KnownFlake", "flakes.txt: flakes.txt:1: WaveActiveMin pixel",
+		"KnownFlake", "baseline line flakes.txt:1: WaveActiveMin pixel",
 		`id="stale"`, "fails.csv:12: vulkan/compute/WaveActiveBallot/*",
 	} {
 		if !strings.Contains(h, want) {
@@ -410,7 +410,7 @@ func TestHTMLFailures(t *testing.T) {
 		`<section class="failure v-unexpected" id="f0" data-test="` + plantedName + `">`,
 		"<td>0x8</td><td>2</td><td class=\"l\">0xff</td><td class=\"l\">10</td><td class=\"l\">21</td><td class=\"l\">&lt;0&gt;</td>",
 		"<code>fails.csv:7: LLVM abort</code>", "the driver killed the process",
-		`<div>0x0</div><div>0x8</div>`,
+		`<div>0x0</div><div>0x8</div>`, "lanes 0–7 →",
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("failures lack %q", want)
