@@ -113,7 +113,7 @@ func (r *Run) Frame(w, h, sel int) *Frame {
 
 	r.drawHeader(img, w)
 	footY := h - margin - lineH
-	drawText(img, margin, footY, w-2*margin, "<- -> or click a cell: select a failing case    q / Esc: close", ColorDim)
+	drawText(img, margin, footY, w-2*margin, "<- ->: case   up/down: cell   click a cell: its first failing case   q/Esc: close", ColorDim)
 
 	gridRight := r.drawGrid(f, w, footY-margin)
 	px := gridRight + panelGap
@@ -252,7 +252,8 @@ func (r *Run) drawPanel(f *Frame, box image.Rectangle) {
 		}
 		return
 	}
-	line(fmt.Sprintf("case %d of %d not passing", f.Sel+1, len(r.Failing)), ColorDim)
+	nrec, nfail := r.CellCounts(f.Sel)
+	line(fmt.Sprintf("case %d of %d not passing; its cell: %d of %d records", f.Sel+1, len(r.Failing), nfail, nrec), ColorDim)
 	lines(rec.Title(), ColorText, 2)
 	v := rec.Verdict()
 	line(fmt.Sprintf("%s, %s (%s)", rec.Status, v, rec.RunStatus()), VerdictColor(v))
@@ -277,7 +278,7 @@ func (r *Run) drawPanel(f *Frame, box image.Rectangle) {
 	pixel := rec.Stage == results.Pixel
 	if hm := report.Heatmap(rec); hm != nil {
 		waves, lanes := report.HeatmapLayout(rec)
-		line(fmt.Sprintf("%d wave(s) x %d lanes with a failing lane: red failing, green passing, grey inactive", len(waves), lanes), ColorDim)
+		lines(fmt.Sprintf("%d wave(s) with a failing lane x %d lanes: red failing, green passing, grey inactive", len(waves), lanes), ColorDim, 2)
 		maxH := box.Max.Y - y
 		if pixel {
 			maxH /= 2 // leave room for the pictures

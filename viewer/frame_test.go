@@ -264,3 +264,27 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestStepCellWalksCellsNotCases(t *testing.T) {
+	fail := func(op string, size uint32) results.Record {
+		return results.Record{Case: op + "/x", Op: op, API: results.Vulkan, Stage: results.Compute, WaveSize: size, Status: results.Fail}
+	}
+	// Selection order: three cases of A's cell, two of B's, one of C's.
+	r := NewRun("cells", []results.Record{fail("A", 4), fail("A", 4), fail("A", 4), fail("B", 4), fail("B", 4), fail("C", 4)})
+	for _, c := range []struct{ sel, d, want int }{
+		{0, 1, 3}, {1, 1, 3}, {3, 1, 5}, {5, 1, 0}, // forward, wrapping to A
+		{4, -1, 0}, {0, -1, 5}, {5, -1, 3}, {2, -1, 5}, // back to the first case of the cell before
+		{-1, 1, 0},
+	} {
+		if got := r.StepCell(c.sel, c.d); got != c.want {
+			t.Errorf("StepCell(%d, %d) = %d, want %d", c.sel, c.d, got, c.want)
+		}
+	}
+	if n, f := r.CellCounts(1); n != 3 || f != 3 {
+		t.Errorf("CellCounts(1) = %d, %d; want 3, 3", n, f)
+	}
+	one := NewRun("one", []results.Record{fail("A", 4), fail("A", 4)})
+	if got := one.StepCell(1, 1); got != 1 {
+		t.Errorf("StepCell with one cell moved to %d", got)
+	}
+}

@@ -145,6 +145,59 @@ func (r *Run) Step(sel, d int) int {
 	return ((sel+d)%n + n) % n
 }
 
+// StepCell moves a selection by d cells: to the first case (in selection
+// order) of the next group of cases that lie in another grid cell, wrapping
+// (Up and Down). A run's thousands of failures are mostly whole cells failing
+// together; this walks the cells, the arrows of Step walk the cases.
+func (r *Run) StepCell(sel, d int) int {
+	n := len(r.Failing)
+	if n == 0 || sel < 0 || sel >= n {
+		return r.Step(sel, d)
+	}
+	cellOf := func(s int) [2]int { i := r.Failing[s]; return [2]int{r.rowOf[i], r.colOf[i]} }
+	here := cellOf(sel)
+	s, found := sel, false
+	for range n - 1 {
+		s = ((s+d)%n + n) % n
+		if cellOf(s) != here {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return sel // every case is in this one cell
+	}
+	if d < 0 {
+		// Back to the first case of the group landed in, where going
+		// forward lands too.
+		c := cellOf(s)
+		for range n {
+			p := (s - 1 + n) % n
+			if cellOf(p) != c {
+				break
+			}
+			s = p
+		}
+	}
+	return s
+}
+
+// CellCounts is how many records a selection's grid cell holds and how many of
+// them are selectable.
+func (r *Run) CellCounts(sel int) (records, failing int) {
+	if _, ok := r.Selected(sel); !ok {
+		return 0, 0
+	}
+	i := r.Failing[sel]
+	c := r.cells[r.rowOf[i]][r.colOf[i]]
+	for _, j := range c.records {
+		if selectable(r.Records[j].Verdict()) {
+			failing++
+		}
+	}
+	return len(c.records), failing
+}
+
 // InCell is the first selection (in selection order) whose record lies in a
 // grid cell, or -1 when none of the cell's records failed.
 func (r *Run) InCell(op, col int) int {

@@ -76,10 +76,14 @@ func Show(r *Run, o Options) (err error) {
 		switch key {
 		case glfw.KeyEscape, glfw.KeyQ:
 			w.SetShouldClose(true)
-		case glfw.KeyRight, glfw.KeyDown:
+		case glfw.KeyRight:
 			sel, dirty = r.Step(sel, 1), true
-		case glfw.KeyLeft, glfw.KeyUp:
+		case glfw.KeyLeft:
 			sel, dirty = r.Step(sel, -1), true
+		case glfw.KeyDown:
+			sel, dirty = r.StepCell(sel, 1), true
+		case glfw.KeyUp:
+			sel, dirty = r.StepCell(sel, -1), true
 		case glfw.KeyHome:
 			sel, dirty = r.Step(-1, 1), true
 		case glfw.KeyEnd:
