@@ -19,6 +19,7 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/report"
 	"waverig/harness/results"
+	"waverig/internal/progress"
 )
 
 const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N]"
@@ -195,6 +196,18 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig run: %v\n", err)
 		return exitIncomplete
 	}
+	// Progress: a bar redrawn on stdout when it is a terminal (the lines below
+	// go above it), else plain lines on stderr (a terminal there gets the bar).
+	total := 0
+	for _, dr := range runs {
+		total += len(harness.PlanCases(dr.Plan, dr.Config))
+	}
+	bar := progress.New(stdout, total)
+	say := func(format string, a ...any) { bar.Note(fmt.Sprintf(format, a...)) }
+	if !bar.IsTerminal() {
+		bar = progress.New(stderr, total)
+		say = func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	}
 	start := time.Now()
 	shown := 0
 	blamed := map[string]map[string]int{} // compiler -> op -> failed cases
@@ -216,28 +229,32 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		if several {
 			where = fmt.Sprintf(" on device %d", r.DeviceIndex)
 		}
+		if r.Case != results.LayoutCase && r.Status != results.Differs {
+			bar.Add(1)
+		}
 		switch r.Verdict() {
 		case results.VerdictUnexpected:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "%s %s%s: %s\n", strings.ToUpper(r.Outcome()), r.Name(), where, r.Headline())
+				say("%s %s%s: %s", strings.ToUpper(r.Outcome()), r.Name(), where, r.Headline())
 			}
 		case results.VerdictImproved:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "%s %s%s: the baseline expects %s (%s)\n", r.RunStatus(), r.Name(), where, r.Expected, r.Known)
+				say("%s %s%s: the baseline expects %s (%s)", r.RunStatus(), r.Name(), where, r.Expected, r.Known)
 			}
 		case results.VerdictFlake:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "FLAKE %s%s: %s\n", r.Name(), where, r.Reason)
+				say("FLAKE %s%s: %s", r.Name(), where, r.Reason)
 			}
 		case results.VerdictSkip:
 			skipReasons[r.Reason]++
 		case results.VerdictDiffers:
 			if shown++; shown <= 20 {
-				fmt.Fprintf(stdout, "DIFFERS %s%s: %s\n", r.Title(), where, r.Reason)
+				say("DIFFERS %s%s: %s", r.Title(), where, r.Reason)
 			}
 		}
 	}
 	devResults := harness.RunDevices(runs, *jobs, harness.SelfCommand(self), emit)
+	bar.Done()
 
 	sum, incomplete := summarize(stdout, devs, names, devResults, all, sets)
 	sum.Total.Seconds = time.Since(start).Seconds()
@@ -353,7 +370,6 @@ func printCounts(w io.Writer, title string, m map[string]int) {
 		fmt.Fprintf(w, "  %5d  %s\n", m[k], k)
 	}
 }
-
 
 // readRun reads a results.jsonl for comparison: it must hold records, and a cut
 // last line means the run did not finish, which makes any comparison wrong.

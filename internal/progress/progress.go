@@ -123,6 +123,10 @@ func New(w io.Writer, total int, opts ...Option) *Bar {
 	return b
 }
 
+// IsTerminal reports whether the bar redraws in place (its writer is a
+// terminal) rather than writing plain lines.
+func (b *Bar) IsTerminal() bool { return b.term }
+
 // Add counts n more units done and redraws when it is time to.
 func (b *Bar) Add(n int) {
 	b.mu.Lock()
