@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -40,8 +41,14 @@ func Show(r *Run, o Options) (err error) {
 	if o.Width <= 0 || o.Height <= 0 {
 		o.Width, o.Height = 1100, 700
 	}
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" && os.Getenv("DISPLAY") == "" {
+		return errors.New("no X display: DISPLAY is not set (run it in an X session, or under xvfb-run)")
+	}
 	if err := glfw.Init(); err != nil {
-		return fmt.Errorf("glfw: %w (is DISPLAY set?)", err)
+		return fmt.Errorf("glfw: %w", err)
+	}
+	if !glfwReady() {
+		return errors.New("glfw could not initialise (the PlatformError above says why: a DISPLAY that cannot be opened?)")
 	}
 	defer glfw.Terminate()
 	if !glfw.VulkanSupported() {
@@ -166,4 +173,18 @@ func Show(r *Run, o Options) (err error) {
 		}
 	}
 	return nil
+}
+
+// glfwReady reports whether glfw.Init worked. go-gl's Init returns no error
+// when the platform fails (it logs a PlatformError and the library stays
+// uninitialised); every later call then panics with NotInitialized. GetTime
+// is the cheapest such call.
+func glfwReady() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	glfw.GetTime()
+	return true
 }
