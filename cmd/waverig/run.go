@@ -198,16 +198,21 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	// Progress: a bar redrawn on stdout when it is a terminal (the lines below
 	// go above it), else plain lines on stderr (a terminal there gets the bar).
-	total := 0
-	for _, dr := range runs {
-		total += len(harness.PlanCases(dr.Plan, dr.Config))
-	}
-	bar := progress.New(stdout, total)
+	bar := progress.New(stdout, 0)
 	say := func(format string, a ...any) { bar.Note(fmt.Sprintf(format, a...)) }
 	if !bar.IsTerminal() {
-		bar = progress.New(stderr, total)
+		bar = progress.New(stderr, 0)
 		say = func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	}
+	// The total is counted beside the run's start (seconds of CPU for the
+	// whole plan, which the children spend compiling anyway).
+	go func() {
+		total := 0
+		for _, dr := range runs {
+			total += len(harness.PlanCases(dr.Plan, dr.Config))
+		}
+		bar.SetTotal(total)
+	}()
 	start := time.Now()
 	shown := 0
 	blamed := map[string]map[string]int{} // compiler -> op -> failed cases

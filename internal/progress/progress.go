@@ -123,6 +123,14 @@ func New(w io.Writer, total int, opts ...Option) *Bar {
 	return b
 }
 
+// SetTotal sets the number of units once it is known (a job may start
+// before it has counted them); until then the display has no percentage.
+func (b *Bar) SetTotal(total int) {
+	b.mu.Lock()
+	b.total = total
+	b.mu.Unlock()
+}
+
 // IsTerminal reports whether the bar redraws in place (its writer is a
 // terminal) rather than writing plain lines.
 func (b *Bar) IsTerminal() bool { return b.term }
