@@ -18,14 +18,15 @@ status=0
 go test -json -count=1 -timeout 30m $(go list ./... | grep -v '/suites$') > "$out/gotest.json" 2>"$out/gotest.err"
 # 1b. The viewer window (-tags viewer: GLFW built from its C sources against the
 #     X11 headers setup.sh installs): vet the tagged packages, then the tagged tests
-#     (the window in a private Xvfb, its screenshot compared with the frame),
+#     (the window in a private Xvfb, its screenshot compared with the frame; the
+#     view command's refusals),
 #     appended to the same JSON stream so the summary counts them. Only the tagged
 #     tests run here: the package's pure-Go tests ran in step 1, and one test name
 #     counted twice would let one run's pass hide the other's failure.
 if ! go vet -tags viewer ./viewer/ ./cmd/waverig/; then
   echo "FAIL go vet -tags viewer ./viewer/ ./cmd/waverig/"; status=1
 fi
-go test -json -count=1 -timeout 10m -tags viewer -run '^TestXvfb' ./viewer/... >> "$out/gotest.json" 2>>"$out/gotest.err"
+go test -json -count=1 -timeout 10m -tags viewer -run '^(TestXvfb|TestViewTagged)' ./viewer/... ./cmd/waverig/ >> "$out/gotest.json" 2>>"$out/gotest.err"
 cat "$out/gotest.err" >&2
 
 # 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic;
