@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"waverig/harness"
 	"waverig/harness/report"
 	"waverig/harness/results"
 	"waverig/internal/fsutil"
@@ -90,6 +91,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return bad(err)
 	}
 	remap, notes := mergeDeviceIndices(inputs)
+	notes = append(notes, missingShards(inputs)...)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
 	}
@@ -144,7 +146,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 
-	fmt.Fprintf(stdout, "merged %d runs (%s) on %s\n", len(inputs), strings.Join(sum.Merged, ", "), orElse(sum.Host, "one host"))
+	fmt.Fprintf(stdout, "merged %d run(s) (%s) on %s\n", len(inputs), strings.Join(sum.Merged, ", "), orElse(sum.Host, "one host"))
 	printMergedSizes(stdout, sum, several)
 	printBreakdown(stdout, recs, several)
 	if t.Unexpected > 0 {
@@ -207,6 +209,44 @@ func readMergeInputs(dirs []string, out string) ([]mergeInput, error) {
 		inputs = append(inputs, in)
 	}
 	return inputs, nil
+}
+
+// missingShards notes, per host, the shards of a sharded run that are not
+// among the inputs (a CI job that died): the merged run then covers only part
+// of the plan, and says so.
+func missingShards(inputs []mergeInput) []string {
+	type hostN struct {
+		host string
+		n    int
+	}
+	have := map[hostN]map[int]bool{}
+	var order []hostN
+	for _, in := range inputs {
+		s, err := harness.ParseShard(in.sum.Shard)
+		if err != nil || s.Whole() {
+			continue
+		}
+		k := hostN{in.sum.Host, s.N}
+		if have[k] == nil {
+			have[k] = map[int]bool{}
+			order = append(order, k)
+		}
+		have[k][s.K] = true
+	}
+	var notes []string
+	for _, k := range order {
+		var missing []string
+		for i := 1; i <= k.n; i++ {
+			if !have[k][i] {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, k.n))
+			}
+		}
+		if len(missing) > 0 {
+			notes = append(notes, fmt.Sprintf("NOTE host %s: shard(s) %s not among the inputs: the merged run covers part of the plan",
+				orElse(k.host, "(unnamed)"), strings.Join(missing, ", ")))
+		}
+	}
+	return notes
 }
 
 // inputDevices are the device indices an input ran, as it names them.

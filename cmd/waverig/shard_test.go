@@ -152,6 +152,10 @@ func TestListShardAndMerge(t *testing.T) {
 		if code, _, stderr := runCLI("merge", "-out", filepath.Join(tmp, "again"), merged); code != exitOK {
 			t.Errorf("merging a merged run: exit %d: %s", code, stderr)
 		}
+		// A shard missing from the inputs is said.
+		if _, stdout, _ := runCLI("merge", "-out", filepath.Join(tmp, "half"), a); !strings.Contains(stdout, "shard(s) 2/2 not among the inputs") {
+			t.Errorf("merge of shard 1/2 alone does not say 2/2 is missing:\n%s", stdout)
+		}
 	})
 
 	t.Run("two hosts' runs of one device are two devices", func(t *testing.T) {
