@@ -15,7 +15,7 @@ import (
 // The fixture's run: three operations on Vulkan compute at sizes 4 and 8,
 // WebGPU compute (observed size) and Vulkan pixel at 8, with one planted
 // unexpected failure (WavePrefixSum, Vulkan compute, wave 8), a known one, an
-// improvement, a parity difference, skips, and a known failing pixel case
+// improvement, a flake, a parity difference, skips, and a known failing pixel case
 // whose repro bundle holds two PNGs.
 const (
 	plantedOp   = "WavePrefixSum"
@@ -54,8 +54,11 @@ func fixtureRecords() []results.Record {
 	known.Known = "lavapipe.txt:3: known"
 	known.Expected = results.OutcomeFail
 	known.Failures = []results.LaneFailure{{WaveKey: 4, Lane: 1, ActiveMask: "0xa", Input: "1", Expected: "2", Actual: "3"}}
-	// A parity difference (amber). Flakes would be amber too, but
-	// results.ReadJSONL does not accept status "flake" yet.
+	// A flake (amber, selectable) and a parity difference (amber, not).
+	flake := rec(plantedOp, Column{results.WebGPU, results.Compute, 0}, results.Flake)
+	flake.Case = plantedOp + "/uint/odd/8x1"
+	flake.Attempts = 2
+	flake.Failures = []results.LaneFailure{{WaveKey: 0, Lane: 7, ActiveMask: "0xff", Input: "7", Expected: "28", Actual: "0"}}
 	differs := rec("WaveActiveSum", Column{results.WebGPU, results.Compute, 0}, results.Differs)
 	differs.Case = "WaveActiveSum/uint/odd/8x1"
 	// A pass where the baseline names the case: improved (purple), selectable.
@@ -73,7 +76,7 @@ func fixtureRecords() []results.Record {
 	pixel.Failures = []results.LaneFailure{{WaveKey: 0x40, Lane: 0, ActiveMask: "0x7", Input: "1", Expected: "3", Actual: "2"}}
 	// A skip-only cell: a column of its own.
 	onlySkip := rec("WaveReadLaneFirst", Column{results.Vulkan, results.Vertex, 8}, results.Skip)
-	return append(recs, planted, known, differs, improved, skip, pixel, onlySkip)
+	return append(recs, planted, known, flake, differs, improved, skip, pixel, onlySkip)
 }
 
 // writeFixture writes the fixture run into a new directory: results.jsonl and

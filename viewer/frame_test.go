@@ -31,6 +31,7 @@ func TestGridCellsShowTheWorstVerdict(t *testing.T) {
 		{plantedOp, Column{results.Vulkan, results.Compute, 4}, ColorPass, "all passed"},
 		{"WaveReadLaneFirst", Column{results.Vulkan, results.Compute, 4}, ColorKnown, "a known failure beside a pass"},
 		{"WaveActiveSum", Column{results.WebGPU, results.Compute, 0}, ColorFlake, "a parity difference beside a pass"},
+		{plantedOp, Column{results.WebGPU, results.Compute, 0}, ColorFlake, "a flake beside a pass"},
 		{"WaveReadLaneFirst", plantedCol, ColorImproved, "an improvement beside a pass"},
 		{"WaveActiveSum", Column{results.Vulkan, results.Compute, 4}, ColorPass, "a skip does not hide a pass"},
 		{"WaveReadLaneFirst", Column{results.Vulkan, results.Vertex, 8}, ColorSkip, "only a skip"},
@@ -81,8 +82,8 @@ func TestVerdictPalette(t *testing.T) {
 
 func TestSelectionWalksFailingCasesWorstFirst(t *testing.T) {
 	r := loadFixture(t)
-	if len(r.Failing) != 4 {
-		t.Fatalf("%d selectable cases, want 4 (planted, improved, known, known pixel)", len(r.Failing))
+	if len(r.Failing) != 5 {
+		t.Fatalf("%d selectable cases, want 5 (planted, improved, flake, known pixel, known)", len(r.Failing))
 	}
 	first, _ := r.Selected(0)
 	if first.Op != plantedOp || first.Verdict() != results.VerdictUnexpected {
@@ -91,11 +92,14 @@ func TestSelectionWalksFailingCasesWorstFirst(t *testing.T) {
 	if second, _ := r.Selected(1); second.Verdict() != results.VerdictImproved {
 		t.Errorf("second selection is %s, want the improvement (worse than known)", second.Title())
 	}
-	if got := r.Step(0, -1); got != 3 {
-		t.Errorf("Step(0, -1) = %d, want 3 (wraps)", got)
+	if third, _ := r.Selected(2); third.Status != results.Flake {
+		t.Errorf("third selection is %s, want the flake (worse than known)", third.Title())
 	}
-	if got := r.Step(3, 1); got != 0 {
-		t.Errorf("Step(3, 1) = %d, want 0 (wraps)", got)
+	if got := r.Step(0, -1); got != 4 {
+		t.Errorf("Step(0, -1) = %d, want 4 (wraps)", got)
+	}
+	if got := r.Step(4, 1); got != 0 {
+		t.Errorf("Step(4, 1) = %d, want 0 (wraps)", got)
 	}
 	if got := r.Step(-1, 1); got != 0 {
 		t.Errorf("Step(-1, 1) = %d, want 0", got)
