@@ -253,3 +253,33 @@ func TestFormats(t *testing.T) {
 		t.Errorf("short = %q", got)
 	}
 }
+
+// A total set after the start (run counts its plan beside the run) brings the
+// percentage and ETA from then on; IsTerminal says which mode was chosen.
+func TestSetTotalLate(t *testing.T) {
+	w, c := &writes{}, newClock()
+	b := plainBar(w, c, 0, Interval(5*time.Second))
+	if b.IsTerminal() {
+		t.Error("plain bar says it is a terminal")
+	}
+	c.step(5 * time.Second)
+	b.Add(50)
+	b.SetTotal(200)
+	c.step(time.Second)
+	b.Add(10) // 30%: past the 10% and 20% steps at once, one line
+	want := []string{"progress: 50 cases, 10/s\n", "progress: 60/200 cases (30%), 10/s, ETA 14s\n"}
+	if len(w.calls) != 2 || w.calls[0] != want[0] || w.calls[1] != want[1] {
+		t.Errorf("lines %q, want %q", w.calls, want)
+	}
+	c.step(time.Second)
+	b.Add(10) // 35%: no step, and within the interval
+	if len(w.calls) != 2 {
+		t.Errorf("a line at 35%%: %q", w.calls[2:])
+	}
+	tb := New(&writes{}, 0, Terminal(true), Clock(c.now))
+	tb.SetTotal(10)
+	tb.Add(5)
+	if !tb.IsTerminal() || !strings.Contains(tb.barText(c.now()), " 50% 5/10 cases") {
+		t.Errorf("terminal bar after SetTotal: %q", tb.barText(c.now()))
+	}
+}
