@@ -42,6 +42,10 @@ type ChildRequest struct {
 	// ResumeAfter skips every kernel/compiler pair up to and including this one
 	// (the one the previous child died in).
 	ResumeAfter string `json:"resumeAfter,omitempty"`
+	// Crashed are the kernel/compiler pairs that killed a child so far: a
+	// restarted child runs the other targets of the kernel it resumes in, but
+	// never one of these again (two targets of one kernel may both crash).
+	Crashed []string `json:"crashed,omitempty"`
 }
 
 // wireConfig is Config as data.
@@ -156,6 +160,10 @@ func ChildMain(w io.Writer) int {
 		return 0
 	}
 	rig.resumeAfter = req.ResumeAfter
+	rig.crashed = map[string]bool{}
+	for _, k := range req.Crashed {
+		rig.crashed[k] = true
+	}
 	rig.onBegin = func(key string, pending []results.Record) { send(childMsg{Begin: key, Pending: pending}) }
 	st, err := rig.Run(req.RunSize, func(r results.Record) { send(childMsg{Record: &r}) })
 	if err != nil {
@@ -300,6 +308,7 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			return st, fmt.Errorf("wave size %d: gave up after %d driver crashes", sp.Size, restart+1)
 		}
 		req.ResumeAfter = running
+		req.Crashed = append(req.Crashed, running)
 	}
 }
 

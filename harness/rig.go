@@ -90,6 +90,9 @@ type Rig struct {
 	// resumeAfter (child processes only) skips kernel/compiler pairs up to and
 	// including this "kernel/compiler" key: a predecessor crashed in it.
 	resumeAfter string
+	// crashed (child processes only) are the kernel/compiler pairs that
+	// killed a predecessor: never run again in this pass.
+	crashed map[string]bool
 	// onBegin is told each "kernel/compiler" key, with the records its cases will
 	// get, before it runs: a parent turns them into crash records if the driver
 	// kills the process.
@@ -300,6 +303,21 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 			size uint32
 			took time.Duration // on the device
 		}
+		// A restarted child skips the kernels before the one its predecessor
+		// died in and, in that kernel, only the target it died in (the parent
+		// wrote those records). The kernel's other targets run again: a
+		// kernel's records are sent after all its targets ran, so the dead
+		// child's runs of them were lost with it.
+		resumeHere := false
+		if skipping {
+			for _, t := range targets {
+				resumeHere = resumeHere || jobKey(t, k.Name) == r.resumeAfter
+			}
+			if !resumeHere {
+				continue
+			}
+			skipping = false
+		}
 		var runs []ran
 		for _, t := range targets {
 			layout, ok := layouts[t.api]
@@ -307,13 +325,12 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				continue
 			}
 			key := jobKey(t, k.Name)
-			if skipping {
-				skipping = key != r.resumeAfter
+			if resumeHere && r.crashed[key] {
 				continue
 			}
 			if r.onBegin != nil {
-				// A child: every record of the kernel before it announces
-				// the next one (the finisher is synchronous there).
+				// A child: the finisher is synchronous there, so every record
+				// of the previous kernel was sent before this announcement.
 				r.onBegin(key, r.pending(k, t, layout.WaveSize))
 			}
 			t0 := time.Now()
