@@ -215,3 +215,52 @@ func TestKernelTimeout(t *testing.T) {
 		t.Errorf("failures.csv:\n%s", fails)
 	}
 }
+
+// TestCrashesLoseNoRecords: lavapipe crashes in both compilers' runs of
+// WaveReadLaneFirst on doubles at 4 lanes (the built-in baseline's Crash
+// lines, which run in child processes). Every case `waverig list` names must
+// still get exactly one record: the restarted child re-runs the kernel's
+// other targets and never a target that crashed.
+func TestCrashesLoseNoRecords(t *testing.T) {
+	requireVulkan(t)
+	if !glslang.Installed() {
+		t.Skip(glslang.NotInstalled)
+	}
+	out := t.TempDir()
+	args := []string{"-ops", "^WaveReadLaneFirst$", "-sizes", "4", "-api", "vulkan", "-stages", "compute"}
+	code, stdout, stderr := runCLI(append([]string{"run", "-out", out}, args...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	lcode, listed, _ := runCLI(append([]string{"list"}, args...)...)
+	if lcode != exitOK {
+		t.Fatalf("list: exit %d", lcode)
+	}
+	want := strings.Fields(listed)
+	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	crashes := 0
+	for _, r := range recs {
+		if r.Case == results.LayoutCase || r.Status == results.Differs {
+			continue
+		}
+		got[r.Name()]++
+		if r.Status == results.Crash {
+			crashes++
+		}
+	}
+	if crashes == 0 {
+		t.Fatal("no crash: the test needs lavapipe 22.3's WaveReadLaneFirst crash")
+	}
+	for _, n := range want {
+		if got[n] != 1 {
+			t.Errorf("%s: %d records", n, got[n])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d names recorded, %d listed", len(got), len(want))
+	}
+}
