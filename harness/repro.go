@@ -58,6 +58,15 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 	if err := put("failures.jsonl", b.Bytes()); err != nil {
 		return err
 	}
+	// A pixel kernel's picture: what the draw left in its colour target (the
+	// viewer shows it next to the failing case).
+	if k.Draw != nil && k.Draw.PixelEntry != "" {
+		if img := colorPNG(out[kernels.ColorTarget], k.Draw); img != nil {
+			if err := put("color.png", img); err != nil {
+				return err
+			}
+		}
+	}
 	var names []string
 	for op := range ops {
 		names = append(names, op)

@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/binary"
+	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,5 +118,33 @@ func TestReproCaseExecLineAndDrawKernels(t *testing.T) {
 	if !strings.Contains(string(readme), "Exec:     none: waverig exec runs compute kernels only; this is a pixel kernel") ||
 		!strings.Contains(string(readme), "Re-run:   waverig run") {
 		t.Errorf("README.txt:\n%s", readme)
+	}
+}
+
+func TestColorPNG(t *testing.T) {
+	d := &kernels.Draw{Width: 2, Height: 1}
+	data := make([]byte, 2*16)
+	binary.LittleEndian.PutUint32(data[0:], 10) // texel 0: r = 10
+	binary.LittleEndian.PutUint32(data[16:], 5) // texel 1: r = 5
+	img, err := png.Decode(bytes.NewReader(colorPNG(data, d)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _, a := img.At(0, 0).RGBA(); r>>8 != 255 || a>>8 != 255 {
+		t.Errorf("texel 0: r %d a %d, want 255 255", r>>8, a>>8)
+	}
+	if r, _, _, _ := img.At(1, 0).RGBA(); r>>8 != 127 {
+		t.Errorf("texel 1: r %d, want 127", r>>8)
+	}
+	if colorPNG(data[:16], d) != nil {
+		t.Error("a short target gives a picture")
+	}
+	f := &kernels.Draw{Width: 1, Height: 1, FloatColor: true}
+	fd := make([]byte, 16)
+	binary.LittleEndian.PutUint32(fd, math.Float32bits(0.5))
+	binary.LittleEndian.PutUint32(fd[4:], math.Float32bits(7))
+	img, _ = png.Decode(bytes.NewReader(colorPNG(fd, f)))
+	if r, g, _, _ := img.At(0, 0).RGBA(); r>>8 != 128 || g>>8 != 255 {
+		t.Errorf("float texel: r %d g %d, want 128 255 (clamped)", r>>8, g>>8)
 	}
 }
