@@ -6,4 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
-go build -ldflags="-s -w" -o bin/waverig ./cmd/waverig
+# The version summary.json records (GOFLAGS=-buildvcs=false builds carry none).
+version=$(git describe --always --dirty 2>/dev/null || echo devel)
+go build -ldflags="-s -w -X main.buildVersion=$version" -o bin/waverig ./cmd/waverig

@@ -49,9 +49,16 @@ func hostName() string {
 	return h
 }
 
-// version is waverig's VCS revision from the build info ("devel" when the
-// binary was built without it), with "+dirty" for a modified tree.
+// buildVersion is set by scripts/build.sh (-ldflags -X main.buildVersion=…,
+// `git describe`): builds with -buildvcs=false carry no VCS settings.
+var buildVersion string
+
+// version is waverig's version: the one build.sh stamped, else the VCS
+// revision from the build info, with "+dirty" for a modified tree, else "devel".
 func version() string {
+	if buildVersion != "" {
+		return buildVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
