@@ -131,17 +131,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		title = sum.Device
 	}
 	// expectation.json and devices.json before the reports: the HTML page reads them.
-	writeErr := writeMergedRunFiles(*outDir, inputs, remap)
-	if writeErr == nil {
-		writeErr = copyRepro(*outDir, copies)
+	files := func() error {
+		if err := writeMergedRunFiles(*outDir, inputs, remap); err != nil {
+			return err
+		}
+		return copyRepro(*outDir, copies)
 	}
-	if writeErr == nil {
-		writeErr = writeReports(*outDir, title, recs, &sum)
-	}
-	if err := dir.Close(); writeErr == nil {
-		writeErr = err
-	}
-	if writeErr != nil {
+	if writeErr := saveRun(dir, files, title, recs, &sum); writeErr != nil {
 		fmt.Fprintf(stderr, "waverig merge: RESULTS NOT SAVED: %v\n", writeErr)
 		return exitIncomplete
 	}

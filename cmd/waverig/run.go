@@ -337,20 +337,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	sum.Host, sum.Started, sum.Command, sum.Version = hostName(), start.UTC().Format(time.RFC3339), os.Args, version()
 	// expectation.json and devices.json first: the HTML page reads them.
-	writeErr := writeRunFiles(*outDir, devs, idxs, sets, *retries)
-	if writeErr == nil {
-		writeErr = writeReports(*outDir, title, all, &sum)
-	}
-	if err := dir.Close(); writeErr == nil {
-		writeErr = err
-	}
-	if writeErr != nil {
+	if writeErr := saveRun(dir, func() error { return writeRunFiles(*outDir, devs, idxs, sets, *retries) }, title, all, &sum); writeErr != nil {
 		// The results are not all on disk: nothing this run says can be trusted.
 		fmt.Fprintf(stderr, "waverig run: RESULTS NOT SAVED: %v\n", writeErr)
 		return exitIncomplete
 	}
-	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s; repro bundles under %s/)\n", filepath.Join(*outDir, results.ResultsFile),
-		results.SummaryFile, results.JUnitFile, results.CSVFile, results.HTMLFile, results.ReproDir)
+	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s, %s, %s; repro bundles under %s/)\n", filepath.Join(*outDir, results.ResultsFile),
+		results.SummaryFile, results.HTMLFile, results.FailuresFile, results.CSVFile, results.JUnitFile, results.ExpectationFile, results.ReproDir)
 	fmt.Fprintf(stdout, "exit %d: %s\n", exit, sum.Verdict)
 	return exit
 }

@@ -43,6 +43,21 @@ func writeRunFiles(dir string, devs []devices.Device, idxs []int, sets []*expect
 	})
 }
 
+// saveRun finishes a run directory (a run's or a merge's): first the files
+// the reports read (files), then summary.json and the reports, then the
+// directory is closed (its lock released, every append checked). An error
+// means the results are not all on disk.
+func saveRun(dir *results.Dir, files func() error, title string, recs []results.Record, sum *results.Summary) error {
+	err := files()
+	if err == nil {
+		err = writeReports(dir.Path, title, recs, sum)
+	}
+	if cerr := dir.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // hostName is the run's host for summary.json ("" when the OS will not say).
 func hostName() string {
 	h, _ := os.Hostname()

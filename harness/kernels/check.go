@@ -321,6 +321,20 @@ func kernelWords(k Kernel, out map[string][]byte) (init, got []uint32, err error
 	return init, got, err
 }
 
+// armLanes are a wave's lanes as the models see one arm of the kernel's
+// branch: the lanes that took it active, the others inactive; active counts
+// them. Check and ExpectedRecords walk the arms alike through it.
+func armLanes(wv []hdr, inputs [][]uint64, arm uint32) (lanes []models.Lane, active int) {
+	lanes = make([]models.Lane, len(wv))
+	for j, h := range wv {
+		lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm, Input: inputs[j], LaneArg: h.laneArg}
+		if h.branch == arm {
+			active++
+		}
+	}
+	return lanes, active
+}
+
 // checkWave checks one wave of one case: the arm each lane ran in, the lane argument,
 // and, per arm, every active lane's output against the model.
 func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads int, waveSize uint32, st *caseState) {
@@ -366,14 +380,7 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 		}
 	}
 	for arm := uint32(1); arm <= 2; arm++ {
-		lanes := make([]models.Lane, len(wv))
-		active := 0
-		for j, h := range wv {
-			lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm, Input: inputs[j], LaneArg: h.laneArg}
-			if h.branch == arm {
-				active++
-			}
-		}
+		lanes, active := armLanes(wv, inputs, arm)
 		if active == 0 {
 			continue
 		}

@@ -159,14 +159,7 @@ func expectWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads 
 	}
 	nw := rt.N * wordsPer(rt.Scalar)
 	for arm := uint32(1); arm <= 2; arm++ {
-		lanes := make([]models.Lane, len(wv))
-		active := 0
-		for j, h := range wv {
-			lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm, Input: inputs[j], LaneArg: h.laneArg}
-			if h.branch == arm {
-				active++
-			}
-		}
+		lanes, active := armLanes(wv, inputs, arm)
 		if active == 0 {
 			continue
 		}
