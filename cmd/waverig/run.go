@@ -354,7 +354,7 @@ func exitVerdict(code int) string {
 	case exitOK:
 		return "no result that the baselines do not expect"
 	case exitUnexpected:
-		return "the device or a compiler produced wrong results that nobody knew about"
+		return "the device or a compiler did what no baseline expects: a new wrong result, crash or timeout, or an unexpected improvement"
 	}
 	return "the run did not complete or could not record its results"
 }
