@@ -118,18 +118,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		dir.Append(r)
 	}
 	t := sum.Total
-	exit := exitOK
-	switch {
-	case sum.ExitStatus == exitIncomplete:
-		exit = exitIncomplete
-	case t.Unexpected > 0:
-		exit = exitUnexpected
-	}
-	sum.ExitStatus, sum.Verdict = exit, exitVerdict(exit)
-	title := sum.Device + " — " + sum.Driver
-	if several {
-		title = sum.Device
-	}
+	exit, title := judgeRun(&sum, sum.ExitStatus == exitIncomplete, several)
 	// expectation.json and devices.json before the reports: the HTML page reads them.
 	files := func() error {
 		if err := writeMergedRunFiles(*outDir, inputs, remap); err != nil {

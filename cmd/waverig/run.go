@@ -323,18 +323,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	exit := exitOK
-	switch {
-	case incomplete:
-		exit = exitIncomplete
-	case t.Unexpected > 0:
-		exit = exitUnexpected
-	}
-	sum.ExitStatus, sum.Verdict = exit, exitVerdict(exit)
-	title := sum.Device + " — " + sum.Driver
-	if several {
-		title = sum.Device
-	}
+	exit, title := judgeRun(&sum, incomplete, several)
 	sum.Host, sum.Started, sum.Command, sum.Version = hostName(), start.UTC().Format(time.RFC3339), os.Args, version()
 	// expectation.json and devices.json first: the HTML page reads them.
 	if writeErr := saveRun(dir, func() error { return writeRunFiles(*outDir, devs, idxs, sets, *retries) }, title, all, &sum); writeErr != nil {

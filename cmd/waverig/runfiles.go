@@ -43,6 +43,25 @@ func writeRunFiles(dir string, devs []devices.Device, idxs []int, sets []*expect
 	})
 }
 
+// judgeRun sets a run's exit status and its words in the summary (an
+// incomplete run is 3 whatever it found, else 1 when anything counts) and
+// returns it with the reports' title (the device and driver, or the devices).
+func judgeRun(sum *results.Summary, incomplete, several bool) (exit int, title string) {
+	exit = exitOK
+	switch {
+	case incomplete:
+		exit = exitIncomplete
+	case sum.Total.Unexpected > 0:
+		exit = exitUnexpected
+	}
+	sum.ExitStatus, sum.Verdict = exit, exitVerdict(exit)
+	title = sum.Device + " — " + sum.Driver
+	if several {
+		title = sum.Device
+	}
+	return exit, title
+}
+
 // saveRun finishes a run directory (a run's or a merge's): first the files
 // the reports read (files), then summary.json and the reports, then the
 // directory is closed (its lock released, every append checked). An error
