@@ -108,7 +108,10 @@ func fromWire(w wireConfig) (Config, error) {
 type childMsg struct {
 	Record *results.Record `json:"record,omitempty"`
 	Stats  *results.Stats  `json:"stats,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	// Counts are one kernel's parity counts, sent after its records (the
+	// final Stats then carries none of them: a crash cannot lose them).
+	Counts *results.Stats `json:"counts,omitempty"`
+	Error  string         `json:"error,omitempty"`
 	// SizeUnavailable: the device does not report the wave size asked for.
 	SizeUnavailable string `json:"sizeUnavailable,omitempty"`
 	// Begin names the kernel/compiler pair the child starts next, and Pending
@@ -165,6 +168,7 @@ func ChildMain(w io.Writer) int {
 		rig.crashed[k] = true
 	}
 	rig.onBegin = func(key string, pending []results.Record) { send(childMsg{Begin: key, Pending: pending}) }
+	rig.onCounts = func(st results.Stats) { send(childMsg{Counts: &st}) }
 	st, err := rig.Run(req.RunSize, func(r results.Record) { send(childMsg{Record: &r}) })
 	if err != nil {
 		return fail(err)
@@ -265,13 +269,15 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			case m.Record != nil:
 				count(*m.Record)
 			case m.Stats != nil:
-				// Counts that are not records come with the child's stats (a child
-				// that crashed sends none: its share of them is lost, its records not).
+				// Pipelines and kernels come with the child's final stats (a child
+				// that crashed sends none: its share of them is lost, its records
+				// not); parity counts came per kernel (Counts).
 				st.Pipelines += m.Stats.Pipelines
 				st.Kernels += m.Stats.Kernels
-				st.ParityCases += m.Stats.ParityCases
-				st.ParityLanes += m.Stats.ParityLanes
 				finished = true
+			case m.Counts != nil:
+				st.ParityCases += m.Counts.ParityCases
+				st.ParityLanes += m.Counts.ParityLanes
 			case m.Error != "":
 				childErr = m.Error
 			case m.SizeUnavailable != "":

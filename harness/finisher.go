@@ -19,9 +19,13 @@ type finisher struct {
 	async bool
 	st    *results.Stats
 	emit  func(results.Record)
-	slots chan struct{} // bounds the kernels whose buffers are held
-	queue chan *finished
-	done  chan struct{}
+	// counts (child processes) is told each kernel's parity counts after its
+	// records: a child the driver kills later has sent them already, so they
+	// are not lost with its final stats.
+	counts func(results.Stats)
+	slots  chan struct{} // bounds the kernels whose buffers are held
+	queue  chan *finished
+	done   chan struct{}
 }
 
 // finished is one kernel's outcome: its records in order, and the parity
@@ -77,6 +81,9 @@ func (f *finisher) flush(item *finished) {
 	}
 	f.st.ParityCases += item.st.ParityCases
 	f.st.ParityLanes += item.st.ParityLanes
+	if f.counts != nil && (item.st.ParityCases > 0 || item.st.ParityLanes > 0) {
+		f.counts(results.Stats{ParityCases: item.st.ParityCases, ParityLanes: item.st.ParityLanes})
+	}
 }
 
 // wait returns when every submitted kernel's records have been emitted.

@@ -97,6 +97,8 @@ type Rig struct {
 	// get, before it runs: a parent turns them into crash records if the driver
 	// kills the process.
 	onBegin func(key string, pending []results.Record)
+	// onCounts (children) is told each kernel's parity counts as it finishes.
+	onCounts func(results.Stats)
 	// judge holds the baselines that apply to this device.
 	judge *expect.Judge
 	// deviceMu serialises kernel runs: the dispatch loop's and the finisher's
@@ -289,6 +291,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	var reproErr error
 	var reproMu sync.Mutex
 	fin := newFinisher(r.onBegin == nil, &st, emit)
+	fin.counts = r.onCounts
 	for _, k := range matrix {
 		if !r.inPass(k, size) {
 			continue
