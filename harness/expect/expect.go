@@ -526,7 +526,7 @@ func FailuresCSV(recs []results.Record) string {
 	for _, k := range keys {
 		b.WriteString("\n")
 		if k == "" {
-			b.WriteString("# New in this run: no baseline line knew these.\n")
+			b.WriteString("# New: no baseline knew these when this file was written; put the reason (a bug link) here.\n")
 		} else {
 			writeComment(&b, k)
 		}
