@@ -36,6 +36,27 @@ type Change struct {
 	Before   results.Verdict // "" = absent
 	After    results.Verdict // "" = absent
 	Record   results.Record
+	// Was is the baseline's record when the change is in its failing lanes.
+	Was results.Record
+}
+
+// sameLanes reports whether two failing records failed on the same lanes with
+// the same values (as recorded: at most the first lanes of each).
+func sameLanes(a, b []results.LaneFailure) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := make(map[results.LaneFailure]int, len(a))
+	for _, f := range a {
+		seen[f]++
+	}
+	for _, f := range b {
+		if seen[f] == 0 {
+			return false
+		}
+		seen[f]--
+	}
+	return true
 }
 
 // Diff compares a baseline run with a new one, verdict by verdict: a case that
@@ -46,7 +67,11 @@ type Diff struct {
 	Fixes       []Change // counted before, passes now
 	New         []Change // not in the baseline, or another change of verdict
 	Missing     []Change // in the baseline, not run now
-	Unchanged   int
+	// FailureChanged: failing in both runs with the same verdict (a known
+	// driver bug, a failure blamed on a compiler) but on other lanes or with
+	// other values — a failure that already fails must not hide a new one.
+	FailureChanged []Change
+	Unchanged      int
 }
 
 // Compare diffs two runs case by case, whatever device they ran on: two runs of
@@ -67,6 +92,9 @@ func Compare(before, after []results.Record) Diff {
 			c.Before = b.Verdict()
 		}
 		switch {
+		case ok && c.Before == c.After && b.Status == r.Status && r.Status == results.Fail && !sameLanes(b.Failures, r.Failures):
+			c.Was = b
+			d.FailureChanged = append(d.FailureChanged, c)
 		case ok && c.Before == c.After && b.Status == r.Status:
 			d.Unchanged++
 		case c.After.Counts() && !c.Before.Counts():
@@ -257,8 +285,8 @@ func distinct(recs []results.Record, key func(results.Record) string) []string {
 func (d Diff) WriteText(w io.Writer, before, after string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "baseline: %s\nnew:      %s\n", before, after)
-	fmt.Fprintf(&b, "%d regressions, %d fixes, %d new or changed, %d missing, %d unchanged\n",
-		len(d.Regressions), len(d.Fixes), len(d.New), len(d.Missing), d.Unchanged)
+	fmt.Fprintf(&b, "%d regressions, %d fixes, %d failures changed, %d new or changed, %d missing, %d unchanged\n",
+		len(d.Regressions), len(d.Fixes), len(d.FailureChanged), len(d.New), len(d.Missing), d.Unchanged)
 	section := func(title string, cs []Change) {
 		if len(cs) == 0 {
 			return
@@ -274,6 +302,18 @@ func (d Diff) WriteText(w io.Writer, before, after string) error {
 	}
 	section("regressions", d.Regressions)
 	section("fixes", d.Fixes)
+	if len(d.FailureChanged) > 0 {
+		fmt.Fprintf(&b, "\nfailures that changed (the same verdict, other lanes or values):\n")
+		for _, c := range d.FailureChanged {
+			fmt.Fprintf(&b, "  %-50s %-22s wave %-3d %s: %d failing lanes -> %d\n", c.Case, c.Compiler, c.WaveSize, c.After, len(c.Was.Failures), len(c.Record.Failures))
+			if len(c.Was.Failures) > 0 {
+				fmt.Fprintf(&b, "      was: %s\n", c.Was.Failures[0])
+			}
+			if len(c.Record.Failures) > 0 {
+				fmt.Fprintf(&b, "      now: %s\n", c.Record.Failures[0])
+			}
+		}
+	}
 	section("new or changed", d.New)
 	section("missing from the new run", d.Missing)
 	_, err := io.WriteString(w, b.String())

@@ -49,6 +49,29 @@ func TestCompareFindsRegressionsAndFixesByVerdict(t *testing.T) {
 	}
 }
 
+// TestAFailureDoesNotHideAChange: a case that fails as known in both runs
+// but on other lanes or values is a changed failure, not unchanged.
+func TestAFailureDoesNotHideAChange(t *testing.T) {
+	was := results.Record{Case: "WavePrefixSum/uint/all/whole", Compiler: "glslang", WaveSize: 8, Status: results.Fail, Known: "glslang-12/fails.csv:9: inclusive",
+		Failures: []results.LaneFailure{{WaveKey: 0, Lane: 1, ActiveMask: "0xff", Input: "3", Expected: "0", Actual: "3"}}}
+	same := was
+	same.Failures = append([]results.LaneFailure(nil), was.Failures...)
+	other := was
+	other.Failures = []results.LaneFailure{{WaveKey: 0, Lane: 1, ActiveMask: "0xff", Input: "3", Expected: "0", Actual: "7"}}
+	if d := Compare([]results.Record{was}, []results.Record{same}); d.Unchanged != 1 || len(d.FailureChanged) != 0 {
+		t.Errorf("the same failure: %+v", d)
+	}
+	d := Compare([]results.Record{was}, []results.Record{other})
+	if len(d.FailureChanged) != 1 || d.Unchanged != 0 || len(d.Regressions) != 0 {
+		t.Fatalf("a changed failure: %+v", d)
+	}
+	var b bytes.Buffer
+	d.WriteText(&b, "old", "new")
+	if !strings.Contains(b.String(), "1 failures changed") || !strings.Contains(b.String(), "now: wave 0x0 lane 1 active 0xff input 3 expected 0 actual 7") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
+
 func TestJUnitFollowsTheVerdict(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteJUnit(&b, recs()); err != nil {
