@@ -89,7 +89,8 @@ type target struct{ api, comp string }
 func (t target) String() string { return t.api + "/" + t.comp }
 
 // targets are the (API, compiler) pairs of a run, in order: Vulkan with every
-// configured compiler, then WebGPU with waverig's (glslang emits no WGSL).
+// configured compiler (a command compiler by its NAME), then WebGPU with
+// waverig's (glslang emits no WGSL; command compilers are asked for SPIR-V only).
 func (r *Rig) targets() []target { return r.cfg.targets() }
 
 // targets are a configuration's (API, compiler) pairs (Rig.targets); no
@@ -104,7 +105,7 @@ func (cfg Config) targets() []target {
 		switch api {
 		case Vulkan:
 			for _, c := range comps {
-				out = append(out, target{Vulkan, c})
+				out = append(out, target{Vulkan, CompilerName(c)})
 			}
 		case WebGPU:
 			out = append(out, target{WebGPU, Ours})

@@ -77,7 +77,20 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 		}
 		m = compileGlslang(k.HLSL, entry, stage, regs)
 	default:
-		m = &module{err: fmt.Errorf("unknown compiler %q", comp)}
+		cc, ok := r.cfg.command(comp)
+		if !ok {
+			m = &module{err: fmt.Errorf("unknown compiler %q", comp)}
+			break
+		}
+		var regs []string
+		for _, b := range k.Buffers {
+			regs = append(regs, b.Register)
+		}
+		// waverig's reflection of the same entry names each register's
+		// resource; the command's module is matched to it by those names.
+		names := resourceNames(r.compileEntry(k, target{Vulkan, Ours}, entry, stage))
+		in := CommandInput{Source: []byte(k.HLSL), FileName: k.Name + ".hlsl", Entry: entry, Stage: stage, Extensions: k.Extensions}
+		m = compileCommand(cc, in, regs, names)
 	}
 	if m.err == nil && m.skip == "" && t.api == Vulkan {
 		if err := r.validate(m); err != nil {

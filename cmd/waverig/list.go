@@ -10,14 +10,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strings"
 
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/kernels"
 )
 
-const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang] [-shard K/N]"
+const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang,cmd:NAME=PATH] [-shard K/N]"
 
 // planFlags are the flags that decide what a run covers, as `waverig run`
 // reads them; list takes the same spellings and the same checks.
@@ -30,7 +29,7 @@ func addPlanFlags(fs *flag.FlagSet) planFlags {
 		device:    fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all"),
 		ops:       fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)"),
 		sizes:     fs.String("sizes", "all", "wave sizes: all, or a list like 4,8"),
-		compilers: fs.String("compilers", "", "compilers: ours,glslang (default: ours, plus glslang when installed)"),
+		compilers: fs.String("compilers", "", "compilers: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)"),
 		apis:      fs.String("api", "", "APIs: vulkan,webgpu (default: every API with a device)"),
 		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex (default: all three)"),
 		shard:     fs.String("shard", "", "share K of N of the kernels (1 ≤ K ≤ N), as run -shard K/N runs it"),
@@ -52,11 +51,8 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 		}
 	}
 	if *p.compilers != "" {
-		for _, c := range strings.Split(*p.compilers, ",") {
-			if c != harness.Ours && c != harness.Glslang {
-				return cfg, nil, fmt.Errorf("-compilers: unknown compiler %q (use ours, glslang)", c)
-			}
-			cfg.Compilers = append(cfg.Compilers, c)
+		if cfg.Compilers, err = harness.ParseCompilers(*p.compilers); err != nil {
+			return cfg, nil, fmt.Errorf("-compilers: %v", err)
 		}
 	}
 	if sizes, err = parseSizes(*p.sizes); err != nil {

@@ -22,7 +22,7 @@ import (
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -34,7 +34,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	ops := fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)")
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
 	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
-	comps := fs.String("compilers", "", "compilers to run: ours,glslang (default: ours, plus glslang when installed)")
+	comps := fs.String("compilers", "", "compilers to run: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)")
 	apis := fs.String("api", "", "APIs to run: vulkan,webgpu (default: every API with a device; WebGPU runs waverig's WGSL through wgpu-native)")
 	stages := fs.String("stages", "", "shader stages to run: compute,pixel,vertex (default: all three)")
 	baseline := fs.String("baseline", "", "baseline directories (fails.csv, flakes.txt, skips.txt: they replace the built-in ones) and/or a previous run (DIR/results.jsonl: regressions and fixes against it), comma-separated")
@@ -105,12 +105,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		return bad("-ops %q matches no operation of the matrix", *ops)
 	}
 	if *comps != "" {
-		for _, c := range strings.Split(*comps, ",") {
-			if c != harness.Ours && c != harness.Glslang {
-				return bad("-compilers: unknown compiler %q (use ours, glslang)", c)
-			}
-			cfg.Compilers = append(cfg.Compilers, c)
+		// Command compilers' paths are checked here: a missing program is
+		// bad usage (exit 2) before anything runs.
+		list, err := harness.ParseCompilers(*comps)
+		if err != nil {
+			return bad("-compilers: %v", err)
 		}
+		cfg.Compilers = list
 	}
 	want, err := parseSizes(*sizes)
 	if err != nil {
@@ -298,6 +299,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	if t.Flakes > 0 {
 		fmt.Fprintf(stdout, "%d flakes: new failures that passed when re-run (-retries %d); flakes.txt is where a known one goes\n", t.Flakes, *retries)
+	}
+	if t.Vacuous > 0 {
+		fmt.Fprintf(stdout, "%d vacuous: cases that ran but compared no lane (every lane they read from was inactive), so they could not fail; not counted as passes\n", t.Vacuous)
 	}
 	if t.Improved > 0 {
 		fmt.Fprintf(stdout, "%d unexpected improvements: cases that did better than the baseline says; update it (%s is the next %s)\n", t.Improved, results.FailuresFile, expect.FailsFile)
