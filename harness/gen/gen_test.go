@@ -1,0 +1,46 @@
+package gen
+
+import (
+	"testing"
+
+	"waverig/compiler"
+)
+
+func TestDeterministic(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		if a, b := Generate(seed).HLSL(), Generate(seed).HLSL(); a != b {
+			t.Fatalf("seed %d: two programs", seed)
+		}
+	}
+	if Generate(1).HLSL() == Generate(2).HLSL() {
+		t.Fatal("seeds 1 and 2 gave one program")
+	}
+}
+
+func TestEmulatedDevices(t *testing.T) {
+	for seed := uint64(0); seed < 300; seed++ {
+		p := Generate(seed)
+		for _, size := range []uint32{4, 8, 16, 32, 64} {
+			exact := Emulated{Size: size}.Run(p)
+			for _, mode := range []Mode{Exact, Subset} {
+				if f := p.Check(exact, mode); len(f) > 0 {
+					t.Fatalf("seed %d size %d %s: a maximal device fails: %v\n%s", seed, size, mode, f[0], p.HLSL())
+				}
+			}
+			split := Emulated{Size: size, Split: RandomSplit(seed)}.Run(p)
+			if f := p.Check(split, Subset); len(f) > 0 {
+				t.Fatalf("seed %d size %d: a splitting device fails the subset contract: %v\n%s", seed, size, f[0], p.HLSL())
+			}
+		}
+	}
+}
+
+func TestCompiles(t *testing.T) {
+	for seed := uint64(0); seed < 100; seed++ {
+		p := Generate(seed)
+		res, err := compiler.Compile("fuzz.hlsl", []byte(p.HLSL()), compiler.Options{Entry: "main", Stage: "compute"})
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s\n%s", seed, err, res.Render(), p.HLSL())
+		}
+	}
+}
