@@ -171,16 +171,19 @@ func (c *CaseFile) check() error {
 	if len(c.Buffers) > vkx.MaxBuffers {
 		return c.bad("%d buffers, at most %d", len(c.Buffers), vkx.MaxBuffers)
 	}
+	if err := c.checkModuleCase(); err != nil {
+		return err
+	}
 	seen := map[string]int{}
 	total := 0
 	for i := range c.Buffers {
 		b := &c.Buffers[i]
-		if err := checkBuffer(b, total); err != nil {
+		if err := checkBuffer(b, total, ShaderKind(c.Shader) != ShaderHLSL); err != nil {
 			return c.bad("buffers[%d]: %v", i, err)
 		}
 		reg := reflect.NormalizeRegister(b.Binding)
 		if j, dup := seen[reg]; dup {
-			return c.bad("buffers[%d] and buffers[%d] both bind register %s", j, i, b.Binding)
+			return c.bad("buffers[%d] and buffers[%d] both bind %s %s", j, i, c.bindingWord(), b.Binding)
 		}
 		seen[reg] = i
 		total += b.size
@@ -198,14 +201,18 @@ func (c *CaseFile) bad(format string, args ...any) error {
 }
 
 // checkBuffer validates one buffer of a case whose earlier buffers take
-// before bytes, and fills in its size and expected words.
-func checkBuffer(b *CaseBuffer, before int) error {
+// before bytes, and fills in its size and expected words. A module shader's
+// buffers name "SET:BINDING", an HLSL shader's a register.
+func checkBuffer(b *CaseBuffer, before int, moduleShader bool) error {
 	switch b.Format {
 	case "uint32", "int32", "float32":
 	default:
 		return fmt.Errorf("format %q (use uint32, int32 or float32)", b.Format)
 	}
-	if !registerRE().MatchString(reflect.NormalizeRegister(b.Binding)) {
+	switch {
+	case moduleShader && !moduleBindingRE().MatchString(b.Binding):
+		return fmt.Errorf(`binding %q: a module shader's buffers are named by set and binding, like "0:1"`, b.Binding)
+	case !moduleShader && !registerRE().MatchString(reflect.NormalizeRegister(b.Binding)):
 		return fmt.Errorf("binding %q is not an HLSL register like t0, u1 or b0,space1", b.Binding)
 	}
 	switch {
@@ -337,7 +344,8 @@ func formatWord(format string, w uint32) string {
 	return fmt.Sprint(w)
 }
 
-// ExecCase compiles the case's shader (compiler "ours" or "glslang"), runs it on
+// ExecCase compiles the case's shader (compiler "ours", "glslang" or a
+// "cmd:NAME=PATH" spec; a module shader is not compiled), runs it on
 // the rig's device and returns every mismatch (nil when all expectations hold).
 // A problem with the case is a *CaseError; a case the device cannot run (a
 // limit it exceeds, an illegal subgroup size) or a missing tool is a *CaseSkip,
@@ -361,6 +369,9 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if src, err = compiler.ReadSource(shaderPath); err != nil {
 			return nil, bad("cannot read shader: %v", err)
 		}
+	}
+	if ShaderKind(c.Shader) != ShaderHLSL {
+		return r.execModule(api, c, comp, src)
 	}
 	var mod *module
 	var waveSize *reflect.WaveSize // the shader's [WaveSize] range (Vulkan)
@@ -417,9 +428,36 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if mod.skip != "" {
 			return nil, bad("shader does not compile with glslang: %s", mod.skip)
 		}
+	case strings.HasPrefix(comp, CommandPrefix):
+		cc, ok := commandOf(comp)
+		if !ok {
+			return nil, bad("compiler %q: write cmd:NAME=PATH", comp)
+		}
+		// As for glslang, [WaveSize] and the resources' names (which bind
+		// the command's module) come from waverig's reflection, when waverig
+		// can compile the shader.
+		ours := compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, Extensions: c.Extensions})
+		if ours.err == nil {
+			waveSize = ours.waveSize
+		}
+		in := CommandInput{Source: src, FileName: filepath.Base(c.Shader), Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
+		mod = compileCommand(cc, in, registersOf(c), resourceNames(ours))
+		if mod.err != nil {
+			return nil, mod.err // the compiler failed on the case (exit 1)
+		}
+		if mod.skip != "" {
+			return nil, &CaseSkip{mod.skip}
+		}
 	default:
-		return nil, bad("unknown compiler %q (use ours or glslang)", comp)
+		return nil, bad("unknown compiler %q (use ours, glslang or cmd:NAME=PATH)", comp)
 	}
+	return r.execVulkan(c, mod, waveSize)
+}
+
+// execVulkan validates a case's module, checks everything the device must
+// allow before a buffer is allocated, and runs it; waveSize is the shader's
+// [WaveSize] range (nil without one).
+func (r *Rig) execVulkan(c *CaseFile, mod *module, waveSize *reflect.WaveSize) ([]Mismatch, error) {
 	if err := r.validate(mod); err != nil {
 		return nil, err
 	} else if mod.skip != "" {
@@ -570,25 +608,25 @@ func (c *CaseFile) bindBuffers(mod *module) ([]vulkan.BufferDemand, error) {
 	for i, b := range c.Buffers {
 		bd, ok := mod.binding(b.Binding)
 		if !ok {
-			return nil, bad("buffers[%d]: the shader has no resource at register %s", i, b.Binding)
+			return nil, bad("buffers[%d]: the shader has no resource at %s %s", i, c.bindingWord(), b.Binding)
 		}
 		switch bd.Descriptor {
 		case "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER":
 		default:
-			return nil, bad("buffers[%d]: register %s is %s %s, not a buffer", i, b.Binding, bd.Kind, bd.Name)
+			return nil, bad("buffers[%d]: %s %s is %s %s, not a buffer", i, c.bindingWord(), b.Binding, bd.Kind, bd.Name)
 		}
 		if bd.Size > b.size {
-			return nil, bad("buffers[%d]: register %s is %s of %d bytes; the case gives %d", i, b.Binding, bd.Name, bd.Size, b.size)
+			return nil, bad("buffers[%d]: %s %s is %s of %d bytes; the case gives %d", i, c.bindingWord(), b.Binding, bd.Name, bd.Size, b.size)
 		}
 		if bd.Set >= vkx.MaxSets {
-			return nil, bad("buffers[%d]: register %s is in descriptor set %d; the rig binds sets 0 to %d", i, b.Binding, bd.Set, vkx.MaxSets-1)
+			return nil, bad("buffers[%d]: %s %s is in descriptor set %d; the rig binds sets 0 to %d", i, c.bindingWord(), b.Binding, bd.Set, vkx.MaxSets-1)
 		}
 		bound[reflect.NormalizeRegister(b.Binding)] = true
 		demands = append(demands, vulkan.BufferDemand{Kind: bufferKind(bd.Descriptor), Size: uint64(b.size)})
 	}
 	for _, reg := range sortedRegisters(mod) {
 		if bd, _ := mod.binding(reg); !bound[reg] {
-			return nil, bad("the shader uses %s %s (register %s) but the case has no buffer for it", bd.Kind, bd.Name, reg)
+			return nil, bad("the shader uses %s %s (%s %s) but the case has no buffer for it", bd.Kind, bd.Name, c.bindingWord(), reg)
 		}
 	}
 	return demands, nil

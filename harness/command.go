@@ -165,6 +165,15 @@ func (c Config) command(name string) (CommandCompiler, bool) {
 	return CommandCompiler{}, false
 }
 
+// compilerSpec is how a command line names one of the configuration's
+// compilers: "cmd:NAME=PATH" for a command compiler, else its name.
+func (c Config) compilerSpec(name string) string {
+	if cc, ok := c.command(name); ok {
+		return CommandPrefix + cc.Name + "=" + cc.Path
+	}
+	return name
+}
+
 // CommandInput is one compile request to a command compiler.
 type CommandInput struct {
 	Source     []byte // HLSL
@@ -221,14 +230,14 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 	cmd.Stderr = &stderr
 	runErr := cmd.Run()
 	msg := strings.TrimSpace(strings.ReplaceAll(stderr.String(), tmp+string(filepath.Separator), ""))
+	if msg == "" {
+		msg = "(nothing on stderr)"
+	}
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return nil, "", fmt.Errorf("compiler %s did not finish in %v", c.Name, commandTimeout)
 	case errors.As(runErr, &exit) && exit.ExitCode() == CommandCannotCompile:
-		if msg == "" {
-			msg = "(no message)"
-		}
 		return nil, fmt.Sprintf("compiler %s cannot compile this shader: %s", c.Name, msg), nil
 	case errors.As(runErr, &exit):
 		return nil, "", fmt.Errorf("compiler %s failed (exit %d):\n%s", c.Name, exit.ExitCode(), msg)

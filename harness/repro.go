@@ -82,7 +82,7 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 	fmt.Fprintf(&text, "Repro bundle: kernel %s compiled by %s, run through %s, wave size %d, on %s (%s).\n"+
 		"%d case(s) failed; per-lane records in failures.jsonl.\n\n"+
 		"Re-run:   waverig run -device %q -api %s -ops '^(%s)$' -sizes %d -compilers %s\n",
-		k.Name, comp, t.api, size, r.dev.Name, DriverString(r.dev), len(failed), r.dev.Name, t.api, strings.Join(names, "|"), size, comp)
+		k.Name, comp, t.api, size, r.dev.Name, DriverString(r.dev), len(failed), r.dev.Name, t.api, strings.Join(names, "|"), size, r.cfg.compilerSpec(comp))
 	if x.caseJSON != nil {
 		fmt.Fprintf(&text, "Exec:     %s\n", x.command)
 	} else {

@@ -98,8 +98,8 @@ func reproExecCommand(r *Rig, t target, size uint32) string {
 	if t.api == WebGPU {
 		b.WriteString(" -api webgpu")
 	}
-	if t.comp == Glslang {
-		b.WriteString(" -compiler glslang")
+	if t.comp != Ours {
+		b.WriteString(" -compiler " + r.cfg.compilerSpec(t.comp))
 	}
 	return b.String()
 }

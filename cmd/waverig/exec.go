@@ -12,9 +12,9 @@ import (
 	"waverig/harness/vulkan"
 )
 
-const execUsage = "waverig exec CASE.json [-device N|substring] [-api vulkan|webgpu] [-compiler ours|glslang]"
+const execUsage = "waverig exec CASE.json [-device N|substring] [-api vulkan|webgpu] [-compiler ours|glslang|cmd:NAME=PATH]"
 
-// runExec is `waverig exec CASE.json [-device …] [-compiler ours|glslang]`;
+// runExec is `waverig exec CASE.json [-device …] [-compiler ours|glslang|cmd:NAME=PATH]`;
 // flags may come before or after the case file. Exit 0: every expectation
 // holds, or "skip: REASON" (the device cannot run the case, or a tool is
 // missing); 1: mismatches, or the device or compiler failed on the case; 2: a
@@ -24,7 +24,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	devSel := fs.String("device", "0", "device index or name substring")
-	comp := fs.String("compiler", harness.Ours, "ours or glslang")
+	comp := fs.String("compiler", harness.Ours, "ours, glslang or cmd:NAME=PATH (docs/compilers.md); HLSL shaders only")
 	api := fs.String("api", harness.Vulkan, "vulkan (SPIR-V) or webgpu (waverig's WGSL through wgpu-native, on the same device)")
 	files, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
@@ -34,8 +34,9 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	file := files[0]
-	if *comp != harness.Ours && *comp != harness.Glslang {
-		fmt.Fprintf(stderr, "waverig exec: -compiler %q: use ours or glslang\n", *comp)
+	spec, err := harness.ParseCompiler(*comp)
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig exec: -compiler: %v\n", err)
 		return exitUsage
 	}
 	apis, err := harness.ParseAPIs(*api)
@@ -64,7 +65,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 	defer rig.Close()
-	mism, err := rig.ExecCaseOn(apis[0], c, *comp)
+	mism, err := rig.ExecCaseOn(apis[0], c, spec)
 	var ce *harness.CaseError
 	var skip *harness.CaseSkip
 	switch {
