@@ -1,0 +1,193 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"waverig/harness/vulkan"
+)
+
+// script writes an executable shell script into dir and returns its path.
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Compiler specs are checked before anything runs: a command's path must be
+// an executable regular file (kept absolute, so children find it), its name
+// neither a built-in's nor taken twice.
+func TestParseCompilers(t *testing.T) {
+	dir := t.TempDir()
+	ok := script(t, dir, "cc.sh", "exit 0\n")
+	plain := filepath.Join(dir, "plain.txt")
+	os.WriteFile(plain, []byte("x"), 0o644)
+	got, err := ParseCompilers("ours,glslang,cmd:mine=" + ok)
+	if err != nil || strings.Join(got, " ") != "ours glslang cmd:mine="+ok {
+		t.Fatalf("%q %v", got, err)
+	}
+	if n := CompilerName(got[2]); n != "mine" {
+		t.Errorf("name %q", n)
+	}
+	cfg := Config{Compilers: got}
+	if cc, found := cfg.command("mine"); !found || cc.Path != ok {
+		t.Errorf("command(mine) = %+v %v", cc, found)
+	}
+	if ts := cfg.targets(); len(ts) != 3 || ts[2] != (target{Vulkan, "mine"}) {
+		t.Errorf("targets %v", ts)
+	}
+	if s := cfg.compilerSpec("mine"); s != "cmd:mine="+ok {
+		t.Errorf("spec %q", s)
+	}
+	// A relative path is resolved now.
+	wd, _ := os.Getwd()
+	rel, _ := filepath.Rel(wd, ok)
+	if spec, err := ParseCompiler("cmd:rel=" + rel); err != nil || spec != "cmd:rel="+ok {
+		t.Errorf("relative path: %q %v", spec, err)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"dxc", "unknown compiler"},
+		{"cmd:mine", "cmd:NAME=PATH"},
+		{"cmd:=" + ok, "cmd:NAME=PATH"},
+		{"cmd:Mine=" + ok, "lower-case"},
+		{"cmd:ours=" + ok, "built-in"},
+		{"cmd:x=" + filepath.Join(dir, "missing"), "not an executable program"},
+		{"cmd:x=" + plain, "not an executable program"},
+		{"cmd:x=" + dir, "not an executable program"},
+	} {
+		if _, err := ParseCompiler(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.spec, err, c.want)
+		}
+	}
+	if _, err := ParseCompilers("ours,cmd:a=" + ok + ",cmd:a=" + ok); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a name twice: %v", err)
+	}
+}
+
+// The command line of the convention, in its documented order.
+func TestCommandArgs(t *testing.T) {
+	in := CommandInput{Entry: "CSMain", Stage: "pixel", Defines: map[string]string{"N": "64", "A": "1"}, Extensions: []string{"SPV_KHR_quad_control"}}
+	got := strings.Join(in.Args("k.hlsl", "k.spv"), " ")
+	want := "--hlsl k.hlsl --entry CSMain --stage pixel --target vulkan1.1 --out k.spv --define A=1 --define N=64 " +
+		"--extension SPV_KHR_quad_control --register-shift t=0 --register-shift u=16 --register-shift b=32 --register-shift s=48"
+	if got != want {
+		t.Errorf("args\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Each exit status of the convention: 0 with a module, 3 (a skip with the
+// message), anything else an error with stderr; a module that is not SPIR-V,
+// or none, is an error too.
+func TestCommandCompilerExitStatuses(t *testing.T) {
+	dir := t.TempDir()
+	spv, err := filepath.Abs("../fixtures/cases/module.spv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each script finds --out by walking its arguments, as a real one would.
+	findOut := "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+	cc := func(name, body string) CommandCompiler {
+		return CommandCompiler{Name: name, Path: script(t, dir, name, findOut+body)}
+	}
+	in := CommandInput{Source: []byte("// nothing\n"), Entry: "main", Stage: "compute"}
+
+	words, skip, err := cc("good", "cp '"+spv+"' \"$out\"\n").Compile(in)
+	if err != nil || skip != "" || len(words) < 5 || words[0] != 0x07230203 {
+		t.Fatalf("good: %d words, skip %q, %v", len(words), skip, err)
+	}
+	if _, skip, err := cc("cannot", "echo 'no wave ops in this back end' >&2; exit 3\n").Compile(in); err != nil || skip != "compiler cannot cannot compile this shader: no wave ops in this back end" {
+		t.Errorf("exit 3: skip %q, %v", skip, err)
+	}
+	if _, _, err := cc("broken", "echo 'internal error: boom' >&2; exit 1\n").Compile(in); err == nil || !strings.Contains(err.Error(), "compiler broken failed (exit 1):\ninternal error: boom") {
+		t.Errorf("exit 1: %v", err)
+	}
+	if _, _, err := cc("silent", "exit 0\n").Compile(in); err == nil || !strings.Contains(err.Error(), "wrote no module") {
+		t.Errorf("no module: %v", err)
+	}
+	if _, _, err := cc("text", "echo 'not spir-v at all, no' > \"$out\"\n").Compile(in); err == nil || !strings.Contains(err.Error(), "not a SPIR-V module") {
+		t.Errorf("not SPIR-V: %v", err)
+	}
+}
+
+// A command's module is bound by its decorations: registers by the names
+// waverig's reflection gives them, else by the requested shifts where the
+// module has a buffer there; a register the module does not use is unbound.
+func TestBindCommandModule(t *testing.T) {
+	mb := []vulkan.ModuleBinding{
+		{Set: 0, Binding: 7, Kind: vulkan.Storage, Name: "Out"},      // a compiler with its own numbering
+		{Set: 0, Binding: 32, Kind: vulkan.Uniform, Name: ""},        // stripped: only the shift finds it
+		{Set: 2, Binding: 16, Kind: vulkan.Storage, Name: "Unknown"}, // u0,space2 by shift
+	}
+	names := map[string]string{"u0": "Out", "b0": "Params", "t3": "Gone"}
+	got := bindCommandModule(mb, []string{"u0", "b0", "u0,space2", "t3"}, names)
+	if b := got["u0"]; b.Set != 0 || b.Binding != 7 || b.Descriptor != "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER" {
+		t.Errorf("u0 by name: %+v", b)
+	}
+	if b := got["b0"]; b.Set != 0 || b.Binding != 32 || b.Descriptor != "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER" {
+		t.Errorf("b0 by shift: %+v", b)
+	}
+	if b := got["u0,space2"]; b.Set != 2 || b.Binding != 16 {
+		t.Errorf("u0,space2 by shift: %+v", b)
+	}
+	if b, ok := got["t3"]; ok {
+		t.Errorf("t3 is not in the module but was bound: %+v", b)
+	}
+}
+
+func TestShaderKind(t *testing.T) {
+	for in, want := range map[string]string{"k.hlsl": ShaderHLSL, "a/b.SPV": ShaderSPV, "m.spvasm": ShaderSPVAsm, "m.wgsl": ShaderWGSL, "noext": ShaderHLSL} {
+		if got := ShaderKind(in); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A module case names buffers SET:BINDING, an HLSL case registers; what only
+// HLSL has is refused for a module instead of being ignored.
+func TestModuleCaseChecks(t *testing.T) {
+	for _, c := range []struct{ json, want string }{
+		{`{"shader":"m.spv","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"u0","format":"uint32","count":1}]}`, `named by set and binding, like "0:1"`},
+		{`{"shader":"k.hlsl","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"0:1","format":"uint32","count":1}]}`, "not an HLSL register"},
+		{`{"shader":"m.spvasm","entry":"main","defines":{"N":"1"},"dispatch":[1,1,1],"buffers":[{"binding":"0:1","format":"uint32","count":1}]}`, `"defines" apply to HLSL only`},
+		{`{"shader":"m.wgsl","entry":"main","extensions":["SPV_KHR_quad_control"],"dispatch":[1,1,1],"buffers":[{"binding":"0:1","format":"uint32","count":1}]}`, `"extensions" apply to HLSL only`},
+		{`{"shader":"m.spv","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"0:1","format":"uint32","count":1},{"binding":"0:1","format":"uint32","count":1}]}`, "both bind binding 0:1"},
+	} {
+		_, err := parseCase("case.json", []byte(c.json))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.json, err, c.want)
+		}
+	}
+	if _, err := parseCase("case.json", []byte(`{"shader":"m.spv","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"1:2","format":"uint32","count":1}]}`)); err != nil {
+		t.Errorf("a valid module case: %v", err)
+	}
+}
+
+func TestWGSLBindings(t *testing.T) {
+	src := `// @group(9) @binding(9) var<storage> Commented: array<u32>;
+@binding(2) @group(1) var<storage, read_write> Out: array<u32>;
+@group(0)
+@binding(0) var<uniform> P: Params;
+/* @compute fn other() {} */
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {}
+`
+	bs, err := wgslBindings(src, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 2 || bs["1:2"].Name != "Out" || bs["1:2"].Descriptor != "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER" ||
+		bs["0:0"].Name != "P" || bs["0:0"].Descriptor != "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER" {
+		t.Errorf("bindings %+v", bs)
+	}
+	if _, err := wgslBindings(src, "other"); err == nil || !strings.Contains(err.Error(), `no @compute entry point named "other"`) {
+		t.Errorf("commented-out entry: %v", err)
+	}
+	if _, err := wgslBindings("@group(0) var<storage> X: u32;\n@compute @workgroup_size(1) fn main() {}", "main"); err == nil || !strings.Contains(err.Error(), "lacks @group or @binding") {
+		t.Errorf("no binding: %v", err)
+	}
+}
