@@ -12,6 +12,9 @@ type Failure struct {
 	Site  int    // the site (0: none)
 	Op    string // the operation, when the failure is an event's value
 	Msg   string
+	// Want holds log words (buffer word index → value) as a correct device
+	// with maximal reconvergence writes them, for the repro's case file.
+	Want map[int]uint32
 }
 
 func (f Failure) String() string {
@@ -121,11 +124,13 @@ func (p *Program) Check(words []uint32, mode Mode) []Failure {
 		l := &lanes[f]
 		l.events = p.Simulate(LaneInput{Lane: l.idx, Gi: uint32(f % p.Threads), Data: p.Input[f]})
 		if int(l.nev) != len(l.events) {
-			add(Failure{Flat: f, Event: -1, Msg: fmt.Sprintf("logged %d events, the program runs %d wave operations in this lane", l.nev, len(l.events))})
+			add(Failure{Flat: f, Event: -1, Msg: fmt.Sprintf("logged %d events, the program runs %d wave operations in this lane", l.nev, len(l.events)),
+				Want: map[int]uint32{f*RecWords + wEvents: uint32(len(l.events))}})
 		}
 		for k := 0; k < min(int(l.nev), len(l.events), MaxEvents); k++ {
 			if site := words[f*RecWords+hdr+3*k]; site != uint32(l.events[k].Site) {
-				add(Failure{Flat: f, Event: k, Site: l.events[k].Site, Msg: fmt.Sprintf("logged site %d, the program reaches site %d", site, l.events[k].Site)})
+				add(Failure{Flat: f, Event: k, Site: l.events[k].Site, Msg: fmt.Sprintf("logged site %d, the program reaches site %d", site, l.events[k].Site),
+					Want: map[int]uint32{f*RecWords + hdr + 3*k: uint32(l.events[k].Site)}})
 			}
 		}
 	}
@@ -162,14 +167,19 @@ func (p *Program) Check(words []uint32, mode Mode) []Failure {
 				base := f*RecWords + hdr + 3*k
 				lo, hi := words[base+1], words[base+2]
 				self := member{lane: l.idx, cond: e.Cond, x: e.X}
-				if ok, want := checkEvent(w.Op, w.K, self, insts[e.Instance], mode == Exact, size, lo, hi); !ok {
+				in := insts[e.Instance]
+				if ok, want := checkEvent(w.Op, w.K, self, in, mode == Exact, size, lo, hi); !ok {
+					xlo, xhi := exactResult(w.Op, w.K, self, in, size)
 					add(Failure{Flat: f, Event: k, Site: e.Site, Op: w.Op.String(),
-						Msg: fmt.Sprintf("got lo=%#x hi=%#x, want %s (instance %s: %d lanes of wave %#x)", lo, hi, want, e.Instance, len(insts[e.Instance].members), key)})
+						Msg:  fmt.Sprintf("got lo=%#x hi=%#x, want %s (instance %s: %d lanes of wave %#x)", lo, hi, want, e.Instance, len(in.members), key),
+						Want: map[int]uint32{base + 1: xlo, base + 2: xhi}})
 				}
 			}
 		}
 	}
-	sort.Slice(fails, func(i, j int) bool { return fails[i].Flat < fails[j].Flat || fails[i].Flat == fails[j].Flat && fails[i].Event < fails[j].Event })
+	sort.Slice(fails, func(i, j int) bool {
+		return fails[i].Flat < fails[j].Flat || fails[i].Flat == fails[j].Flat && fails[i].Event < fails[j].Event
+	})
 	return fails
 }
 

@@ -144,7 +144,7 @@ func (g *generator) bound(s scope) Expr {
 }
 
 func (g *generator) exprP(s scope, depth int) *Expr { e := g.expr(s, depth); return &e }
-func (g *generator) leafP(s scope) *Expr          { e := g.leaf(s); return &e }
+func (g *generator) leafP(s scope) *Expr            { e := g.leaf(s); return &e }
 
 func (g *generator) leaf(s scope) Expr {
 	for {

@@ -1,0 +1,97 @@
+package gen
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"waverig/compiler"
+	"waverig/harness/vulkan"
+)
+
+// Device runs generated programs on one Vulkan device.
+type Device struct {
+	runner *vulkan.Runner
+	// Validate runs spirv-val on every module first (skipped when spirv-val
+	// is not installed, unless RequireValidator).
+	Validate, RequireValidator bool
+}
+
+// OpenDevice opens Vulkan device index.
+func OpenDevice(index int) (*Device, error) {
+	r, err := vulkan.NewRunner(index)
+	if err != nil {
+		return nil, err
+	}
+	// Generated programs build one pipeline each: keep few.
+	r.SetMaxPipelines(16)
+	return &Device{runner: r, Validate: true}, nil
+}
+
+// Close releases the device.
+func (d *Device) Close() { d.runner.Close() }
+
+// Name is the device's name.
+func (d *Device) Name() string { return d.runner.Device().Name }
+
+// WaveSize is the device's default subgroup size, the one programs run at.
+func (d *Device) WaveSize() uint32 { return d.runner.Device().SubgroupSize }
+
+// CompileError is a generated program waverig's compiler (or spirv-val)
+// rejected: a compiler bug, since the generator emits only valid HLSL.
+type CompileError struct{ Msg string }
+
+func (e *CompileError) Error() string { return e.Msg }
+
+// Compile compiles a program to SPIR-V words with waverig's compiler.
+func Compile(src string) ([]uint32, error) {
+	res, err := compiler.Compile("fuzz.hlsl", []byte(src), compiler.Options{Entry: "main", Stage: "compute"})
+	if err != nil {
+		return nil, &CompileError{Msg: "waverig compile failed:\n" + res.Render()}
+	}
+	spv := res.Find("main", compiler.SPIRV)
+	ep := res.Entry("main")
+	if spv == nil || ep == nil || len(ep.Bindings) != 1 || ep.Bindings[0].Set != 0 || ep.Bindings[0].Binding != 0 {
+		return nil, &CompileError{Msg: "the module's entry point or its one buffer (set 0, binding 0) is missing"}
+	}
+	words := make([]uint32, len(spv)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(spv[4*i:])
+	}
+	return words, nil
+}
+
+// Run compiles p, dispatches it and returns the log buffer.
+func (d *Device) Run(p *Program) ([]uint32, error) {
+	words, err := Compile(p.HLSL())
+	if err != nil {
+		return nil, err
+	}
+	if d.Validate {
+		if err := vulkan.Validate(words); err != nil && (d.RequireValidator || !errors.Is(err, vulkan.ErrNoValidator)) {
+			var ve *vulkan.ValidationError
+			if errors.As(err, &ve) {
+				return nil, &CompileError{Msg: err.Error()}
+			}
+			return nil, err
+		}
+	}
+	data := make([]byte, p.Lanes()*RecWords*4)
+	for i := range data {
+		data[i] = 0xff // a record the kernel never wrote cannot pass as lane 0
+	}
+	for f, v := range p.Input {
+		binary.LittleEndian.PutUint32(data[(f*RecWords+wInput)*4:], v)
+	}
+	job := vulkan.Job{SPIRV: words, Entry: "main", Groups: [3]uint32{uint32(p.Groups), 1, 1},
+		Buffers: []vulkan.Buffer{{Set: 0, Binding: 0, Kind: vulkan.Storage, Data: data}}}
+	res, err := d.runner.Run(job)
+	if err != nil {
+		return nil, err
+	}
+	out, err := vulkan.WordsFromBytes(res.Buffers[0])
+	if err != nil {
+		return nil, fmt.Errorf("reading the log back: %w", err)
+	}
+	return out, nil
+}
