@@ -440,7 +440,7 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		if ours.err == nil {
 			waveSize = ours.waveSize
 		}
-		in := CommandInput{Source: src, FileName: filepath.Base(c.Shader), Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
+		in := CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
 		mod = compileCommand(cc, in, registersOf(c), resourceNames(ours))
 		if mod.err != nil {
 			return nil, mod.err // the compiler failed on the case (exit 1)

@@ -176,8 +176,12 @@ func (c Config) compilerSpec(name string) string {
 
 // CommandInput is one compile request to a command compiler.
 type CommandInput struct {
-	Source     []byte // HLSL
-	FileName   string // the base name it is written under (for the compiler's messages)
+	Source   []byte // HLSL
+	FileName string // the base name it is written under (for the compiler's messages)
+	// Path, when set, is the source's own file, passed as --hlsl instead of a
+	// temporary copy of Source: an exec case's shader, whose #includes are
+	// relative to it.
+	Path       string
 	Entry      string
 	Stage      string // compute, pixel, vertex
 	Defines    map[string]string
@@ -219,7 +223,11 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 		name = "kernel.hlsl"
 	}
 	src, out := filepath.Join(tmp, filepath.Base(name)), filepath.Join(tmp, "module.spv")
-	if err := os.WriteFile(src, in.Source, 0o644); err != nil {
+	if in.Path != "" {
+		if src, err = filepath.Abs(in.Path); err != nil {
+			return nil, "", err
+		}
+	} else if err := os.WriteFile(src, in.Source, 0o644); err != nil {
 		return nil, "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)

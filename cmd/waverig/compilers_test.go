@@ -173,6 +173,19 @@ func TestExecCommandCompiler(t *testing.T) {
 	if code != exitUnexpected || !strings.Contains(out, "mismatch") {
 		t.Errorf("wrapped glslang: exit %d\n%s%s", code, out, errs)
 	}
+	// Without OpNames the module is bound by the requested register shifts:
+	// the same mismatches.
+	if _, err := exec.LookPath("spirv-opt"); err == nil {
+		abs, _ := filepath.Abs(wrapper)
+		stripped := compilerScript(t, "stripped", `for a; do [ "$prev" = --out ] && out=$a; prev=$a; done
+"`+abs+`" "$@" || exit
+spirv-opt --strip-debug "$out" -o "$out"
+`)
+		code2, out2, errs2 := runCLI("exec", "../../fixtures/cases/prefix.json", "-compiler", stripped)
+		if code2 != exitUnexpected || out2 != out {
+			t.Errorf("stripped: exit %d\n%s%s\nwant\n%s", code2, out2, errs2, out)
+		}
+	}
 	code, out, errs = runCLI("exec", "../../fixtures/cases/prefix.json", "-compiler", compilerScript(t, "nope", "echo 'no WGSL here' >&2; exit 3\n"))
 	if code != exitOK || out != "skip: compiler nope cannot compile this shader: no WGSL here\n" {
 		t.Errorf("exit 3: exit %d %q %s", code, out, errs)
