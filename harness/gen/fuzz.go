@@ -40,6 +40,7 @@ type Failed struct {
 	Failures        []Failure // of the shrunk program
 	CompileError    string    // when the compiler (or spirv-val) rejected it
 	ShrinkTries     int
+	ShrinkTime      time.Duration
 	OriginalSize    int
 	WaveSize        uint32
 	Device          string
@@ -122,7 +123,9 @@ func (d *Device) shrink(p *Program, fails []Failure, cerr string, cfg FuzzConfig
 		}
 		return len(f) > 0
 	}
-	fl.Shrunk, fl.ShrinkTries = Shrink(p, still, 5000, time.Now().Add(budget))
+	t0 := time.Now()
+	fl.Shrunk, fl.ShrinkTries = Shrink(p, still, 5000, t0.Add(budget))
+	fl.ShrinkTime = time.Since(t0)
 	words, f, ce, err := d.outcome(fl.Shrunk, cfg.Mode)
 	if err != nil || (len(f) == 0 && ce == "") { // a flaky failure: report the original
 		fl.Shrunk, words, f, ce = p, nil, fails, cerr

@@ -15,6 +15,22 @@ type Device struct {
 	// Validate runs spirv-val on every module first (skipped when spirv-val
 	// is not installed, unless RequireValidator).
 	Validate, RequireValidator bool
+	size                       uint32 // a required subgroup size (0: the default)
+}
+
+// SetWaveSize makes programs run at size (a legal subgroup size of the
+// device: with size control, a required size; else its one size).
+func (d *Device) SetWaveSize(size uint32) error {
+	dev := d.runner.Device()
+	for _, s := range dev.LegalSubgroupSizes() {
+		if s == size {
+			if size != dev.SubgroupSize {
+				d.size = size
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%s cannot run at wave size %d (legal: %v)", dev.Name, size, dev.LegalSubgroupSizes())
 }
 
 // OpenDevice opens Vulkan device index.
@@ -34,8 +50,13 @@ func (d *Device) Close() { d.runner.Close() }
 // Name is the device's name.
 func (d *Device) Name() string { return d.runner.Device().Name }
 
-// WaveSize is the device's default subgroup size, the one programs run at.
-func (d *Device) WaveSize() uint32 { return d.runner.Device().SubgroupSize }
+// WaveSize is the subgroup size programs run at.
+func (d *Device) WaveSize() uint32 {
+	if d.size != 0 {
+		return d.size
+	}
+	return d.runner.Device().SubgroupSize
+}
 
 // CompileError is a generated program waverig's compiler (or spirv-val)
 // rejected: a compiler bug, since the generator emits only valid HLSL.
@@ -84,7 +105,8 @@ func (d *Device) Run(p *Program) ([]uint32, error) {
 		binary.LittleEndian.PutUint32(data[(f*RecWords+wInput)*4:], v)
 	}
 	job := vulkan.Job{SPIRV: words, Entry: "main", Groups: [3]uint32{uint32(p.Groups), 1, 1},
-		Buffers: []vulkan.Buffer{{Set: 0, Binding: 0, Kind: vulkan.Storage, Data: data}}}
+		Buffers:              []vulkan.Buffer{{Set: 0, Binding: 0, Kind: vulkan.Storage, Data: data}},
+		RequiredSubgroupSize: d.size}
 	res, err := d.runner.Run(job)
 	if err != nil {
 		return nil, err
