@@ -27,6 +27,7 @@ usage:
   waverig report DIR                                                          JUnit/CSV/HTML from DIR/results.jsonl
   waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl                       regressions and fixes between two runs
   waverig view DIR                                                            a window on a run (built with -tags viewer)
+  waverig fuzz [-seed S] [-n N] [-time D] [-out DIR] [-sizes 4,8,16]          generated control flow vs a CPU simulation
 
 exit status: 0 ok; 1 a wrong result nobody knew about (run, diff), compile errors
 (compile), mismatches (exec); 2 bad usage or input; 3 could not finish or save results.
@@ -74,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runDiff(args[1:], stdout, stderr)
 	case "view":
 		return runView(args[1:], stdout, stderr)
+	case "fuzz":
+		return runFuzz(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
