@@ -536,6 +536,9 @@ func (r *Rig) checkAttempt(k kernels.Kernel, t target, size uint32, out map[stri
 		} else if !cr.Passed {
 			rec.Status = results.Fail
 			rec.Failures = cr.Failures
+		} else if cr.Lanes == 0 {
+			// Every lane it reads from was inactive: nothing was compared.
+			rec.Status = results.Vacuous
 		}
 		recs = append(recs, rec)
 	}

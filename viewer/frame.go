@@ -37,7 +37,7 @@ func VerdictColor(v results.Verdict) color.RGBA {
 		return ColorFlake
 	case results.VerdictImproved:
 		return ColorImproved
-	case results.VerdictSkip:
+	case results.VerdictSkip, results.VerdictVacuous:
 		return ColorSkip
 	}
 	return ColorUnexpected

@@ -285,7 +285,7 @@ func (c Column) String() string { return fmt.Sprintf("%s %s wave %d", c.API, c.S
 // Differs sits with flake: both are reported and neither fails a run.
 func rank(v results.Verdict) int {
 	switch v {
-	case results.VerdictSkip:
+	case results.VerdictSkip, results.VerdictVacuous:
 		return 0
 	case results.VerdictPass:
 		return 1
@@ -306,7 +306,7 @@ func rank(v results.Verdict) int {
 // of their own (their sides have records), and they never fail a run.
 func selectable(v results.Verdict) bool {
 	switch v {
-	case results.VerdictPass, results.VerdictSkip, results.VerdictDiffers:
+	case results.VerdictPass, results.VerdictSkip, results.VerdictDiffers, results.VerdictVacuous:
 		return false
 	}
 	return true

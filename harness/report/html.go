@@ -60,6 +60,7 @@ var verdictRank = map[results.Verdict]int{
 	results.VerdictFlake:      4,
 	results.VerdictKnown:      3,
 	results.VerdictPass:       2,
+	results.VerdictVacuous:    1,
 	results.VerdictSkip:       1,
 }
 
@@ -324,8 +325,8 @@ type typeCount struct {
 
 // verdictCounts counts the cases of a cell by verdict.
 type verdictCounts struct {
-	Cases                                          int
-	Unexpected, Improved, Flake, Known, Pass, Skip int
+	Cases                                                   int
+	Unexpected, Improved, Flake, Known, Pass, Vacuous, Skip int
 }
 
 func (c *verdictCounts) add(v results.Verdict) {
@@ -341,6 +342,8 @@ func (c *verdictCounts) add(v results.Verdict) {
 		c.Known++
 	case results.VerdictPass:
 		c.Pass++
+	case results.VerdictVacuous:
+		c.Vacuous++
 	case results.VerdictSkip:
 		c.Skip++
 	}
@@ -359,6 +362,8 @@ func (c verdictCounts) Worst() string {
 		return string(results.VerdictKnown)
 	case c.Pass > 0:
 		return string(results.VerdictPass)
+	case c.Vacuous > 0:
+		return string(results.VerdictVacuous)
 	case c.Skip > 0:
 		return string(results.VerdictSkip)
 	}
@@ -388,7 +393,7 @@ func (c verdictCounts) String() string {
 	for _, p := range []struct {
 		n    int
 		name string
-	}{{c.Unexpected, "unexpected"}, {c.Improved, "improved"}, {c.Flake, "flake"}, {c.Known, "known"}, {c.Pass, "pass"}, {c.Skip, "skip"}} {
+	}{{c.Unexpected, "unexpected"}, {c.Improved, "improved"}, {c.Flake, "flake"}, {c.Known, "known"}, {c.Pass, "pass"}, {c.Vacuous, "vacuous (compared no lane)"}, {c.Skip, "skip"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.name))
 		}
@@ -571,7 +576,7 @@ pre{background:#f7f7f7;padding:6px;overflow:auto;margin:.3em 0}
 .nothing{background:#e5f5e7;border-left:4px solid #3ca04a;padding:6px 10px;font-weight:600}
 .need h3{margin-top:.6em}.need ul{margin:.2em 0;padding-left:1.4em}.need li{margin:1px 0}
 .v-unexpected{background:#d7261e;color:#fff}.v-improved{background:#8e44ad;color:#fff}.v-flake{background:#f0a020;color:#000}
-.v-known{background:#9db4c8;color:#000}.v-pass{background:#3ca04a;color:#fff}.v-skip{background:#e4e4e4;color:#666}.v-none{background:#fff}
+.v-known{background:#9db4c8;color:#000}.v-pass{background:#3ca04a;color:#fff}.v-skip{background:#e4e4e4;color:#666}.v-vacuous{background:#eee8c8;color:#666}.v-none{background:#fff}
 .v-differs{background:#5bc0de;color:#000}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:11px;font-weight:600}
 #grid table{font-size:11px}#grid th{white-space:nowrap}#grid td.op{white-space:nowrap;font-family:ui-monospace,monospace}

@@ -395,6 +395,10 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 			s.Skipped++
 		case v == results.VerdictFlake:
 			c.SystemOut = "Flake: " + r.Describe()
+		case v == results.VerdictVacuous:
+			// It ran, but nothing was compared: not a pass a dashboard should count.
+			c.Skipped = &junitMessage{Message: "vacuous: the case compared no lane, so it could not fail"}
+			s.Skipped++
 		case v == results.VerdictDiffers:
 			// Both APIs' outputs may be legal: shown, not failed.
 			c.Name += " (parity)"

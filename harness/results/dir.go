@@ -281,7 +281,7 @@ func parseRecord(data []byte) (Record, error) {
 		return r, fmt.Errorf("not a results record: no \"case\"")
 	}
 	switch r.Status {
-	case Pass, Fail, Skip, Error, Differs, Crash, Timeout, Flake:
+	case Pass, Fail, Skip, Error, Differs, Crash, Timeout, Flake, Vacuous:
 	default:
 		return r, fmt.Errorf("not a results record: status %q", r.Status)
 	}

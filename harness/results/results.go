@@ -33,6 +33,10 @@ const (
 	// Flake: the case failed, and passed when its kernel was run again
 	// (Attempts says how many runs it took; Failures keeps the first failure).
 	Flake = "flake"
+	// Vacuous: the case ran and nothing disagreed, but the model defined no
+	// lane to compare (every lane a quad read or WaveReadLaneAt reads from was
+	// inactive): it could not have failed, so it is not a pass.
+	Vacuous = "vacuous"
 )
 
 // The APIs and stages a record can name.
@@ -151,6 +155,7 @@ const (
 	OutcomeKnownFlake   = "KnownFlake"   // failed, and flakes.txt names it
 	OutcomeExpectedFail = "ExpectedFail" // failed (or crashed) as the baseline says
 	OutcomeDiffers      = "Differs"      // a cross-API parity record
+	OutcomeVacuous      = "Vacuous"      // ran, but compared no lane: it could not fail
 )
 
 // UnexpectedImprovement is the outcome of a case that did better than its
@@ -175,6 +180,8 @@ func (r Record) Outcome() string {
 		return OutcomeFlake
 	case Differs:
 		return OutcomeDiffers
+	case Vacuous:
+		return OutcomeVacuous
 	}
 	return OutcomeFail
 }
@@ -289,6 +296,9 @@ const (
 	// run, as in deqp-runner, until the baseline line is changed: a stale line
 	// would hide the bug coming back.
 	VerdictImproved Verdict = "improved"
+	// VerdictVacuous: the case compared no lane (status vacuous). Reported as
+	// what it is — a case that cannot fail as designed — never counted as a pass.
+	VerdictVacuous Verdict = "vacuous"
 )
 
 // Verdict decides what the record means. Every consumer (the run's exit status,
@@ -303,9 +313,12 @@ const (
 // Known and no Expected, are known.
 func (r Record) Verdict() Verdict {
 	switch r.Status {
-	case Pass:
+	case Pass, Vacuous:
 		if r.ExpectedExact && r.Expected != "" && r.Expected != OutcomeFlake {
 			return VerdictImproved
+		}
+		if r.Status == Vacuous {
+			return VerdictVacuous
 		}
 		return VerdictPass
 	case Skip:
@@ -398,6 +411,7 @@ type Stats struct {
 	Unexpected int `json:"unexpected"` // what fails the run (improvements included)
 	Differs    int `json:"differs"`    // cross-API parity records (not cases)
 	Flakes     int `json:"flakes"`     // failed, then passed on a re-run
+	Vacuous    int `json:"vacuous"`    // ran, but compared no lane
 	// Improved counts the UnexpectedImprovement(…) cases; they are in
 	// Unexpected too (everything that fails the run is).
 	Improved int `json:"improved"`
@@ -433,6 +447,8 @@ func (s *Stats) Add(r Record) {
 		s.Skipped++
 	case Flake:
 		s.Flakes++
+	case Vacuous:
+		s.Vacuous++
 	default:
 		s.Errors++
 	}
@@ -459,6 +475,7 @@ func (s *Stats) Merge(o Stats) {
 	s.Unexpected += o.Unexpected
 	s.Differs += o.Differs
 	s.Flakes += o.Flakes
+	s.Vacuous += o.Vacuous
 	s.Improved += o.Improved
 	s.ParityCases += o.ParityCases
 	s.ParityLanes += o.ParityLanes
