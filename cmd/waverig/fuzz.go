@@ -141,6 +141,10 @@ func fuzzOne(idx int, size uint32, cfg gen.FuzzConfig, out string, stdout, stder
 	}
 	defer d.Close()
 	d.RequireValidator = os.Getenv("CI") != ""
+	if os.Getenv("WAVERIG_TEST_FUZZ_BUG") == "inclusive-prefix" { // the CLI tests' planted bug
+		d.Tamper = gen.PlantInclusivePrefix
+	}
+	cfg.Mode = d.Contract()
 	if size != 0 {
 		if err := d.SetWaveSize(size); err != nil {
 			fmt.Fprintf(stderr, "waverig fuzz: %v\n", err)
@@ -153,8 +157,8 @@ func fuzzOne(idx int, size uint32, cfg gen.FuzzConfig, out string, stdout, stder
 		return exitIncomplete
 	}
 	rate := float64(res.Programs) / max(res.Elapsed.Seconds(), 1e-9)
-	head := fmt.Sprintf("fuzz: %s, wave size %d, seeds %d..%d: %d programs, %d results checked, %.1fs (%.1f programs/s)",
-		d.Name(), d.WaveSize(), cfg.Seed, cfg.Seed+uint64(max(res.Programs, 1))-1, res.Programs, res.Events, res.Elapsed.Seconds(), rate)
+	head := fmt.Sprintf("fuzz: %s, wave size %d, %s contract, seeds %d..%d: %d programs, %d results checked, %.1fs (%.1f programs/s)",
+		d.Name(), d.WaveSize(), cfg.Mode, cfg.Seed, cfg.Seed+uint64(max(res.Programs, 1))-1, res.Programs, res.Events, res.Elapsed.Seconds(), rate)
 	if res.Failed == nil {
 		fmt.Fprintf(stdout, "%s: no failures\n", head)
 		return exitOK

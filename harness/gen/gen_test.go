@@ -1,9 +1,11 @@
 package gen
 
 import (
+	"errors"
+	"os"
 	"testing"
 
-	"waverig/compiler"
+	"waverig/harness/vulkan"
 )
 
 func TestDeterministic(t *testing.T) {
@@ -35,12 +37,33 @@ func TestEmulatedDevices(t *testing.T) {
 	}
 }
 
-func TestCompiles(t *testing.T) {
-	for seed := uint64(0); seed < 100; seed++ {
+
+// TestValid: 500 seeds compile with waverig's compiler and pass spirv-val,
+// also with maximal reconvergence requested.
+func TestValid(t *testing.T) {
+	n := uint64(500)
+	if testing.Short() {
+		n = 50
+	}
+	for seed := uint64(0); seed < n; seed++ {
 		p := Generate(seed)
-		res, err := compiler.Compile("fuzz.hlsl", []byte(p.HLSL()), compiler.Options{Entry: "main", Stage: "compute"})
+		words, err := Compile(p.HLSL())
 		if err != nil {
-			t.Fatalf("seed %d: %v\n%s\n%s", seed, err, res.Render(), p.HLSL())
+			t.Fatalf("seed %d: %v\n%s", seed, err, p.HLSL())
+		}
+		if err := vulkan.Validate(words); errors.Is(err, vulkan.ErrNoValidator) && os.Getenv("CI") == "" {
+			t.Skip(err)
+		} else if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, p.HLSL())
+		}
+		if seed%50 == 0 {
+			mw, err := RequestMaximalReconvergence(words)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := vulkan.Validate(mw); err != nil {
+				t.Fatalf("seed %d with maximal reconvergence: %v", seed, err)
+			}
 		}
 	}
 }

@@ -16,6 +16,21 @@ type Device struct {
 	// is not installed, unless RequireValidator).
 	Validate, RequireValidator bool
 	size                       uint32 // a required subgroup size (0: the default)
+	// Maximal asks every module for maximal reconvergence
+	// (RequestMaximalReconvergence); set by OpenDevice where the device has it.
+	Maximal bool
+	// Tamper, if set, changes each log after readback (a planted bug for
+	// tests: PlantInclusivePrefix).
+	Tamper func(p *Program, words []uint32)
+}
+
+// Contract is the contract the device's results are checked under: Exact
+// where it runs the programs with maximal reconvergence, else Subset.
+func (d *Device) Contract() Mode {
+	if d.Maximal {
+		return Exact
+	}
+	return Subset
 }
 
 // SetWaveSize makes programs run at size (a legal subgroup size of the
@@ -41,7 +56,9 @@ func OpenDevice(index int) (*Device, error) {
 	}
 	// Generated programs build one pipeline each: keep few.
 	r.SetMaxPipelines(16)
-	return &Device{runner: r, Validate: true}, nil
+	dev := r.Device()
+	// vkx enables maximal reconvergence together with quad control.
+	return &Device{runner: r, Validate: true, Maximal: dev.ShaderMaximalReconvergence && dev.ShaderQuadControl}, nil
 }
 
 // Close releases the device.
@@ -88,6 +105,11 @@ func (d *Device) Run(p *Program) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.Maximal {
+		if words, err = RequestMaximalReconvergence(words); err != nil {
+			return nil, &CompileError{Msg: err.Error()}
+		}
+	}
 	if d.Validate {
 		if err := vulkan.Validate(words); err != nil && (d.RequireValidator || !errors.Is(err, vulkan.ErrNoValidator)) {
 			var ve *vulkan.ValidationError
@@ -114,6 +136,9 @@ func (d *Device) Run(p *Program) ([]uint32, error) {
 	out, err := vulkan.WordsFromBytes(res.Buffers[0])
 	if err != nil {
 		return nil, fmt.Errorf("reading the log back: %w", err)
+	}
+	if d.Tamper != nil {
+		d.Tamper(p, out)
 	}
 	return out, nil
 }

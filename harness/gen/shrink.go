@@ -105,6 +105,22 @@ func (p *Program) edit(k int) int {
 		return editApplied
 	}
 	k -= 2
+	// Helpers no call names any more.
+	if k < len(p.Funcs) {
+		if p.calls(k) {
+			return editSkip
+		}
+		p.Funcs = append(p.Funcs[:k:k], p.Funcs[k+1:]...)
+		for _, b := range p.blocks() {
+			for _, s := range *b {
+				if c, ok := s.(*Call); ok && c.Func > k {
+					c.Func--
+				}
+			}
+		}
+		return editApplied
+	}
+	k -= len(p.Funcs)
 	for _, b := range p.blocks() {
 		for i, s := range *b {
 			var alts [][]Stmt // replacements of statement i
@@ -139,6 +155,18 @@ func (p *Program) edit(k int) int {
 		}
 	}
 	return editEnd
+}
+
+// calls says whether any call names helper f.
+func (p *Program) calls(f int) bool {
+	for _, b := range p.blocks() {
+		for _, s := range *b {
+			if c, ok := s.(*Call); ok && c.Func == f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Size is the number of statements in p, for reports.
