@@ -37,7 +37,6 @@ func TestEmulatedDevices(t *testing.T) {
 	}
 }
 
-
 // TestValid: 500 seeds compile with waverig's compiler and pass spirv-val,
 // also with maximal reconvergence requested.
 func TestValid(t *testing.T) {
