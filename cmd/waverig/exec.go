@@ -36,7 +36,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	file := files[0]
 	spec, err := harness.ParseCompiler(*comp)
 	if err != nil {
-		fmt.Fprintf(stderr, "waverig exec: -compiler: %v\n", err)
+		fmt.Fprintf(stderr, "waverig exec: -compiler %q: %v\n", *comp, err)
 		return exitUsage
 	}
 	apis, err := harness.ParseAPIs(*api)
