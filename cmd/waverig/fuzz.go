@@ -16,7 +16,7 @@ import (
 	"waverig/harness/gen"
 )
 
-const fuzzUsage = "waverig fuzz [-device N|substring] [-seed S] [-n N] [-time D] [-out DIR] [-sizes 4,8,16]"
+const fuzzUsage = "waverig fuzz [-device N|substring] [-seed S] [-n N] [-time D] [-out DIR] [-sizes 4,8,16] [-keep-going]"
 
 // fuzzSizeEnv tells a child `waverig fuzz` (one lavapipe width) the wave size
 // its device must report: LP_NATIVE_VECTOR_WIDTH is read once, when the driver
@@ -38,6 +38,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	dur := fs.Duration("time", 0, "stop each wave size after this long (e.g. 10m)")
 	out := fs.String("out", "fuzz-repro", "where a failure's shrunk repro is written (DIR/size=N with several sizes)")
 	sizesArg := fs.String("sizes", "", "wave sizes, e.g. 4,8,16 (lavapipe: one child process per size)")
+	keepGoing := fs.Bool("keep-going", false, "run past failures: shrink the first, count the others (failure rates)")
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -67,7 +68,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig fuzz: %v\n", err)
 		return exitUsage
 	}
-	cfg := gen.FuzzConfig{Seed: *seed, N: *n, Time: *dur, Progress: stderr}
+	cfg := gen.FuzzConfig{Seed: *seed, N: *n, Time: *dur, Progress: stderr, KeepGoing: *keepGoing}
 
 	if want := os.Getenv(fuzzSizeEnv); want != "" { // a lavapipe child
 		size, _ := strconv.Atoi(want)
@@ -165,6 +166,22 @@ func fuzzOne(idx int, size uint32, cfg gen.FuzzConfig, out string, stdout, stder
 	}
 	fl := res.Failed
 	fmt.Fprintf(stdout, "%s: seed %d FAILS: %s\n", head, fl.Seed, fl.OriginalFailure)
+	if cfg.KeepGoing {
+		compile := 0
+		for _, sf := range res.FailedSeeds {
+			if sf.Compile {
+				compile++
+			}
+		}
+		fmt.Fprintf(stdout, "  %d failing programs: %d rejected by the compiler or spirv-val, %d wrong results\n", len(res.FailedSeeds), compile, len(res.FailedSeeds)-compile)
+		for i, sf := range res.FailedSeeds {
+			if i == 20 {
+				fmt.Fprintf(stdout, "  … and %d more\n", len(res.FailedSeeds)-20)
+				break
+			}
+			fmt.Fprintf(stdout, "  seed %d: %s\n", sf.Seed, sf.Why)
+		}
+	}
 	fmt.Fprintf(stdout, "  shrunk from %d to %d statements (%d candidates in %s)\n", fl.OriginalSize, fl.Shrunk.Size(), fl.ShrinkTries, fl.ShrinkTime.Round(time.Millisecond))
 	for i, f := range fl.Failures {
 		if i == 10 {

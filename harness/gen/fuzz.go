@@ -22,6 +22,9 @@ type FuzzConfig struct {
 	Progress io.Writer
 	// ShrinkTime bounds the shrinking of a failure (default 2 minutes).
 	ShrinkTime time.Duration
+	// KeepGoing runs on past failures (the first is shrunk, the others
+	// counted), for campaigns that measure rates.
+	KeepGoing bool
 }
 
 // FuzzResult is what a session did. Failed is nil when every program passed.
@@ -30,6 +33,16 @@ type FuzzResult struct {
 	Events   int // wave operation results checked
 	Elapsed  time.Duration
 	Failed   *Failed
+	// FailedSeeds are the seeds that failed, with the first line of why
+	// (every one with KeepGoing, else the one).
+	FailedSeeds []SeedFailure
+}
+
+// SeedFailure is one failing program of a session.
+type SeedFailure struct {
+	Seed    uint64
+	Compile bool // the compiler or spirv-val rejected it (else a wrong result)
+	Why     string
 }
 
 // Failed is the first failing program, as generated and as shrunk.
@@ -85,8 +98,17 @@ func (d *Device) Fuzz(cfg FuzzConfig) (FuzzResult, error) {
 			res.Events += int(min(words[f*RecWords+wEvents], MaxEvents))
 		}
 		if len(fails) > 0 || cerr != "" {
-			res.Failed = d.shrink(p, fails, cerr, cfg)
-			break
+			why := firstLine(cerr)
+			if cerr == "" {
+				why = fails[0].String()
+			}
+			res.FailedSeeds = append(res.FailedSeeds, SeedFailure{Seed: seed, Compile: cerr != "", Why: why})
+			if res.Failed == nil {
+				res.Failed = d.shrink(p, fails, cerr, cfg)
+			}
+			if !cfg.KeepGoing {
+				break
+			}
 		}
 		if cfg.Progress != nil && time.Since(lastNote) > 10*time.Second {
 			lastNote = time.Now()
