@@ -14,128 +14,40 @@ import (
 	"strings"
 )
 
-// Mutation is one planted bug.
+// Mutation is one planted bug: a small, named transformation of the spirv-dis
+// text of a waverig-compiled kernel.
 type Mutation struct {
 	Name string
+	// Family groups the mutants by what they break (opcode, group operation,
+	// lane index, broadcast, quad, ballot, vote, scope, builtin, identity,
+	// control flow, data flow, signedness): the score is reported per family.
+	Family string
+	// Plants says, in words, the bug the mutant stands for.
+	Plants string
+	// Ops are the intrinsics (kernels.Case.OpName) whose kernels carry what the
+	// mutant edits: the score runs it against those kernels only.
+	Ops []string
 	// Applies reports whether the module contains what the mutation changes.
 	Applies func(text string) bool
 	// Apply returns the mutated disassembly.
 	Apply func(text string) (string, error)
 }
 
-// All is the catalogue of planted bugs.
-var All = []Mutation{
-	{
-		Name:    "Reduce->ExclusiveScan",
-		Applies: func(t string) bool { return reduceRE.MatchString(t) },
-		Apply: func(t string) (string, error) {
-			return replaceFirst(t, reduceRE, func(m []string) string { return m[1] + "ExclusiveScan" })
-		},
-	},
-	{
-		Name:    "IAdd->IMul",
-		Applies: func(t string) bool { return strings.Contains(t, "OpGroupNonUniformIAdd ") },
-		Apply: func(t string) (string, error) {
-			return strings.Replace(t, "OpGroupNonUniformIAdd ", "OpGroupNonUniformIMul ", 1), nil
-		},
-	},
-	{
-		Name:    "Shuffle lane+1",
-		Applies: func(t string) bool { return shuffleRE.MatchString(t) },
-		Apply:   shuffleLanePlusOne,
-	},
-	{
-		Name:    "QuadSwap direction",
-		Applies: func(t string) bool { return quadSwapRE.MatchString(t) },
-		Apply:   quadSwapDirection,
-	},
-	{
-		Name:    "inverted active-lane branch",
-		Applies: func(t string) bool { _, _, ok := guardingBranch(t); return ok },
-		Apply:   invertGuard,
-	},
-	{
-		Name:    "wrong identity for an empty prefix",
-		Applies: func(t string) bool { m, _ := scalarIntScan(t); return m != nil },
-		Apply:   wrongIdentity,
-	},
+// Find returns the mutant of a name.
+func Find(name string) (Mutation, bool) {
+	for _, m := range All {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mutation{}, false
 }
 
 var (
-	reduceRE    = regexp.MustCompile(`(OpGroupNonUniform(?:IAdd|FAdd|IMul|FMul|SMin|UMin|FMin|SMax|UMax|FMax|BitwiseAnd|BitwiseOr|BitwiseXor) %\w+ %\w+ )Reduce`)
-	shuffleRE   = regexp.MustCompile(`(?m)^(\s*)(%\w+) = OpGroupNonUniformShuffle (%\w+) (%\w+) (%\w+) (%\w+)$`)
-	quadSwapRE  = regexp.MustCompile(`(?m)^(\s*%\w+ = OpGroupNonUniformQuadSwap %\w+ %\w+ %\w+ )(%\w+)$`)
 	exclusiveRE = regexp.MustCompile(`(?m)^(\s*)(%\w+) = (OpGroupNonUniform(?:IAdd|IMul)) (%\w+) (%\w+) ExclusiveScan (%\w+)$`)
-	uintTypeRE  = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeInt 32 0$`)
 	intTypeRE   = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeInt 32 [01]$`)
 	boolTypeRE  = regexp.MustCompile(`(?m)^\s*(%\w+) = OpTypeBool$`)
 )
-
-func replaceFirst(t string, re *regexp.Regexp, f func(m []string) string) (string, error) {
-	loc := re.FindStringSubmatchIndex(t)
-	if loc == nil {
-		return "", fmt.Errorf("pattern %s not found", re)
-	}
-	var m []string
-	for i := 0; i < len(loc); i += 2 {
-		if loc[i] < 0 {
-			m = append(m, "")
-		} else {
-			m = append(m, t[loc[i]:loc[i+1]])
-		}
-	}
-	return t[:loc[0]] + f(m) + t[loc[1]:], nil
-}
-
-// ensureUintConst makes sure a 32-bit unsigned constant exists and returns its name.
-func ensureUintConst(t string, v uint32) (string, string, error) {
-	m := uintTypeRE.FindStringSubmatch(t)
-	if m == nil {
-		return "", "", fmt.Errorf("module has no 32-bit unsigned integer type")
-	}
-	name := fmt.Sprintf("%%mut_uint_%d", v)
-	if strings.Contains(t, name+" = ") {
-		return t, name, nil
-	}
-	decl := fmt.Sprintf("%s = OpConstant %s %d", name, m[1], v)
-	i := strings.Index(t, m[0]) + len(m[0])
-	return t[:i] + "\n" + decl + t[i:], name, nil
-}
-
-// shuffleLanePlusOne reads from lane id+1 instead of id.
-func shuffleLanePlusOne(t string) (string, error) {
-	t, one, err := ensureUintConst(t, 1)
-	if err != nil {
-		return "", err
-	}
-	u := uintTypeRE.FindStringSubmatch(t)[1]
-	return replaceFirst(t, shuffleRE, func(m []string) string {
-		indent, res, typ, scope, val, lane := m[1], m[2], m[3], m[4], m[5], m[6]
-		return fmt.Sprintf("%s%%mut_lane = OpIAdd %s %s %s\n%s%s = OpGroupNonUniformShuffle %s %s %s %%mut_lane", indent, u, lane, one, indent, res, typ, scope, val)
-	})
-}
-
-// quadSwapDirection swaps across the other axis (X<->Y; diagonal -> X).
-func quadSwapDirection(t string) (string, error) {
-	m := quadSwapRE.FindStringSubmatch(t)
-	if m == nil {
-		return "", fmt.Errorf("no QuadSwap")
-	}
-	dirName := m[2]
-	dir := -1
-	if dm := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(dirName) + ` = OpConstant %\w+ (\d+)$`).FindStringSubmatch(t); dm != nil {
-		fmt.Sscan(dm[1], &dir)
-	}
-	newDir := uint32(1)
-	if dir == 1 {
-		newDir = 0
-	}
-	t, c, err := ensureUintConst(t, newDir)
-	if err != nil {
-		return "", err
-	}
-	return replaceFirst(t, quadSwapRE, func(m []string) string { return m[1] + c })
-}
 
 // guardingBranch finds the conditional branch whose true target is the block that
 // holds the first wave operation: the "if (lane is active) { op }" of a kernel.
@@ -262,7 +174,23 @@ func Assemble(text, env string) ([]uint32, error) {
 	return w, nil
 }
 
-// Apply mutates a module: disassemble, edit, reassemble.
+// Env is the spirv-as/spirv-val target environment of a module, from its
+// SPIR-V version (spirv-dis --no-header drops the version, so a reassembled
+// module gets it back from the environment).
+func Env(words []uint32) string {
+	if len(words) < 2 {
+		return "vulkan1.1"
+	}
+	switch minor := words[1] >> 8 & 0xff; {
+	case minor >= 6:
+		return "vulkan1.3"
+	case minor >= 4:
+		return "vulkan1.2"
+	}
+	return "vulkan1.1"
+}
+
+// ApplyTo mutates a module: disassemble, edit, reassemble.
 func (m Mutation) ApplyTo(words []uint32, env string) ([]uint32, error) {
 	text, err := Disassemble(words)
 	if err != nil {

@@ -1,0 +1,551 @@
+// Package score measures the rig's mutation score on a real device: every
+// planted bug of harness/mutate is applied to waverig's SPIR-V of the kernels
+// of the operations it names, validated with spirv-val, run at every wave size
+// the device offers and checked with kernels.Check. A mutant is caught when one
+// case of one kernel fails at one size; the same kernels run unmutated at every
+// size must not fail at all (false failures).
+//
+// On lavapipe a wave size is fixed when the driver loads, so each size runs in
+// a child process (the same reason harness/child.go exists): the parent
+// compiles, mutates and validates every module once, writes them to a
+// directory, and each child runs the list of jobs at its size and streams one
+// line per job. A driver crash kills the child, not the score: the job it was
+// running is a crash (the rig reports crashes as failures, so a crashing
+// mutant is caught) and a new child resumes after it.
+package score
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"waverig/harness"
+	"waverig/harness/kernels"
+	"waverig/harness/mutate"
+	"waverig/harness/vulkan"
+)
+
+// Shapes are the workgroup shapes of the kernels each mutant runs against
+// (a whole number of waves, and a partial last wave); the kernels are the
+// operations' "base" type group (32-bit int, uint, float and their vectors,
+// or bool), the types every device runs.
+var Shapes = []string{"whole", "partial"}
+
+// RoundTrip is the Mutant of a kernel's round-trip job.
+const RoundTrip = "(round trip)"
+
+// Job is one module run at every size: a mutant of a kernel, the kernel
+// unmutated (Mutant ""), or the kernel disassembled and reassembled unchanged
+// (Mutant RoundTrip: the control that shows a mutant's failure is its edit's,
+// not spirv-dis/spirv-as's).
+type Job struct {
+	Mutant string `json:"mutant,omitempty"`
+	Kernel string `json:"kernel"`
+	// File holds the mutated module ("" for the unmutated kernel, which the
+	// child compiles itself).
+	File string `json:"file,omitempty"`
+}
+
+// Outcome is a job's result at one wave size.
+type Outcome struct {
+	Cases  int    `json:"cases"`
+	Failed int    `json:"failed"`
+	Err    string `json:"err,omitempty"`
+	Crash  bool   `json:"crash,omitempty"`
+}
+
+// Options choose the device and the sizes.
+type Options struct {
+	Device int
+	// Sizes are the wave sizes to try (nil: every size the device's plan runs
+	// by default; lavapipe without AVX-512 leaves 16 out).
+	Sizes []uint32
+	// Self is the binary whose main or TestMain calls ChildMain first when
+	// ChildEnv is set (default: this executable).
+	Self string
+	// Log receives progress lines (nil: none).
+	Log io.Writer
+}
+
+// Result is the score of one run.
+type Result struct {
+	Device string
+	Sizes  []uint32
+	// Skipped are the sizes of the device's plan that did not run, with why.
+	Skipped map[uint32]string
+	Jobs    []Job
+	// Outcomes[i][size] is job i at a size.
+	Outcomes []map[uint32]Outcome
+	// Rejected maps a mutant to spirv-val's message for each kernel it made
+	// invalid.
+	Rejected map[string]map[string]string
+}
+
+// Run computes the score.
+func Run(opt Options) (*Result, error) {
+	logf := func(format string, a ...any) {
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, format+"\n", a...)
+		}
+	}
+	if opt.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		opt.Self = self
+	}
+	rig, err := harness.New(opt.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
+	if err != nil {
+		return nil, err
+	}
+	dev := rig.Device()
+	plan := harness.MakePlan(dev, opt.Sizes)
+	dir, err := os.MkdirTemp("", "waverig-score")
+	if err != nil {
+		rig.Close()
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	res := &Result{Device: harness.DeviceString(dev), Skipped: map[uint32]string{}, Rejected: map[string]map[string]string{}}
+	ks := Kernels()
+	res.Jobs, err = prepare(rig, ks, dir, res.Rejected)
+	rig.Close()
+	if err != nil {
+		return nil, err
+	}
+	logf("score: %d kernels, %d mutant modules, %d rejected by spirv-val", len(ks), len(res.Jobs)-len(ks), countRejected(res.Rejected))
+	res.Outcomes = make([]map[uint32]Outcome, len(res.Jobs))
+	for i := range res.Outcomes {
+		res.Outcomes[i] = map[uint32]Outcome{}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr error
+	for _, sp := range plan.Sizes {
+		if sp.SkipReason != "" {
+			res.Skipped[sp.Size] = sp.SkipReason
+			continue
+		}
+		if !sp.InProcess && sp.LPWidth == 0 {
+			continue
+		}
+		if sp.InProcess && sp.Size != dev.SubgroupSize {
+			// RunWithSPIRV runs at the device's own size; a device with size
+			// control is scored at that size only.
+			res.Skipped[sp.Size] = "RunWithSPIRV runs at the device's own wave size only"
+			continue
+		}
+		res.Sizes = append(res.Sizes, sp.Size)
+		// The sizes run side by side: each child is one core's worth of
+		// pipeline builds.
+		wg.Add(1)
+		go func(sp harness.SizePlan) {
+			defer wg.Done()
+			out, err := runSize(opt, sp, res.Jobs, dir, logf)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				var su *harness.SizeUnavailableError
+				if errorsAs(err, &su) {
+					res.Skipped[sp.Size] = su.Msg
+					return
+				}
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			for i, o := range out {
+				res.Outcomes[i][sp.Size] = o
+			}
+		}(sp)
+	}
+	wg.Wait()
+	sort.Slice(res.Sizes, func(i, j int) bool { return res.Sizes[i] < res.Sizes[j] })
+	kept := res.Sizes[:0]
+	for _, s := range res.Sizes {
+		if _, skipped := res.Skipped[s]; !skipped {
+			kept = append(kept, s)
+		}
+	}
+	res.Sizes = kept
+	return res, firstErr
+}
+
+func errorsAs(err error, target **harness.SizeUnavailableError) bool {
+	e, ok := err.(*harness.SizeUnavailableError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+func countRejected(r map[string]map[string]string) int {
+	n := 0
+	for _, m := range r {
+		n += len(m)
+	}
+	return n
+}
+
+// Kernels are the compute kernels the mutants run against: the base type
+// group of every operation some mutant names, in Shapes. Built once (the
+// matrix takes a while to generate); callers must not modify them.
+var Kernels = sync.OnceValue(kernelsOfMutants)
+
+func kernelsOfMutants() []kernels.Kernel {
+	ops := map[string]bool{}
+	for _, m := range mutate.All {
+		for _, op := range m.Ops {
+			ops[op] = true
+		}
+	}
+	var names []string
+	for op := range ops {
+		names = append(names, regexp.QuoteMeta(op))
+	}
+	sort.Strings(names)
+	all := kernels.Matrix(kernels.Filter{Ops: regexp.MustCompile("^(" + strings.Join(names, "|") + ")$"), Shapes: Shapes})
+	var out []kernels.Kernel
+	for _, k := range all {
+		if (k.Stage == "" || k.Stage == kernels.Compute) && strings.Contains(k.Name, "_base_") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// opOf is the operation a kernel tests.
+func opOf(k kernels.Kernel) string { return k.Cases[0].OpName() }
+
+// prepare compiles every kernel, applies every mutant that names its
+// operation and matches its module, validates the result and writes it to
+// dir. The unmutated kernels come first. Invalid mutants go to rejected.
+func prepare(rig *harness.Rig, ks []kernels.Kernel, dir string, rejected map[string]map[string]string) ([]Job, error) {
+	var jobs []Job
+	type work struct {
+		m     mutate.Mutation
+		k     kernels.Kernel
+		words []uint32
+		text  string
+	}
+	var todo []work
+	for _, k := range ks {
+		jobs = append(jobs, Job{Kernel: k.Name})
+		words, err := rig.CompiledSPIRV(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", k.Name, err)
+		}
+		text, err := mutate.Disassemble(words)
+		if err != nil {
+			return nil, err
+		}
+		todo = append(todo, work{mutate.Mutation{Name: RoundTrip, Apply: func(t string) (string, error) { return t, nil }}, k, words, text})
+		for _, m := range mutate.All {
+			if names(m.Ops, opOf(k)) && m.Applies(text) {
+				todo = append(todo, work{m, k, words, text})
+			}
+		}
+	}
+	// Assembling and validating are processes: two at a time, one per core.
+	type done struct {
+		job    Job
+		reject string
+		err    error
+	}
+	results := make([]done, len(todo))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t := todo[i]
+				d := done{job: Job{Mutant: t.m.Name, Kernel: t.k.Name, File: filepath.Join(dir, fmt.Sprintf("m%d.spv", i))}}
+				text, err := t.m.Apply(t.text)
+				var words []uint32
+				if err == nil {
+					words, err = mutate.Assemble(text, mutate.Env(t.words))
+				}
+				if err == nil {
+					if verr := vulkan.Validate(words); verr != nil {
+						d.reject = firstLine(verr.Error())
+					}
+				}
+				if err == nil && d.reject == "" {
+					err = os.WriteFile(d.job.File, wordsToBytes(words), 0o644)
+				}
+				d.err = err
+				results[i] = d
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, d := range results {
+		switch {
+		case d.err != nil:
+			return nil, fmt.Errorf("mutant %q of %s: %v", d.job.Mutant, d.job.Kernel, d.err)
+		case d.reject != "":
+			if rejected[d.job.Mutant] == nil {
+				rejected[d.job.Mutant] = map[string]string{}
+			}
+			rejected[d.job.Mutant][d.job.Kernel] = d.reject
+		default:
+			jobs = append(jobs, d.job)
+		}
+	}
+	return jobs, nil
+}
+
+func names(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var lineRE = regexp.MustCompile(`^line \d+: `)
+
+// firstLine is spirv-val's first error line, the one that names the rule,
+// without its line number (which moves whenever the compiler's output does).
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if i := strings.Index(l, "error:"); i >= 0 {
+			return lineRE.ReplaceAllString(strings.TrimSpace(l[i+len("error:"):]), "")
+		}
+	}
+	return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0])
+}
+
+func wordsToBytes(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	}
+	return b
+}
+
+func bytesToWords(b []byte) []uint32 {
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
+	}
+	return w
+}
+
+// ChildEnv names the request file of a score child process.
+const ChildEnv = "WAVERIG_SCORE_CHILD"
+
+// request is what a child runs: Jobs from Start on, at the size its
+// LP_NATIVE_VECTOR_WIDTH gives (WaveSize checks it).
+type request struct {
+	Device   int    `json:"device"`
+	WaveSize uint32 `json:"waveSize"`
+	Jobs     []Job  `json:"jobs"`
+	Start    int    `json:"start"`
+	// Broken are kernels whose unmutated module failed to run at this size
+	// (a predecessor found out): their mutants are not run.
+	Broken map[string]string `json:"broken,omitempty"`
+}
+
+// message is one line of a child's stdout.
+type message struct {
+	Begin       *int     `json:"begin,omitempty"`
+	Index       int      `json:"index"`
+	Outcome     *Outcome `json:"outcome,omitempty"`
+	Unavailable string   `json:"unavailable,omitempty"`
+	Error       string   `json:"error,omitempty"`
+}
+
+// IsChild reports whether this process is a score child.
+func IsChild() bool { return os.Getenv(ChildEnv) != "" }
+
+// ChildMain runs a child's request and returns its exit status.
+func ChildMain(w io.Writer) int {
+	enc := json.NewEncoder(w)
+	send := func(m message) {
+		if enc.Encode(m) != nil {
+			os.Exit(3)
+		}
+	}
+	var req request
+	data, err := os.ReadFile(os.Getenv(ChildEnv))
+	if err == nil {
+		err = json.Unmarshal(data, &req)
+	}
+	if err != nil {
+		send(message{Error: err.Error()})
+		return 3
+	}
+	rig, err := harness.New(req.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
+	if err != nil {
+		send(message{Error: err.Error()})
+		return 3
+	}
+	defer rig.Close()
+	if req.WaveSize != 0 && rig.WaveSize() != req.WaveSize {
+		send(message{Unavailable: fmt.Sprintf("the device reports wave size %d with LP_NATIVE_VECTOR_WIDTH=%s, not %d", rig.WaveSize(), os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize)})
+		return 0
+	}
+	byName := map[string]kernels.Kernel{}
+	for _, k := range Kernels() {
+		byName[k.Name] = k
+	}
+	broken := req.Broken
+	if broken == nil {
+		broken = map[string]string{}
+	}
+	for i := req.Start; i < len(req.Jobs); i++ {
+		j := req.Jobs[i]
+		i := i
+		send(message{Begin: &i})
+		o := runJob(rig, byName, j, broken)
+		if (j.Mutant == "" || j.Mutant == RoundTrip) && (o.Err != "" || o.Failed > 0) {
+			broken[j.Kernel] = o.Err
+		}
+		send(message{Index: i, Outcome: &o})
+	}
+	return 0
+}
+
+func runJob(rig *harness.Rig, byName map[string]kernels.Kernel, j Job, broken map[string]string) Outcome {
+	k, ok := byName[j.Kernel]
+	if !ok {
+		return Outcome{Err: "no kernel " + j.Kernel}
+	}
+	if _, bad := broken[j.Kernel]; bad && j.Mutant != "" && j.Mutant != RoundTrip {
+		return Outcome{Err: "the unmutated kernel does not pass at this size"}
+	}
+	var words []uint32
+	var err error
+	if j.File == "" {
+		words, err = rig.CompiledSPIRV(k)
+	} else {
+		var data []byte
+		data, err = os.ReadFile(j.File)
+		words = bytesToWords(data)
+	}
+	if err != nil {
+		return Outcome{Err: err.Error()}
+	}
+	crs, err := rig.RunWithSPIRV(k, words)
+	if err != nil {
+		return Outcome{Err: firstLine(err.Error())}
+	}
+	o := Outcome{Cases: len(crs)}
+	for _, cr := range crs {
+		if !cr.Passed {
+			o.Failed++
+		}
+	}
+	return o
+}
+
+// runSize runs every job at one lavapipe size in child processes, restarting
+// after a crash.
+func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func(string, ...any)) ([]Outcome, error) {
+	out := make([]Outcome, len(jobs))
+	req := request{Device: opt.Device, Jobs: jobs, Broken: map[string]string{}}
+	if sp.LPWidth > 0 {
+		req.WaveSize = sp.Size
+	}
+	for restart := 0; req.Start < len(jobs); restart++ {
+		if restart > 64 {
+			return nil, fmt.Errorf("wave size %d: more than 64 driver crashes", sp.Size)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("request-%d-%d.json", sp.Size, restart))
+		data, _ := json.Marshal(req)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(opt.Self)
+		cmd.Env = append(os.Environ(), ChildEnv+"="+path)
+		if sp.LPWidth > 0 {
+			cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth))
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		running := -1
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var childErr, unavailable string
+		for sc.Scan() {
+			var m message
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue // a driver's stray print
+			}
+			switch {
+			case m.Begin != nil:
+				running = *m.Begin
+			case m.Outcome != nil:
+				out[m.Index] = *m.Outcome
+				if j := jobs[m.Index]; (j.Mutant == "" || j.Mutant == RoundTrip) && (m.Outcome.Err != "" || m.Outcome.Failed > 0) {
+					req.Broken[j.Kernel] = m.Outcome.Err
+				}
+				running = -1
+				req.Start = m.Index + 1
+			case m.Unavailable != "":
+				unavailable = m.Unavailable
+			case m.Error != "":
+				childErr = m.Error
+			}
+		}
+		werr := cmd.Wait()
+		switch {
+		case unavailable != "":
+			return nil, &harness.SizeUnavailableError{Msg: unavailable}
+		case childErr != "":
+			return nil, fmt.Errorf("wave size %d: %s", sp.Size, childErr)
+		case running >= 0:
+			// The driver died in this job: a crash is what the rig reports, a failure.
+			out[running] = Outcome{Crash: true, Err: fmt.Sprintf("the driver crashed the process (%v)", werr)}
+			if j := jobs[running]; j.Mutant == "" || j.Mutant == RoundTrip {
+				req.Broken[jobs[running].Kernel] = "crash"
+			}
+			logf("score: size %d: %s crashed the driver; resuming after it", sp.Size, name(jobs[running]))
+			req.Start = running + 1
+		case werr != nil || req.Start < len(jobs):
+			return nil, fmt.Errorf("wave size %d: child ended early (%v): %s", sp.Size, werr, lastLines(stderr.String(), 5))
+		}
+	}
+	logf("score: size %d done (%d jobs)", sp.Size, len(jobs))
+	return out, nil
+}
+
+func name(j Job) string {
+	if j.Mutant == "" {
+		return j.Kernel + " (unmutated)"
+	}
+	return fmt.Sprintf("%q in %s", j.Mutant, j.Kernel)
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, " | ")
+}
