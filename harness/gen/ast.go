@@ -20,28 +20,40 @@
 //
 // # The contract
 //
-// The simulator gives every event its dynamic instance: the site, the call
-// sites on the way to it and the iteration number of every enclosing loop.
-// R is the set of lanes of the wave (the lanes sharing the observed wave key)
-// whose events have the same instance. SPIR-V never tangles invocations of
-// different dynamic instances, so the lanes that ran the operation together
-// with lane L are some S with L ∈ S ⊆ R.
+// The simulator runs each lane on its own (no wave result feeds back, so a
+// lane's path needs no other lane) and gives every event its dynamic
+// instance: the site, the call sites on the way to it and the iteration
+// number of every enclosing loop. R is the set of lanes of the wave (the
+// lanes sharing the observed wave key) whose events have the same instance:
+// the active mask a maximally reconverging device has at that point. SPIR-V
+// never tangles invocations of different dynamic instances, so the lanes that
+// ran the operation together with lane L are some S with L ∈ S ⊆ R.
 //
-//   - Exact (Maximal: the device has SPV_KHR_maximal_reconvergence and the
-//     module asks for it): S = R, and every result is compared exactly
-//     (undefined reads of inactive lanes accept any value).
-//   - Subset (every other device, lavapipe included): a result passes when
-//     SOME S with L ∈ S ⊆ R yields it. Operation arguments are chosen so that
-//     this is decidable: sums, ors, xors and ands of single-lane bits
-//     (1 << lane when a lane condition holds) return the subset itself, a
-//     product of 2s its size, min/max/first a value of a lane in R, and the
-//     votes have a forced answer only where every choice of S agrees. Reads of
-//     another lane (WaveReadLaneAt, the quad reads) accept any value there,
-//     since the lane read may not be in S.
+//   - Exact, where the device has shaderMaximalReconvergence (Device.Maximal;
+//     every module then carries MaximallyReconvergesKHR, added by
+//     RequestMaximalReconvergence since HLSL cannot ask for it in compute):
+//     S = R, and every result is compared exactly (a read of an inactive lane
+//     accepts any value).
+//   - Subset, everywhere else (lavapipe 22.3 included): a result passes when
+//     SOME S with L ∈ S ⊆ R yields it. The arguments make this decidable:
+//     sums, ors, xors and ands of single-lane bits (1 << lane where the site's
+//     lane condition holds) return the subset itself, a product of 2s and the
+//     bit counts its size, min, max and first a value of a lane in R, and the
+//     votes are forced only where every choice of S agrees. Reads of another
+//     lane (WaveReadLaneAt, the quad reads) accept any value, since the lane
+//     read may not be in S; the exact contract checks them.
 //
-// A correct device therefore never fails either contract: a failure is a
-// device (or compiler) bug. The checker does not demand that lanes of one
-// instance agree on one S; it is the weakest sound rule, per lane.
+// Under either contract a correct device never fails: a failure is a device
+// or compiler bug. The subset check is per lane (it does not ask the lanes of
+// one instance to agree on one S): the weakest sound rule. Beyond values,
+// every lane must log exactly the sites the simulation runs, in order, and
+// the layout (keys, unique lanes, one lane count) must hold.
+//
+// All 24 SM 6.0 wave and quad operations are generated. Lanes past 63 are
+// outside the single-lane bits (waves of 128 check those ops only for lower
+// lanes). Each workgroup size is from a fixed list (whole waves and partial
+// last waves); control flow depends on the lane index, the group index, an
+// input word per invocation and loop counters.
 package gen
 
 // Layout of a lane's record in the log buffer.
