@@ -66,3 +66,50 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestMaximalReconvergence: the extension goes after the
+// capabilities, the execution mode among the entry's modes, once each (the
+// spirv-val here predates the extension and validates the module without
+// them, so the layout is checked by hand).
+func TestRequestMaximalReconvergence(t *testing.T) {
+	words, err := Compile(Generate(3).HLSL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, err := RequestMaximalReconvergence(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []uint32
+	exts, modes := 0, 0
+	for i := 5; i < len(mw); i += int(mw[i] >> 16) {
+		op := mw[i] & 0xffff
+		order = append(order, op)
+		switch {
+		case op == spvOpExtension && mw[i+1] == 'S'|'P'<<8|'V'<<16|'_'<<24:
+			exts++
+		case op == spvOpExecutionMode && mw[i+2] == spvModeMaxReconverges:
+			modes++
+		}
+	}
+	if exts != 1 || modes != 1 {
+		t.Fatalf("%d extensions, %d modes", exts, modes)
+	}
+	// Logical layout: Capability(17) < Extension(10) < ExtInstImport(11) <
+	// MemoryModel(14) < EntryPoint(15) < ExecutionMode(16) < the rest.
+	rank := map[uint32]int{17: 0, spvOpExtension: 1, spvOpExtInstImport: 2, spvOpMemoryModel: 3, spvOpEntryPoint: 4, spvOpExecutionMode: 5}
+	last := 0
+	for _, op := range order {
+		r, ok := rank[op]
+		if !ok {
+			r = 6
+		}
+		if r < last {
+			t.Fatalf("opcode %d after section %d: %v", op, last, order[:12])
+		}
+		last = r
+	}
+	if len(mw) != len(words)+9+3 {
+		t.Fatalf("%d words added, want 12", len(mw)-len(words))
+	}
+}
