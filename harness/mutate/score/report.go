@@ -25,7 +25,9 @@ type MutantScore struct {
 	// CaughtAt are the sizes at which some case failed.
 	CaughtAt []uint32
 	// Kernels are the kernels it ran in (valid, and passing unmutated);
-	// CaughtIn those where a case failed at some size.
+	// CaughtIn those where a case failed at some size. Once caught at a size,
+	// a mutant's later kernels are not run there: CaughtIn is where it was
+	// caught first.
 	Kernels, CaughtIn []string
 	// Crashed: the driver crashed on it somewhere (counted as caught: the rig
 	// reports a crash as a failure).
@@ -134,12 +136,12 @@ func (r *Result) Summarize() Summary {
 				continue
 			}
 			for _, size := range r.Sizes {
-				if !good[j.Kernel][size] {
+				o := r.Outcomes[i][size]
+				if !good[j.Kernel][size] || o.Skipped {
 					continue
 				}
-				o := r.Outcomes[i][size]
 				ran[j.Kernel] = true
-				if o.Failed > 0 || o.Crash || o.Err != "" {
+				if o.counts() {
 					caughtAt[size] = true
 					caughtIn[j.Kernel] = true
 					ms.Crashed = ms.Crashed || o.Crash
@@ -344,7 +346,7 @@ func (s Summary) Markdown() string {
 		f := fams[name]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", name, f[0], f[1], f[2], f[3])
 	}
-	b.WriteString("\n## Mutants\n\n| mutant | family | plants | status | caught at sizes | caught in |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Mutants\n\n| mutant | family | plants | status | caught at sizes | caught first in |\n|---|---|---|---|---|---|\n")
 	for _, m := range s.Mutants {
 		where := compact(m.CaughtIn)
 		if m.Crashed {

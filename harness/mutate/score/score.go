@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"waverig/harness"
 	"waverig/harness/kernels"
@@ -60,7 +61,15 @@ type Outcome struct {
 	Failed int    `json:"failed"`
 	Err    string `json:"err,omitempty"`
 	Crash  bool   `json:"crash,omitempty"`
+	// Skipped: the mutant was already caught at this size in an earlier
+	// kernel, so this one was not run (the score needs one catch per size;
+	// running the rest would double the score's time).
+	Skipped bool `json:"skipped,omitempty"`
 }
+
+// counts says whether an outcome shows the mutant: a failing case, a crash or
+// a module the driver refused.
+func (o Outcome) counts() bool { return o.Failed > 0 || o.Crash || o.Err != "" }
 
 // Options choose the device and the sizes.
 type Options struct {
@@ -103,6 +112,7 @@ func Run(opt Options) (*Result, error) {
 		}
 		opt.Self = self
 	}
+	start := time.Now()
 	rig, err := harness.New(opt.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
 	if err != nil {
 		return nil, err
@@ -122,7 +132,7 @@ func Run(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf("score: %d kernels, %d mutant modules, %d rejected by spirv-val", len(ks), len(res.Jobs)-len(ks), countRejected(res.Rejected))
+	logf("score: %d kernels, %d mutant modules (round trips included), %d rejected by spirv-val; prepared in %s", len(ks), len(res.Jobs)-len(ks), countRejected(res.Rejected), time.Since(start).Round(time.Second))
 	res.Outcomes = make([]map[uint32]Outcome, len(res.Jobs))
 	for i := range res.Outcomes {
 		res.Outcomes[i] = map[uint32]Outcome{}
@@ -362,6 +372,9 @@ type request struct {
 	// Broken are kernels whose unmutated module failed to run at this size
 	// (a predecessor found out): their mutants are not run.
 	Broken map[string]string `json:"broken,omitempty"`
+	// Caught are the mutants caught at this size so far (by a predecessor):
+	// their later jobs are skipped.
+	Caught map[string]bool `json:"caught,omitempty"`
 }
 
 // message is one line of a child's stdout.
@@ -407,21 +420,42 @@ func ChildMain(w io.Writer) int {
 	for _, k := range Kernels() {
 		byName[k.Name] = k
 	}
-	broken := req.Broken
+	broken, caught := req.Broken, req.Caught
 	if broken == nil {
 		broken = map[string]string{}
+	}
+	if caught == nil {
+		caught = map[string]bool{}
 	}
 	for i := req.Start; i < len(req.Jobs); i++ {
 		j := req.Jobs[i]
 		i := i
+		if caught[j.Mutant] {
+			send(message{Index: i, Outcome: &Outcome{Skipped: true}})
+			continue
+		}
 		send(message{Begin: &i})
 		o := runJob(rig, byName, j, broken)
-		if (j.Mutant == "" || j.Mutant == RoundTrip) && (o.Err != "" || o.Failed > 0) {
-			broken[j.Kernel] = o.Err
-		}
+		note(j, o, broken, caught)
 		send(message{Index: i, Outcome: &o})
 	}
 	return 0
+}
+
+// note records what an outcome tells the jobs after it: an unmutated kernel
+// (or its round trip) that does not pass makes its mutants meaningless at this
+// size; a mutant that shows is caught, and its other kernels are skipped.
+func note(j Job, o Outcome, broken map[string]string, caught map[string]bool) {
+	switch {
+	case j.Mutant == "" || j.Mutant == RoundTrip:
+		if o.counts() {
+			broken[j.Kernel] = o.Err
+		}
+	case o.counts():
+		if _, bad := broken[j.Kernel]; !bad {
+			caught[j.Mutant] = true
+		}
+	}
 }
 
 func runJob(rig *harness.Rig, byName map[string]kernels.Kernel, j Job, broken map[string]string) Outcome {
@@ -460,11 +494,13 @@ func runJob(rig *harness.Rig, byName map[string]kernels.Kernel, j Job, broken ma
 // runSize runs every job at one lavapipe size in child processes, restarting
 // after a crash.
 func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func(string, ...any)) ([]Outcome, error) {
+	start := time.Now()
 	out := make([]Outcome, len(jobs))
-	req := request{Device: opt.Device, Jobs: jobs, Broken: map[string]string{}}
+	req := request{Device: opt.Device, Jobs: jobs, Broken: map[string]string{}, Caught: map[string]bool{}}
 	if sp.LPWidth > 0 {
 		req.WaveSize = sp.Size
 	}
+	ran := 0
 	for restart := 0; req.Start < len(jobs); restart++ {
 		if restart > 64 {
 			return nil, fmt.Errorf("wave size %d: more than 64 driver crashes", sp.Size)
@@ -502,9 +538,7 @@ func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func
 				running = *m.Begin
 			case m.Outcome != nil:
 				out[m.Index] = *m.Outcome
-				if j := jobs[m.Index]; (j.Mutant == "" || j.Mutant == RoundTrip) && (m.Outcome.Err != "" || m.Outcome.Failed > 0) {
-					req.Broken[j.Kernel] = m.Outcome.Err
-				}
+				note(jobs[m.Index], *m.Outcome, req.Broken, req.Caught)
 				running = -1
 				req.Start = m.Index + 1
 			case m.Unavailable != "":
@@ -514,6 +548,12 @@ func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func
 			}
 		}
 		werr := cmd.Wait()
+		ran = 0
+		for _, o := range out {
+			if !o.Skipped && (o.Cases > 0 || o.Err != "") {
+				ran++
+			}
+		}
 		switch {
 		case unavailable != "":
 			return nil, &harness.SizeUnavailableError{Msg: unavailable}
@@ -522,16 +562,14 @@ func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func
 		case running >= 0:
 			// The driver died in this job: a crash is what the rig reports, a failure.
 			out[running] = Outcome{Crash: true, Err: fmt.Sprintf("the driver crashed the process (%v)", werr)}
-			if j := jobs[running]; j.Mutant == "" || j.Mutant == RoundTrip {
-				req.Broken[jobs[running].Kernel] = "crash"
-			}
+			note(jobs[running], out[running], req.Broken, req.Caught)
 			logf("score: size %d: %s crashed the driver; resuming after it", sp.Size, name(jobs[running]))
 			req.Start = running + 1
 		case werr != nil || req.Start < len(jobs):
 			return nil, fmt.Errorf("wave size %d: child ended early (%v): %s", sp.Size, werr, lastLines(stderr.String(), 5))
 		}
 	}
-	logf("score: size %d done (%d jobs)", sp.Size, len(jobs))
+	logf("score: size %d done (%d jobs, %d run) in %s", sp.Size, len(jobs), ran, time.Since(start).Round(time.Second))
 	return out, nil
 }
 
