@@ -173,6 +173,17 @@ func laneIndex() []Mutation {
 		shuffleLane("Shuffle lane 0", "WaveReadLaneAt always reads lane 0", func(m *module, in inst, lane string) (string, []string) {
 			return m.uintConst(0), nil
 		}),
+		// Equivalent where every lane argument is below the wave size: kept to
+		// show that the score tells such mutants apart (mutate.Survivors).
+		shuffleLane("Shuffle lane wrapped", "WaveReadLaneAt reads lane (i mod the wave size) (a driver that wraps lane indices)", func(m *module, in inst, lane string) (string, []string) {
+			size, mask, n := m.name("size"), m.name("mask"), m.name("lane")
+			u := m.uint()
+			return n, []string{
+				fmt.Sprintf("%s%s = OpLoad %s %%SubgroupSize", in.indent, size, u),
+				fmt.Sprintf("%s%s = OpISub %s %s %s", in.indent, mask, u, size, m.uintConst(1)),
+				fmt.Sprintf("%s%s = OpBitwiseAnd %s %s %s", in.indent, n, u, lane, mask),
+			}
+		}),
 		mut("Shuffle->BroadcastFirst", "lane index", "WaveReadLaneAt ignores its lane and reads the first active lane", []string{"WaveReadLaneAt"}, func(m *module) int {
 			return m.edit(func(in inst) []string {
 				if !isGroup(in, "Shuffle") || len(in.args) != 4 {
@@ -284,6 +295,11 @@ func ballots() []Mutation {
 		}),
 		afterBallot("ballot words swapped", "the ballot's first two words are swapped", func(m *module, r inst, b string) []string {
 			return []string{fmt.Sprintf("%s%s = OpVectorShuffle %s %s %s 1 0 2 3", r.indent, r.res, r.args[0], b, b)}
+		}),
+		// Equivalent at every wave size up to 64 (words 2 and 3 are zero):
+		// kept to show the score's survivors (mutate.Survivors).
+		afterBallot("ballot high words swapped", "the ballot's words 2 and 3 (lanes 64 to 127) are swapped", func(m *module, r inst, b string) []string {
+			return []string{fmt.Sprintf("%s%s = OpVectorShuffle %s %s %s 0 1 3 2", r.indent, r.res, r.args[0], b, b)}
 		}),
 		afterBallot("ballot counts inactive lanes", "the active mask is ignored: every inactive lane's bit is set", func(m *module, r inst, b string) []string {
 			am, inv := m.name("active"), m.name("inactive")
