@@ -17,6 +17,7 @@ package score
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -165,7 +166,7 @@ func Run(opt Options) (*Result, error) {
 			defer mu.Unlock()
 			if err != nil {
 				var su *harness.SizeUnavailableError
-				if errorsAs(err, &su) {
+				if errors.As(err, &su) {
 					res.Skipped[sp.Size] = su.Msg
 					return
 				}
@@ -189,14 +190,6 @@ func Run(opt Options) (*Result, error) {
 	}
 	res.Sizes = kept
 	return res, firstErr
-}
-
-func errorsAs(err error, target **harness.SizeUnavailableError) bool {
-	e, ok := err.(*harness.SizeUnavailableError)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 func countRejected(r map[string]map[string]string) int {
