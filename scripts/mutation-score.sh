@@ -15,6 +15,7 @@ if [[ "${1:-}" == "-update" ]]; then
 	args+=(-args -update)
 fi
 start=$(date +%s)
+set +e
 go test -count=1 -timeout 20m -run '^TestMutationScore$' -v ./harness/mutate/score "${args[@]}" |
 	grep -v '^=== RUN' | sed 's/^    score_test\.go:[0-9]*: \{0,1\}//; s/^        //'
 status=${PIPESTATUS[0]}
