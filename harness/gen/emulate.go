@@ -169,16 +169,8 @@ func exactResult(op Op, k uint32, self member, in *instance, size uint32) (lo, h
 			}
 		}
 		return v, 0
-	case OpReadLaneAt:
-		return read(k)
-	case OpQuadReadLaneAt:
-		return read(self.lane&^3 | k)
-	case OpQuadReadAcrossX:
-		return read(self.lane ^ 1)
-	case OpQuadReadAcrossY:
-		return read(self.lane ^ 2)
-	case OpQuadReadAcrossDiagonal:
-		return read(self.lane ^ 3)
+	case OpReadLaneAt, OpQuadReadLaneAt, OpQuadReadAcrossX, OpQuadReadAcrossY, OpQuadReadAcrossDiagonal:
+		return read(readSource(op, self.lane, k))
 	}
 	return 0, 0
 }

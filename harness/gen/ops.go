@@ -118,6 +118,22 @@ func pow2(k int) uint32 {
 	return 1 << k
 }
 
+// readSource is the lane a read operation reads from: WaveReadLaneAt's
+// index, or a quad read's partner in the reading lane's quad.
+func readSource(op Op, lane, k uint32) uint32 {
+	switch op {
+	case OpQuadReadLaneAt:
+		return lane&^3 | k
+	case OpQuadReadAcrossX:
+		return lane ^ 1
+	case OpQuadReadAcrossY:
+		return lane ^ 2
+	case OpQuadReadAcrossDiagonal:
+		return lane ^ 3
+	}
+	return k // WaveReadLaneAt
+}
+
 // checkEvent says whether lo, hi is a result op could give lane self of inst
 // (exact: with every lane of inst active; else with some subset containing
 // self active) and, when it is not, what was expected in words.
@@ -237,16 +253,8 @@ func checkEvent(op Op, k uint32, self member, inst *instance, exact bool, waveSi
 			}
 		}
 		return false, fmt.Sprintf("the value of a lane of the instance (%s)", op)
-	case OpReadLaneAt:
-		return read(k)
-	case OpQuadReadLaneAt:
-		return read(self.lane&^3 | k)
-	case OpQuadReadAcrossX:
-		return read(self.lane ^ 1)
-	case OpQuadReadAcrossY:
-		return read(self.lane ^ 2)
-	case OpQuadReadAcrossDiagonal:
-		return read(self.lane ^ 3)
+	case OpReadLaneAt, OpQuadReadLaneAt, OpQuadReadAcrossX, OpQuadReadAcrossY, OpQuadReadAcrossDiagonal:
+		return read(readSource(op, self.lane, k))
 	}
 	return false, "unknown op"
 }
