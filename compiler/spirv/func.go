@@ -18,6 +18,10 @@ type fn struct {
 	// Structured-exit targets of the enclosing constructs, innermost last.
 	breaks    []uint32
 	continues []uint32
+	// brokenTo are the merge blocks a Break was emitted to: a merge no emitted
+	// branch reaches ends in OpUnreachable (a Break after a Continue or Return
+	// is dropped with the dead code, so it must not count).
+	brokenTo map[uint32]bool
 }
 
 func (b *builder) emitFunction(f *ir.Function, isEntry bool) {
@@ -186,7 +190,12 @@ func (s *fn) stmt(st ir.Stmt) {
 			b.errorf(b.pos, diag.ErrSpvShape, "break outside a loop or switch")
 			return
 		}
-		s.term(opBranch, s.breaks[len(s.breaks)-1])
+		target := s.breaks[len(s.breaks)-1]
+		if s.brokenTo == nil {
+			s.brokenTo = map[uint32]bool{}
+		}
+		s.brokenTo[target] = true
+		s.term(opBranch, target)
 	case *ir.Continue:
 		if len(s.continues) == 0 {
 			b.errorf(b.pos, diag.ErrSpvShape, "continue outside a loop")
@@ -263,8 +272,8 @@ func (s *fn) loop(st *ir.Loop) {
 	s.label(body)
 	s.breaks = append(s.breaks, merge)
 	s.continues = append(s.continues, cont)
-	mergeReached := blockBreaks(st.Body)
 	s.block(st.Body)
+	mergeReached := s.brokenTo[merge]
 	if s.open {
 		s.term(opBranch, cont)
 	}
@@ -287,22 +296,6 @@ func (s *fn) loop(st *ir.Loop) {
 	if !mergeReached {
 		s.term(opUnreachable)
 	}
-}
-
-// blockBreaks reports whether a loop body contains a Break that leaves this
-// loop (not one of a nested loop or switch).
-func blockBreaks(b ir.Block) bool {
-	for _, st := range b {
-		switch st := st.(type) {
-		case *ir.Break:
-			return true
-		case *ir.If:
-			if blockBreaks(st.Then) || blockBreaks(st.Else) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // switchStmt: OpSelectionMerge + OpSwitch whose targets follow the case order, so
@@ -349,10 +342,8 @@ func (s *fn) switchStmt(st *ir.Switch) {
 				reached = true
 			}
 		}
-		if blockBreaks(c.Body) {
-			reached = true
-		}
 	}
+	reached = reached || s.brokenTo[merge]
 	s.breaks = s.breaks[:len(s.breaks)-1]
 	s.label(merge)
 	if !reached {
