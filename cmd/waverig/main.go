@@ -21,7 +21,7 @@ usage:
   waverig list [-ops REGEX] [-sizes 4,8] [-shard K/N] …                       the test names run would record
   waverig merge -out DIR RUN_DIR…                                             join shards or hosts' runs into one
   waverig baseline -out DIR RUN_DIR                                           a baseline directory from a run
-  waverig exec CASE.json [-device …] [-compiler ours|glslang]                 run one case file
+  waverig exec CASE.json [-device …] [-compiler ours|glslang|cmd:NAME=PATH]   run one case file
   waverig devices [-json]                                                     list Vulkan devices
   waverig compile [flags] FILE.hlsl                                           compile HLSL (see waverig compile -h)
   waverig report DIR                                                          JUnit/CSV/HTML from DIR/results.jsonl
@@ -29,8 +29,9 @@ usage:
   waverig view DIR                                                            a window on a run (built with -tags viewer)
   waverig fuzz [-seed S] [-n N] [-time D] [-out DIR] [-sizes 4,8,16]          generated control flow vs a CPU simulation
 
-exit status: 0 ok; 1 a wrong result nobody knew about (run, diff), compile errors
-(compile), mismatches (exec); 2 bad usage or input; 3 could not finish or save results.
+exit status: 0 ok; 1 a result no baseline expects — a new wrong result, crash or timeout, or an
+unexpected improvement (run, merge, diff, fuzz), compile errors (compile), mismatches (exec); 2 bad
+usage or input; 3 could not finish or save results.
 `
 
 func main() { os.Exit(mainStatus()) }
