@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -243,12 +244,7 @@ func inputDevices(in mergeInput) []int {
 	for _, r := range in.recs {
 		set[r.DeviceIndex] = true
 	}
-	out := make([]int, 0, len(set))
-	for i := range set {
-		out = append(out, i)
-	}
-	sort.Ints(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // mergeDeviceIndices gives every (host, index) of the inputs its index in the
@@ -301,12 +297,7 @@ func distinctDevices(recs []results.Record, inputs []mergeInput, remap map[hostD
 	for _, r := range recs {
 		set[r.DeviceIndex] = true
 	}
-	out := make([]int, 0, len(set))
-	for i := range set {
-		out = append(out, i)
-	}
-	sort.Ints(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // mergeRecords joins the inputs' records, in input order, with merged device

@@ -321,6 +321,26 @@ func kernelWords(k Kernel, out map[string][]byte) (init, got []uint32, err error
 	return init, got, err
 }
 
+// waveInputs is what Check and ExpectedRecords both need of a wave before its
+// arms: the case's model type, the operation's result type, the lane count the
+// models see (the required wave size, else the one the wave recorded) and each
+// lane's input as written before the dispatch.
+func waveInputs(op intrinsics.Op, c Case, wv []hdr, init []uint32, waveSize uint32) (mt, rt models.Type, count uint32, inputs [][]uint64, err error) {
+	if mt, err = c.Type.Model(); err != nil {
+		return mt, rt, 0, nil, err
+	}
+	rt = models.ResultType(op, mt)
+	count = wv[0].count
+	if waveSize != 0 {
+		count = waveSize
+	}
+	inputs = make([][]uint64, len(wv))
+	for j, h := range wv {
+		inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
+	}
+	return mt, rt, count, inputs, nil
+}
+
 // armLanes are a wave's lanes as the models see one arm of the kernel's
 // branch: the lanes that took it active, the others inactive; active counts
 // them. Check and ExpectedRecords walk the arms alike through it.
@@ -338,19 +358,10 @@ func armLanes(wv []hdr, inputs [][]uint64, arm uint32) (lanes []models.Lane, act
 // checkWave checks one wave of one case: the arm each lane ran in, the lane argument,
 // and, per arm, every active lane's output against the model.
 func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads int, waveSize uint32, st *caseState) {
-	mt, err := c.Type.Model()
+	mt, rt, count, inputs, err := waveInputs(op, c, wv, init, waveSize)
 	if err != nil {
 		st.problem(err.Error())
 		return
-	}
-	rt := models.ResultType(op, mt)
-	count := wv[0].count
-	if waveSize != 0 {
-		count = waveSize
-	}
-	inputs := make([][]uint64, len(wv))
-	for j, h := range wv {
-		inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
 	}
 	describe := func(j int) string {
 		h := wv[j]

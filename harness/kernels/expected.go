@@ -133,18 +133,9 @@ func ExpectedRecords(k Kernel, out map[string][]byte, waveSize uint32) (RecordEx
 // layout passed, as checkWave compares them.
 func expectWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads int, waveSize uint32, e *RecordExpectation) {
 	set := func(i, w int, v uint32) { e.Words[i*recWords+w], e.Defined[i*recWords+w] = v, true }
-	mt, err := c.Type.Model()
+	mt, rt, count, inputs, err := waveInputs(op, c, wv, init, waveSize)
 	if err != nil {
 		return
-	}
-	rt := models.ResultType(op, mt)
-	count := wv[0].count
-	if waveSize != 0 {
-		count = waveSize
-	}
-	inputs := make([][]uint64, len(wv))
-	for j, h := range wv {
-		inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
 	}
 	partitioned := models.IsPartitioned(op)
 	for j, h := range wv {
