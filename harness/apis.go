@@ -90,7 +90,7 @@ func (t target) String() string { return t.api + "/" + t.comp }
 
 // targets are the (API, compiler) pairs of a run, in order: Vulkan with every
 // configured compiler (a command compiler by its NAME), then WebGPU with
-// waverig's (glslang emits no WGSL; command compilers are asked for SPIR-V only).
+// waverig's and every command compiler's WGSL (glslang emits none).
 func (r *Rig) targets() []target { return r.cfg.targets() }
 
 // targets are a configuration's (API, compiler) pairs (Rig.targets); no
@@ -108,7 +108,13 @@ func (cfg Config) targets() []target {
 				out = append(out, target{Vulkan, CompilerName(c)})
 			}
 		case WebGPU:
-			out = append(out, target{WebGPU, Ours})
+			// glslang emits no WGSL; a command compiler is asked for it
+			// (--target wgsl) and may say it cannot (exit 3: a skip).
+			for _, c := range comps {
+				if n := CompilerName(c); n == Ours || c != n {
+					out = append(out, target{WebGPU, n})
+				}
+			}
 		}
 	}
 	return out

@@ -376,14 +376,24 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 	var mod *module
 	var waveSize *reflect.WaveSize // the shader's [WaveSize] range (Vulkan)
 	switch {
-	case api == WebGPU && comp != "" && comp != Ours:
-		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler only", comp)
+	case api == WebGPU && comp != "" && comp != Ours && !strings.HasPrefix(comp, CommandPrefix):
+		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
 	case api == WebGPU:
 		if r.gpu == nil {
 			return nil, &CaseSkip{r.gpuSkip}
 		}
-		mod = compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
-		if mod.err != nil {
+		ours := compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
+		mod = ours
+		if cc, isCmd := commandOf(comp); isCmd {
+			// The command's WGSL, bound by the names waverig's reflection
+			// gives the registers (as on Vulkan); [WaveSize] is waverig's.
+			in := CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
+			mod = compileCommandWGSL(cc, in, registersOf(c), resourceNames(ours))
+			if mod.err != nil {
+				return nil, mod.err // the compiler failed on the case (exit 1)
+			}
+			mod.waveSize = ours.waveSize
+		} else if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile (WGSL) failed:\n"))
 		}
 		if mod.skip != "" {

@@ -200,29 +200,54 @@ var (
 		return regexp.MustCompile(`((?:@\s*\w+\s*(?:\([^)]*\))?\s*)+)var\s*<\s*(storage|uniform)\s*(?:,\s*\w+\s*)?>\s*(\w+)`)
 	})
 	wgslAttrRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@\s*(group|binding)\s*\(\s*(\d+)\s*\)`) })
-	wgslEntryRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@\s*compute[^;{]*?\bfn\s+(\w+)`) })
+	wgslEntryRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@\s*(compute|fragment|vertex)\b[^;{]*?\bfn\s+(\w+)`) })
 	wgslComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`) })
 )
 
+// wgslStageAttr is the WGSL attribute of each of the rig's stages.
+var wgslStageAttr = map[string]string{"compute": "compute", "pixel": "fragment", "vertex": "vertex"}
+
 // wgslBindings reads the buffers a WGSL module declares, keyed "GROUP:BINDING",
-// and checks that it has a compute entry point called entry. Every declared
-// buffer counts as used (WGSL reflection of what an entry point reaches is
-// wgpu's, not the rig's), so a case binds them all.
+// and checks that it has a compute entry point called entry (a module case).
 func wgslBindings(src, entry string) (map[string]reflect.Binding, error) {
-	src = wgslComment().ReplaceAllString(src, " ")
-	found := false
-	for _, m := range wgslEntryRE().FindAllStringSubmatch(src, -1) {
-		found = found || m[1] == entry
-	}
-	if !found {
-		return nil, fmt.Errorf("no @compute entry point named %q", entry)
+	mb, err := wgslModuleBindings(src, entry, "compute")
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]reflect.Binding{}
+	for _, b := range mb {
+		key := fmt.Sprintf("%d:%d", b.Set, b.Binding)
+		kind := "storage buffer"
+		if b.Kind == vulkan.Uniform {
+			kind = "uniform buffer"
+		}
+		out[key] = reflect.Binding{Register: key, Name: b.Name, Set: int(b.Set), Binding: int(b.Binding), Kind: kind, Descriptor: b.Descriptor()}
+	}
+	return out, nil
+}
+
+// wgslModuleBindings reads the buffers a WGSL module declares, as
+// vulkan.ModuleBindings reads a SPIR-V module's, and checks that it has an
+// entry point called entry for the stage. Every declared buffer counts as
+// used (WGSL reflection of what an entry point reaches is wgpu's, not the
+// rig's), so a job binds them all.
+func wgslModuleBindings(src, entry, stage string) ([]vulkan.ModuleBinding, error) {
+	src = wgslComment().ReplaceAllString(src, " ")
+	attr := wgslStageAttr[stage]
+	found := false
+	for _, m := range wgslEntryRE().FindAllStringSubmatch(src, -1) {
+		found = found || (m[1] == attr && m[2] == entry)
+	}
+	if !found {
+		return nil, fmt.Errorf("no @%s entry point named %q", attr, entry)
+	}
+	var out []vulkan.ModuleBinding
+	seen := map[[2]uint32]bool{}
 	for _, m := range wgslVarRE().FindAllStringSubmatch(src, -1) {
 		group, binding := -1, -1
 		for _, a := range wgslAttrRE().FindAllStringSubmatch(m[1], -1) {
 			n, err := strconv.Atoi(a[2])
-			if err != nil {
+			if err != nil || n > 1<<16 {
 				return nil, fmt.Errorf("var %s: @%s(%s) is out of range", m[3], a[1], a[2])
 			}
 			if a[1] == "group" {
@@ -234,15 +259,16 @@ func wgslBindings(src, entry string) (map[string]reflect.Binding, error) {
 		if group < 0 || binding < 0 {
 			return nil, fmt.Errorf("var<%s> %s lacks @group or @binding", m[2], m[3])
 		}
-		key := fmt.Sprintf("%d:%d", group, binding)
-		if _, dup := out[key]; dup {
+		at := [2]uint32{uint32(group), uint32(binding)}
+		if seen[at] {
 			return nil, fmt.Errorf("two variables at @group(%d) @binding(%d)", group, binding)
 		}
-		b := reflect.Binding{Register: key, Name: m[3], Set: group, Binding: binding, Kind: "storage buffer", Descriptor: "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"}
+		seen[at] = true
+		b := vulkan.ModuleBinding{Set: at[0], Binding: at[1], Kind: vulkan.Storage, Name: m[3]}
 		if m[2] == "uniform" {
-			b.Kind, b.Descriptor = "uniform buffer", "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER"
+			b.Kind = vulkan.Uniform
 		}
-		out[key] = b
+		out = append(out, b)
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"waverig/compiler/reflect"
 	"waverig/harness/vulkan"
@@ -24,10 +25,11 @@ import (
 // convention below, and NAME is what records, test names (/compiler=NAME) and
 // blame (compiler:NAME) call it.
 //
-//	PATH --hlsl FILE --entry NAME --stage compute|pixel|vertex --target vulkan1.1
+//	PATH --hlsl FILE --entry NAME --stage compute|pixel|vertex --target vulkan1.1|wgsl
 //	     --out FILE [--define K=V]… [--extension SPV_…]… [--register-shift CLASS=N]…
 //
-// Exit 0: the module is in --out. Exit CommandCannotCompile: the compiler
+// Vulkan asks for SPIR-V (--target vulkan1.1), WebGPU for WGSL (--target
+// wgsl). Exit 0: the module is in --out. Exit CommandCannotCompile: the compiler
 // declares it cannot compile this shader (a skip, with its stderr as the
 // reason). Any other status: a compile error (the case fails, stderr is the
 // message). The rig binds the module by its own DescriptorSet/Binding
@@ -46,6 +48,11 @@ const CommandCannotCompile = 3
 // allows runs on the devices the rig drives (glslang 12 must use it too:
 // its SPIR-V 1.5 keeps BufferBlock, which spirv-val rejects).
 const CommandTarget = "vulkan1.1"
+
+// CommandTargetWGSL is the target WebGPU asks command compilers for: WGSL
+// text. Standard WGSL is accepted; the rig adapts it to wgpu-native
+// (nagaWGSL).
+const CommandTargetWGSL = "wgsl"
 
 // commandTimeout bounds one compiler process.
 const commandTimeout = 60 * time.Second
@@ -186,12 +193,23 @@ type CommandInput struct {
 	Stage      string // compute, pixel, vertex
 	Defines    map[string]string
 	Extensions []string
+	// Target is CommandTarget (SPIR-V for Vulkan; "" means it) or
+	// CommandTargetWGSL (WGSL for WebGPU).
+	Target string
+}
+
+// target is the --target a request asks for.
+func (in CommandInput) target() string {
+	if in.Target == "" {
+		return CommandTarget
+	}
+	return in.Target
 }
 
 // Args is the command line the convention gives a request whose source is
 // at src and whose module goes to out.
 func (in CommandInput) Args(src, out string) []string {
-	args := []string{"--hlsl", src, "--entry", in.Entry, "--stage", in.Stage, "--target", CommandTarget, "--out", out}
+	args := []string{"--hlsl", src, "--entry", in.Entry, "--stage", in.Stage, "--target", in.target(), "--out", out}
 	keys := make([]string, 0, len(in.Defines))
 	for k := range in.Defines {
 		keys = append(keys, k)
@@ -209,10 +227,39 @@ func (in CommandInput) Args(src, out string) []string {
 	return args
 }
 
-// Compile runs the command on one request. skip is non-empty when the
-// compiler declared it cannot compile the shader (exit CommandCannotCompile);
-// err is any other failure (its message holds the compiler's stderr).
+// Compile runs the command on one request for SPIR-V. skip is non-empty when
+// the compiler declared it cannot compile the shader (exit
+// CommandCannotCompile); err is any other failure (its message holds the
+// compiler's stderr).
 func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, err error) {
+	in.Target = CommandTarget
+	data, skip, err := c.run(in)
+	if err != nil || skip != "" {
+		return nil, skip, err
+	}
+	words, err = spirvWords(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("compiler %s: %v", c.Name, err)
+	}
+	return words, "", nil
+}
+
+// CompileWGSL runs the command on one request for WGSL (WebGPU): the module's
+// text, as Compile's words.
+func (c CommandCompiler) CompileWGSL(in CommandInput) (wgsl string, skip string, err error) {
+	in.Target = CommandTargetWGSL
+	data, skip, err := c.run(in)
+	if err != nil || skip != "" {
+		return "", skip, err
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return "", "", fmt.Errorf("compiler %s: --target wgsl wrote %d bytes that are not WGSL text (not UTF-8, or a NUL byte)", c.Name, len(data))
+	}
+	return string(data), "", nil
+}
+
+// run runs the command on one request and returns what it wrote to --out.
+func (c CommandCompiler) run(in CommandInput) (data []byte, skip string, err error) {
 	tmp, err := os.MkdirTemp("", "waverig-cmd")
 	if err != nil {
 		return nil, "", err
@@ -222,7 +269,11 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 	if name == "" {
 		name = "kernel.hlsl"
 	}
-	src, out := filepath.Join(tmp, filepath.Base(name)), filepath.Join(tmp, "module.spv")
+	outName := "module.spv"
+	if in.target() == CommandTargetWGSL {
+		outName = "module.wgsl"
+	}
+	src, out := filepath.Join(tmp, filepath.Base(name)), filepath.Join(tmp, outName)
 	if in.Path != "" {
 		if src, err = filepath.Abs(in.Path); err != nil {
 			return nil, "", err
@@ -234,6 +285,8 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, in.Args(src, out)...)
 	cmd.Dir = tmp
+	cmd.Env = commandEnv(os.Environ())
+	killGroupOnCancel(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	runErr := cmd.Run()
@@ -252,15 +305,29 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 	case runErr != nil:
 		return nil, "", fmt.Errorf("running compiler %s (%s): %v", c.Name, c.Path, runErr)
 	}
-	data, err := os.ReadFile(out)
+	data, err = os.ReadFile(out)
 	if err != nil {
 		return nil, "", fmt.Errorf("compiler %s exited 0 but wrote no module: %v", c.Name, err)
 	}
-	words, err = spirvWords(data)
-	if err != nil {
-		return nil, "", fmt.Errorf("compiler %s: %v", c.Name, err)
+	return data, "", nil
+}
+
+// commandEnv is the environment of a command compiler: the rig's, less the
+// variables that make a waverig binary a worker of the rig (a child process
+// for one wave size, a mutation-score child). A command that runs waverig —
+// scripts/compilers/waverig-wrapper.sh does — would otherwise inherit them and
+// run the rig's kernels instead of compiling, each calling the command again:
+// a fork bomb, not a compile.
+func commandEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "WAVERIG_") && strings.HasSuffix(name, "CHILD") {
+			continue
+		}
+		out = append(out, kv)
 	}
-	return words, "", nil
+	return out
 }
 
 // spirvWords checks that data is a SPIR-V binary (the magic number, in
@@ -353,6 +420,62 @@ func compileCommand(c CommandCompiler, in CommandInput, registers []string, name
 		return &module{err: fmt.Errorf("compiler %s's module: %v", c.Name, err)}
 	}
 	return &module{spirv: words, entry: in.Entry, bindings: bindCommandModule(mb, registers, names)}
+}
+
+// compileCommandWGSL compiles one entry point with a command compiler for
+// WebGPU and binds its WGSL by its @group/@binding declarations, as
+// compileCommand binds SPIR-V: by the names waverig's reflection gives the
+// registers, else by the requested shifts (group = space).
+func compileCommandWGSL(c CommandCompiler, in CommandInput, registers []string, names map[string]string) *module {
+	src, skip, err := c.CompileWGSL(in)
+	switch {
+	case err != nil:
+		return &module{err: err}
+	case skip != "":
+		return &module{skip: skip}
+	}
+	src = nagaWGSL(src)
+	mb, err := wgslModuleBindings(src, in.Entry, in.Stage)
+	if err != nil {
+		return &module{err: fmt.Errorf("compiler %s's WGSL: %v", c.Name, err)}
+	}
+	return &module{wgsl: src, entry: in.Entry, bindings: bindCommandModule(mb, registers, names)}
+}
+
+// enableSubgroupsRE matches WGSL's `enable subgroups;` directive, alone or in
+// a list (`enable f16, subgroups;`).
+var enableSubgroupsRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(\s*enable\s+)([^;]*)(;)`)
+})
+
+// subgroupDiagnosticRE matches the global subgroup_uniformity filter.
+var subgroupDiagnosticRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*diagnostic\s*\(\s*off\s*,\s*subgroup_uniformity\s*\)\s*;`)
+})
+
+// nagaWGSL adapts standard WGSL to the wgpu-native the rig drives: naga 29
+// rejects the `enable subgroups;` directive ("not yet supported") although it
+// accepts the subgroup builtins once the device has the subgroup feature,
+// which the rig always requests. So the directive is dropped (or `subgroups`
+// from an enable list), and so is the `diagnostic(off, subgroup_uniformity);`
+// filter naga does not know (it warns on every pipeline); nothing else is
+// changed, and everything else naga does not accept fails at pipeline
+// creation with naga's words.
+func nagaWGSL(src string) string {
+	src = subgroupDiagnosticRE().ReplaceAllString(src, "// (diagnostic(off, subgroup_uniformity); dropped for wgpu-native)")
+	return enableSubgroupsRE().ReplaceAllStringFunc(src, func(line string) string {
+		m := enableSubgroupsRE().FindStringSubmatch(line)
+		var keep []string
+		for _, ext := range strings.Split(m[2], ",") {
+			if e := strings.TrimSpace(ext); e != "" && e != "subgroups" {
+				keep = append(keep, e)
+			}
+		}
+		if len(keep) == 0 {
+			return "// (enable subgroups; dropped for wgpu-native)"
+		}
+		return m[1] + strings.Join(keep, ", ") + m[3]
+	})
 }
 
 // resourceNames maps each register of a module waverig compiled to its

@@ -191,3 +191,56 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {}
 		t.Errorf("no binding: %v", err)
 	}
 }
+
+// A command asked for WGSL (WebGPU) gets --target wgsl and its text back;
+// bytes that are not text are an error naming the compiler.
+func TestCommandCompilerWGSL(t *testing.T) {
+	dir := t.TempDir()
+	findOut := "while [ $# -gt 0 ]; do [ \"$1\" = --target ] && target=$2; [ \"$1\" = --out ] && out=$2; shift; done\n"
+	in := CommandInput{Source: []byte("// nothing\n"), Entry: "main", Stage: "compute"}
+	cc := CommandCompiler{Name: "w", Path: script(t, dir, "w", findOut+"[ \"$target\" = wgsl ] || exit 7\necho '@compute @workgroup_size(1) fn main() {}' > \"$out\"\n")}
+	src, skip, err := cc.CompileWGSL(in)
+	if err != nil || skip != "" || !strings.Contains(src, "fn main()") {
+		t.Fatalf("wgsl: %q %q %v", src, skip, err)
+	}
+	bin := CommandCompiler{Name: "bin", Path: script(t, dir, "bin", findOut+"printf 'a\\000b' > \"$out\"\n")}
+	if _, _, err := bin.CompileWGSL(in); err == nil || !strings.Contains(err.Error(), "not WGSL text") {
+		t.Errorf("binary output: %v", err)
+	}
+	// The SPIR-V request of the same command says vulkan1.1 (exit 7 here).
+	if _, _, err := cc.Compile(in); err == nil || !strings.Contains(err.Error(), "exit 7") {
+		t.Errorf("spir-v request: %v", err)
+	}
+}
+
+// Standard WGSL's `enable subgroups;` is dropped for naga, alone or from a
+// list; nothing else changes.
+func TestNagaWGSL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"enable subgroups;\nfn f() {}\n", "// (enable subgroups; dropped for wgpu-native)\nfn f() {}\n"},
+		{"enable f16, subgroups;\n", "enable f16;\n"},
+		{"enable f16;\n", "enable f16;\n"},
+		{"diagnostic(off, subgroup_uniformity);\n", "// (diagnostic(off, subgroup_uniformity); dropped for wgpu-native)\n"},
+		{"// enable subgroups; in a comment stays\n", "// enable subgroups; in a comment stays\n"},
+	} {
+		if got := nagaWGSL(c.in); got != c.want {
+			t.Errorf("nagaWGSL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// A command compiler never sees the variables that make a waverig binary
+// the rig's worker: a wrapper that runs waverig would run kernels (and call
+// itself again) instead of compiling.
+func TestCommandEnvDropsWorkerVariables(t *testing.T) {
+	t.Setenv(ChildEnv, `{"device":0}`)
+	t.Setenv("WAVERIG_SCORE_CHILD", "1")
+	dir := t.TempDir()
+	body := "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n" +
+		"env | grep -q '^WAVERIG_.*CHILD=' && { echo inherited >&2; exit 9; }\n" +
+		"[ -n \"$PATH\" ] || exit 8\nprintf '@compute @workgroup_size(1) fn main() {}' > \"$out\"\n"
+	cc := CommandCompiler{Name: "env", Path: script(t, dir, "env", body)}
+	if _, _, err := cc.CompileWGSL(CommandInput{Source: []byte("x"), Entry: "main", Stage: "compute"}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -66,31 +66,27 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	switch {
 	case t.api == WebGPU && comp == Ours:
 		m = compileWGSL(k.Name+".hlsl", []byte(k.HLSL), entry, stage, nil)
-	case t.api == WebGPU:
-		m = &module{skip: comp + " emits no WGSL"}
 	case comp == Ours:
 		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), oursOptions(k, entry, stage))
+	case comp == Glslang && t.api == WebGPU:
+		m = &module{skip: "glslang emits no WGSL"}
 	case comp == Glslang:
-		var regs []string
-		for _, b := range k.Buffers {
-			regs = append(regs, b.Register)
-		}
-		m = compileGlslang(k.HLSL, entry, stage, regs)
+		m = compileGlslang(k.HLSL, entry, stage, kernelRegisters(k))
 	default:
 		cc, ok := r.cfg.command(comp)
 		if !ok {
 			m = &module{err: fmt.Errorf("unknown compiler %q", comp)}
 			break
 		}
-		var regs []string
-		for _, b := range k.Buffers {
-			regs = append(regs, b.Register)
-		}
 		// waverig's reflection of the same entry names each register's
 		// resource; the command's module is matched to it by those names.
 		names := resourceNames(r.compileEntry(k, target{Vulkan, Ours}, entry, stage))
 		in := CommandInput{Source: []byte(k.HLSL), FileName: k.Name + ".hlsl", Entry: entry, Stage: stage, Extensions: k.Extensions}
-		m = compileCommand(cc, in, regs, names)
+		if t.api == WebGPU {
+			m = compileCommandWGSL(cc, in, kernelRegisters(k), names)
+		} else {
+			m = compileCommand(cc, in, kernelRegisters(k), names)
+		}
 	}
 	if m.err == nil && m.skip == "" && t.api == Vulkan {
 		if err := r.validate(m); err != nil {
@@ -104,6 +100,15 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	}
 	r.cache[key] = m
 	return m
+}
+
+// kernelRegisters are the HLSL registers a kernel binds buffers at.
+func kernelRegisters(k kernels.Kernel) []string {
+	regs := make([]string, 0, len(k.Buffers))
+	for _, b := range k.Buffers {
+		regs = append(regs, b.Register)
+	}
+	return regs
 }
 
 // oursOptions are the options waverig's compiler compiles a kernel's entry

@@ -268,3 +268,74 @@ func TestExecModules(t *testing.T) {
 		}
 	}
 }
+
+// selfWrapper is waverig's own compiler behind the command-compiler
+// convention, for SPIR-V and WGSL.
+const selfWrapper = "../../scripts/compilers/waverig-wrapper.sh"
+
+// A command compiler runs on WebGPU too (asked for WGSL): waverig's compiler
+// behind the convention ends every case on both APIs as the built-in "ours"
+// does, bound by its module's own declarations. Standard WGSL (`enable
+// subgroups;`, which naga rejects) runs once the rig drops the directive.
+// exec takes the same command on WebGPU; glslang's wrapper says it emits no
+// WGSL (exit 3): a skip.
+func TestRunCommandCompilerWebGPU(t *testing.T) {
+	requireVulkan(t)
+	requireGlslang(t)
+	bin, err := filepath.Abs("../../bin/waverig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI builds bin/waverig first: %v", err)
+		}
+		t.Skip("bin/waverig not built (scripts/build.sh)")
+	}
+	t.Setenv("WAVERIG", bin)
+	for _, dialect := range []string{"naga", "standard"} {
+		ops := "^(WaveActiveSum|WaveIsFirstLane|QuadReadAcrossX)$"
+		if dialect == "standard" {
+			ops = "^WaveActiveSum$" // naga has no subgroupElect (WaveIsFirstLane)
+		}
+		t.Setenv("WAVERIG_WGSL_DIALECT", dialect)
+		out := t.TempDir()
+		code, stdout, stderr := runCLI("run", "-ops", ops, "-sizes", "4", "-api", "vulkan,webgpu", "-stages", "compute,pixel",
+			"-compilers", "ours,cmd:self="+selfWrapper, "-out", out)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\n%s%s", dialect, code, stdout, stderr)
+		}
+		recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := map[string]string{}
+		for _, r := range recs {
+			if r.Compiler == "ours" {
+				ours[r.API+"|"+r.Stage+"|"+r.Case] = r.Status
+			}
+		}
+		n := map[string]int{}
+		for _, r := range recs {
+			key := r.API + "|" + r.Stage + "|" + r.Case
+			if r.Compiler == "self" {
+				if want, ok := ours[key]; !ok || r.Status != want {
+					t.Fatalf("%s: %s: self %s (%s), ours %q", dialect, r.Name(), r.Status, r.Reason, want)
+				}
+				n[r.API+" "+r.Status]++
+			}
+		}
+		if n["webgpu pass"] == 0 || n["vulkan pass"] == 0 {
+			t.Errorf("%s: self records %v", dialect, n)
+		}
+		t.Logf("%s: self records %v", dialect, n)
+	}
+	code, out, errs := runCLI("exec", "../../fixtures/cases/prefix.json", "-api", "webgpu", "-compiler", "cmd:self="+selfWrapper)
+	if code != exitOK || !strings.HasPrefix(out, "ok: ") && !strings.HasPrefix(out, "skip: ") {
+		t.Errorf("exec on WebGPU: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCLI("exec", "../../fixtures/cases/prefix.json", "-api", "webgpu", "-compiler", "cmd:wrapped="+wrapper)
+	if code != exitOK || !strings.HasPrefix(out, "skip: compiler wrapped cannot compile this shader: glslang emits no WGSL") {
+		t.Errorf("glslang's wrapper on WebGPU: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package harness
+
+import "os/exec"
+
+// killGroupOnCancel: without process groups the command alone is killed.
+func killGroupOnCancel(*exec.Cmd) {}
