@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -159,18 +158,26 @@ func summarize(w io.Writer, devs []devices.Device, names map[int]string, drs []h
 		sum.Device, sum.Driver, sum.Expectations, sum.Stale, sum.Sizes = ds.Device, ds.Driver, ds.Expectations, ds.Stale, ds.Sizes
 		return sum, incomplete
 	}
-	// Several devices: the top level lists them and adds each wave size up.
-	var namesList, drivers []string
+	rollUp(&sum)
+	return sum, incomplete
+}
+
+// rollUp fills a summary's top level from its devices (a run's, or a merge's):
+// their names and drivers, their baselines and stale lines once each, and
+// per wave size the devices' counts added up (seconds: the longest, as they
+// ran side by side; skipped only where every device skipped it; errors named
+// by device). With one device the sizes are its own.
+func rollUp(sum *results.Summary) {
+	var names, drivers []string
 	once := func(list *[]string, s string) {
-		if !slices.Contains(*list, s) {
+		if s != "" && !slices.Contains(*list, s) {
 			*list = append(*list, s)
 		}
 	}
 	bySize := map[uint32]*results.SizeSummary{}
-	skippedEverywhere := map[uint32]bool{}
 	var order []uint32
 	for _, ds := range sum.Devices {
-		namesList = append(namesList, ds.Name)
+		names = append(names, ds.Name)
 		once(&drivers, ds.Driver)
 		for _, e := range ds.Expectations {
 			once(&sum.Expectations, e)
@@ -183,25 +190,25 @@ func summarize(w io.Writer, devs []devices.Device, names map[int]string, drs []h
 			if m == nil {
 				m = &results.SizeSummary{WaveSize: ss.WaveSize, SkipReason: ss.SkipReason}
 				bySize[ss.WaveSize] = m
-				skippedEverywhere[ss.WaveSize] = true
 				order = append(order, ss.WaveSize)
+			}
+			if ss.SkipReason == "" {
+				m.SkipReason = ""
 			}
 			m.Stats.Merge(ss.Stats)
 			m.Stats.Seconds = max(m.Stats.Seconds, ss.Stats.Seconds)
-			skippedEverywhere[ss.WaveSize] = skippedEverywhere[ss.WaveSize] && ss.SkipReason != ""
 			if ss.Error != "" {
 				m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + fmt.Sprintf("device %d: %s", ds.Index, ss.Error)
 			}
 		}
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-	for _, size := range order {
-		m := bySize[size]
-		if !skippedEverywhere[size] {
-			m.SkipReason = ""
+	if len(sum.Devices) == 1 {
+		sum.Sizes = sum.Devices[0].Sizes
+	} else {
+		slices.Sort(order)
+		for _, size := range order {
+			sum.Sizes = append(sum.Sizes, *bySize[size])
 		}
-		sum.Sizes = append(sum.Sizes, *m)
 	}
-	sum.Device, sum.Driver = strings.Join(namesList, "; "), strings.Join(drivers, "; ")
-	return sum, incomplete
+	sum.Device, sum.Driver = strings.Join(names, "; "), strings.Join(drivers, "; ")
 }

@@ -460,8 +460,6 @@ func mergeSummary(inputs []mergeInput, remap map[hostDevice]int, recs []results.
 		}
 		devs[k.dev].Sizes = append(devs[k.dev].Sizes, *m)
 	}
-	bySize := map[uint32]*results.SizeSummary{}
-	var order []uint32
 	for i, idx := range idxs {
 		d := devs[idx]
 		d.Name = d.Device + suffix[ids[i]]
@@ -470,45 +468,12 @@ func mergeSummary(inputs []mergeInput, remap map[hostDevice]int, recs []results.
 		d.Total = results.Stats{}
 		for _, ss := range d.Sizes {
 			d.Total.Merge(ss.Stats)
-			m := bySize[ss.WaveSize]
-			if m == nil {
-				m = &results.SizeSummary{WaveSize: ss.WaveSize, SkipReason: ss.SkipReason}
-				bySize[ss.WaveSize] = m
-				order = append(order, ss.WaveSize)
-			}
-			if ss.SkipReason == "" {
-				m.SkipReason = ""
-			}
-			m.Stats.Merge(ss.Stats)
-			m.Stats.Seconds = max(m.Stats.Seconds, ss.Stats.Seconds)
-			if ss.Error != "" {
-				m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + fmt.Sprintf("device %d: %s", idx, ss.Error)
-			}
 		}
 		d.Total.Seconds = secs
 		sum.Total.Merge(d.Total)
 		sum.Devices = append(sum.Devices, *d)
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-	var names, drivers []string
-	for _, d := range sum.Devices {
-		names = append(names, d.Name)
-		once(&drivers, d.Driver)
-		for _, e := range d.Expectations {
-			once(&sum.Expectations, e)
-		}
-		for _, e := range d.Stale {
-			once(&sum.Stale, e)
-		}
-	}
-	if len(sum.Devices) == 1 {
-		sum.Sizes = sum.Devices[0].Sizes
-	} else {
-		for _, s := range order {
-			sum.Sizes = append(sum.Sizes, *bySize[s])
-		}
-	}
-	sum.Device, sum.Driver = strings.Join(names, "; "), strings.Join(drivers, "; ")
+	rollUp(&sum)
 	sum.Host, sum.Version = strings.Join(hosts, ", "), strings.Join(versions, ", ")
 	if incomplete {
 		sum.ExitStatus = exitIncomplete
