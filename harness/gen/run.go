@@ -105,6 +105,13 @@ func (d *Device) Run(p *Program) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.RunModule(p, words)
+}
+
+// RunModule dispatches a module of p (its compiled SPIR-V, or a mutant of it:
+// harness/mutate's control-flow mutants) and returns the log buffer.
+func (d *Device) RunModule(p *Program, words []uint32) ([]uint32, error) {
+	var err error
 	if d.Maximal {
 		if words, err = RequestMaximalReconvergence(words); err != nil {
 			return nil, &CompileError{Msg: err.Error()}
