@@ -302,23 +302,20 @@ func breakToContinue(c *cfg) []cfSite {
 
 func continueDropped(c *cfg) []cfSite {
 	_, conts := c.loops()
-	var out []cfSite
-	for _, b := range c.blocks {
-		if !b.generated() || b.term.op != "OpBranch" || conts[b.term.args[0]] == nil {
-			continue
-		}
-		if h := c.guardOf(b); h != nil && h.term.op == "OpBranchConditional" {
-			m := h.merge.args[0]
-			out = append(out, cfSite{b.label, func(c *cfg) { c.setTerm(b, inst{indent: b.term.indent, op: "OpBranch", args: []string{m}}) }})
-		}
-	}
-	return out
+	return guardedExitDropped(c, func(b *cfBlock) bool { return b.term.op == "OpBranch" && conts[b.term.args[0]] != nil })
 }
 
 func returnDropped(c *cfg) []cfSite {
+	return guardedExitDropped(c, func(b *cfBlock) bool { return b.term.op == "OpReturn" })
+}
+
+// guardedExitDropped is the site list of continue/return dropped: each
+// generated block that exits (exit says which) under an if, turned into a
+// branch to that if's merge.
+func guardedExitDropped(c *cfg, exit func(b *cfBlock) bool) []cfSite {
 	var out []cfSite
 	for _, b := range c.blocks {
-		if !b.generated() || b.term.op != "OpReturn" {
+		if !b.generated() || !exit(b) {
 			continue
 		}
 		if h := c.guardOf(b); h != nil && h.term.op == "OpBranchConditional" {
