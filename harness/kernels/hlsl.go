@@ -8,8 +8,9 @@ import (
 	"waverig/harness/models"
 )
 
-// build turns a list of cases of one operation and shape into a kernel: one workgroup
-// per case replica, the control word of each invocation pre-written into its record.
+// build turns a list of cases of one operation and shape into a kernel: one block of
+// the shape's workgroups per case replica (Shape.Grid), the control word of each
+// invocation pre-written into its record.
 func build(name string, cases []Case) (Kernel, error) {
 	if len(cases) == 0 {
 		return Kernel{}, fmt.Errorf("kernels: %s: no cases", name)
@@ -32,21 +33,22 @@ func build(name string, cases []Case) (Kernel, error) {
 	if len(types) > 255 {
 		return Kernel{}, fmt.Errorf("kernels: %s: too many types", name)
 	}
-	threads := sh.Threads()
-	if threads <= 0 || sh.NumThreads[2] != 1 {
-		return Kernel{}, fmt.Errorf("kernels: %s: bad shape %v", name, sh.NumThreads)
+	if err := sh.validate(); err != nil {
+		return Kernel{}, err
 	}
-	rep := replicas(op)
-	groups := len(cases) * rep
-	rec := make([]uint32, groups*threads*recWords)
+	// A replica's workgroups are consecutive in the linear group index, so its
+	// records are one block of per invocations.
+	per := sh.Threads() * sh.GroupCount()
+	n := len(cases) * replicas(op)
+	rec := make([]uint32, n*per*recWords)
 	g := 0
 	err := eachReplica(cases, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 {
 			return fmt.Errorf("kernels: %s: unknown pattern %q", c.ID(), c.Pattern)
 		}
-		in, coin := groupInputs(c, mt, m, threads)
-		for i := 0; i < threads; i++ {
-			r := rec[((g*threads)+i)*recWords:][:recWords]
+		in, coin := groupInputs(c, mt, m, per)
+		for i := 0; i < per; i++ {
+			r := rec[((g*per)+i)*recWords:][:recWords]
 			r[wCtl] = ctl(pid, m, variant[c.Type], ci)
 			r[wRnd] = coin[i]
 			writeComps(r, wIn, mt.Scalar, in[i])
@@ -64,7 +66,7 @@ func build(name string, cases []Case) (Kernel, error) {
 	return Kernel{
 		Name: name, Entry: "main", HLSL: src, Cases: cases,
 		Buffers: []Buffer{{Register: "u0", Data: bytesOf(rec)}},
-		Groups:  [3]uint32{uint32(groups), 1, 1},
+		Groups:  sh.Grid(n),
 		Needs:   needsOf(types),
 	}, nil
 }
@@ -251,7 +253,7 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
-	fmt.Fprintf(&sb, "    uint flat = gid.x * %du + gi;\n", threads)
+	fmt.Fprintf(&sb, "    uint flat = %s;\n", sh.flatHLSL())
 	emitRecordBody(&sb, op, threads, types)
 	sb.WriteString("}\n")
 	return sb.String(), nil
