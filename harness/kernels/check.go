@@ -377,14 +377,14 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 	if models.IsPartitioned(op) {
 		partitionLanes(op, c, mt, wv, init, inputs, st)
 	}
+	arms, args := waveArms(c, wv, threads)
 	for j, h := range wv {
-		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type))
-		if h.branch != want {
+		if want := arms[j]; h.branch != want {
 			st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 				Input: describe(j) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
 		}
 		if h.branch != 0 && hasLaneArg(op) {
-			if wantArg := laneArgOf(op, h.mode, h.lane, h.count); h.laneArg != wantArg {
+			if wantArg := args[j]; h.laneArg != wantArg {
 				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 					Input: describe(j) + " (lane argument)", Expected: fmt.Sprint(wantArg), Actual: fmt.Sprint(h.laneArg)})
 			}

@@ -138,14 +138,15 @@ func expectWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads 
 		return
 	}
 	partitioned := models.IsPartitioned(op)
+	arms, args := waveArms(c, wv, threads)
 	for j, h := range wv {
-		set(h.idx, wBranch, branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type)))
+		set(h.idx, wBranch, arms[j])
 		switch {
 		case partitioned:
 			set(h.idx, wLaneArg, partitionKey(c.Keys, h.lane, init[h.idx*recWords+wLaneArg]))
 			inputs[j] = partitionInput(op, mt, h.laneArg, inputs[j])
 		case h.branch != 0 && hasLaneArg(op):
-			set(h.idx, wLaneArg, laneArgOf(op, h.mode, h.lane, h.count))
+			set(h.idx, wLaneArg, args[j])
 		}
 	}
 	nw := rt.N * wordsPer(rt.Scalar)

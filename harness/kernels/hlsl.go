@@ -39,10 +39,11 @@ func build(name string, cases []Case) (Kernel, error) {
 	// A replica's workgroups are consecutive in the linear group index, so its
 	// records are one block of per invocations.
 	per := sh.Threads() * sh.GroupCount()
-	n := len(cases) * replicas(op)
+	rep := recordReplicas(op)
+	n := len(cases) * rep
 	rec := make([]uint32, n*per*recWords)
 	g := 0
-	err := eachReplica(cases, func(ci int, c Case, mt models.Type, pid, m int) error {
+	err := eachReplica(cases, rep, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 {
 			return fmt.Errorf("kernels: %s: unknown pattern %q", c.ID(), c.Pattern)
 		}
@@ -204,11 +205,11 @@ func call(op intrinsics.Op, arg string) string {
 // argument, call the intrinsic. Lane-argument ops branch on the workgroup-uniform mode
 // so every choice is its own call site (QuadReadLaneAt needs a constant id before
 // SPIR-V 1.5, so its four ids are four constant call sites).
-func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int) {
+func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int, record bool) {
 	fmt.Fprintf(sb, "%sact = %du;\n", ind, branch)
 	switch op {
 	case intrinsics.WaveReadLaneAt:
-		args := []string{"1u", "cnt - 1u", "(lane + 1u) % cnt"}
+		args := waveReadArgs(record)
 		for m, a := range args {
 			kw := "if"
 			if m > 0 {
@@ -264,7 +265,8 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 // pattern, the op per type variant, and the record stores.
 func emitRecordBody(sb *strings.Builder, op intrinsics.Op, threads int, types []Type) {
 	emitPrologue(sb, threads)
-	emitVariants(sb, op, types, load)
+	emitCoverage(sb, op)
+	emitVariants(sb, op, types, load, true)
 	emitRecordStores(sb)
 }
 
@@ -337,7 +339,8 @@ func emitPattern(sb *strings.Builder, lastCond string) {
 
 // emitVariants runs the op once per type variant: load x (ld spells the load), call the
 // op in the pattern's arms, convert the result to the output words.
-func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string) {
+// record: a record kernel's lane arguments (waveReadArgs).
+func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string, record bool) {
 	for v, t := range types {
 		kw := "if"
 		if v > 0 {
@@ -352,10 +355,10 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 		}
 		fmt.Fprintf(sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
-		emitCall(sb, "                ", op, 1)
+		emitCall(sb, "                ", op, 1, record)
 		if elseArm(t) {
 			sb.WriteString("            } else {\n")
-			emitCall(sb, "                ", op, 2)
+			emitCall(sb, "                ", op, 2, record)
 		}
 		sb.WriteString("            }\n        }\n")
 		storeResult(sb, "        ", rt)
@@ -363,15 +366,14 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 	sb.WriteString("    }\n")
 }
 
-// eachReplica calls visit for every replica (mode) of every case of one
+// eachReplica calls visit for each of the rep replicas (modes) of every case of one
 // operation's kernel, in kernel order, with the case's model type (checked to
 // be one the operation's model supports) and its pattern id (-1 if unknown).
-func eachReplica(cases []Case, visit func(ci int, c Case, mt models.Type, pid, mode int) error) error {
+func eachReplica(cases []Case, rep int, visit func(ci int, c Case, mt models.Type, pid, mode int) error) error {
 	if len(cases) == 0 {
 		return nil
 	}
 	op := cases[0].Op
-	rep := replicas(op)
 	for ci, c := range cases {
 		mt, err := c.Type.Model()
 		if err != nil {

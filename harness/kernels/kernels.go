@@ -291,6 +291,9 @@ func opMatrix(ops []intrinsics.Op, f Filter, more func(Case) []Case, mk func(str
 				continue
 			}
 			for _, sh := range Shapes {
+				if sh.Threads() < minThreads(op) {
+					continue // the op can define no lane there (minThreads)
+				}
 				var cases []Case
 				for _, t := range types {
 					if !sh.takes(t, fam.scalars) {
