@@ -22,7 +22,7 @@ import (
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -43,6 +43,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	noExpect := fs.Bool("no-baseline", false, "judge against no baseline (the built-in ones included): every failure counts, known crashes run")
 	fs.BoolVar(noExpect, "no-expectations", false, "the old name of -no-baseline")
 	shard := fs.String("shard", "", "run share K of N of the kernels (1 ≤ K ≤ N; waverig merge joins the shards)")
+	genSeedsArg := fs.String("gen-seeds", "", genSeedsUsage)
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -129,6 +130,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		if cfg.Stages, err = harness.ParseStages(*stages); err != nil {
 			return bad("-stages: %v", err)
 		}
+	}
+	if cfg.GenSeeds, err = genSeeds(*genSeedsArg, cfg); err != nil {
+		return bad("%v", err)
 	}
 
 	devs, err := devices.Enumerate()

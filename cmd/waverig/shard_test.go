@@ -18,8 +18,8 @@ import (
 
 // listFlags is the plan every test here lists and runs: small enough for a
 // minute, yet every API, stage, compiler, two wave sizes, skips and known
-// problems.
-var listFlags = []string{"-ops", "^WaveActiveSum$", "-sizes", "4,8"}
+// problems, and generated programs (which -ops turns off unless asked for).
+var listFlags = []string{"-ops", "^WaveActiveSum$", "-sizes", "4,8", "-gen-seeds", "1-4"}
 
 // caseStatuses maps each case record's test name (per device) to its status:
 // what a run says, without layout and parity records.
