@@ -77,6 +77,9 @@ func TestListShardAndMerge(t *testing.T) {
 	runInto(t, full)
 	fullStatus := caseStatuses(t, full)
 	whole := listNames(t)
+	if len(genNames(whole)) == 0 {
+		t.Fatal("the plan has no generated program: -gen-seeds is not covered")
+	}
 
 	t.Run("list is what run records", func(t *testing.T) {
 		var recorded []string
