@@ -101,6 +101,9 @@ func TestRunGenSeeds(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+	if head := fmt.Sprintf("generated programs: %d seeds", len(harness.DefaultGenSeeds())); !strings.Contains(out, head) {
+		t.Errorf("the run does not say %q:\n%s", head, out)
+	}
 	for _, s := range harness.DefaultGenSeeds() {
 		r, ok := recs[s]
 		if !ok || r.Status != results.Pass || r.Lanes != gen.Generate(s).Lanes() || !strings.HasSuffix(r.Reason, "contract") {

@@ -191,6 +191,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		runs = append(runs, harness.DeviceRun{Index: idx, Plan: plan, Config: dc})
 		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], harness.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(plan))
 	}
+	if n := len(cfg.GenSeeds); n > 0 {
+		fmt.Fprintf(stdout, "generated programs: %d seeds (%d…%d) at every wave size after the matrix (-gen-seeds none: off)\n", n, cfg.GenSeeds[0], cfg.GenSeeds[n-1])
+	}
 	if several {
 		fmt.Fprintf(stdout, "%d devices, up to %d child processes at once\n", len(idxs), *jobs)
 	}
