@@ -19,6 +19,7 @@ package harness
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,15 +164,17 @@ func (r *Rig) genRepro(seed uint64, size uint32) string {
 
 // runGen runs the pass's seeds at size after the matrix (Run calls it once
 // every kernel's records were emitted). layouts are the pass's layout records:
-// a seed's lane records are only trusted where the Vulkan layout passed.
-func (r *Rig) runGen(size uint32, layouts map[string]results.Record, st *results.Stats, emit func(results.Record)) {
+// a seed's lane records are only trusted where the Vulkan layout passed. The
+// error is the first repro bundle that could not be written (every record
+// was still emitted).
+func (r *Rig) runGen(size uint32, layouts map[string]results.Record, st *results.Stats, emit func(results.Record)) error {
 	seeds := r.cfg.genSeeds()
 	if len(seeds) == 0 {
-		return
+		return nil
 	}
 	layout, ok := layouts[Vulkan]
 	if !ok {
-		return // no Vulkan in this pass: planGen lists none either
+		return nil // no Vulkan in this pass: planGen lists none either
 	}
 	// A restarted child resumes after the seed its predecessor died in; a
 	// resume key of the matrix (or none) runs every seed.
@@ -187,6 +190,7 @@ func (r *Rig) runGen(size uint32, layouts map[string]results.Record, st *results
 		d.Tamper = gen.PlantInclusivePrefix
 	}
 	sizeErr := d.SetWaveSize(size)
+	var reproErr error
 	for _, seed := range seeds {
 		key := genKey(seed)
 		if skipping {
@@ -194,15 +198,19 @@ func (r *Rig) runGen(size uint32, layouts map[string]results.Record, st *results
 			continue
 		}
 		st.Kernels++
-		rec := r.genSeed(d, seed, size, layout, sizeErr)
+		rec, err := r.genSeed(d, seed, size, layout, sizeErr)
+		if reproErr == nil {
+			reproErr = err
+		}
 		st.Add(rec)
 		emit(rec)
 	}
+	return reproErr
 }
 
 // genSeed runs one seed and returns its record (announced to onBegin first
-// when it is dispatched).
-func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Record, sizeErr error) results.Record {
+// when it is dispatched); the error is a repro bundle not written.
+func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Record, sizeErr error) (results.Record, error) {
 	rec := r.genRecord(seed, size)
 	name := rec.Name()
 	p := gen.Generate(seed)
@@ -225,7 +233,7 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 		rec.Status, rec.Reason = results.Error, "not checked: "+layout.Reason
 	}
 	if rec.Status != "" {
-		return rec
+		return rec, nil
 	}
 	if r.onBegin != nil {
 		pending := rec
@@ -238,7 +246,7 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 	}
 	t0 := time.Now()
 	words, fails, err := r.genAttempt(d, p, mode)
-	repro := fmt.Sprintf("%s contract; reproduce: %s", mode, r.genRepro(seed, size))
+	repro := fmt.Sprintf("%s contract; reproduce and shrink: %s", mode, r.genRepro(seed, size))
 	switch {
 	case err != nil:
 		rec.Status, rec.Reason = results.Error, firstLineOf(err.Error())+" ("+repro+")"
@@ -268,7 +276,18 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 		}
 	}
 	rec.Duration = time.Since(t0).Round(time.Microsecond).Seconds()
-	return rec
+	if rec.Status != results.Fail || r.cfg.ReproDir == "" {
+		return rec, nil
+	}
+	// The bundle `waverig fuzz` writes, of the program as generated: shrinking
+	// (minutes) is left to the fuzz command in the record's reason.
+	fl := &gen.Failed{Seed: seed, Original: p, Shrunk: p, Failures: fails, OriginalSize: p.Size(), WaveSize: size,
+		Device: r.dev.Name, Mode: mode, Words: words, OriginalFailure: fails[0].String()}
+	dir := filepath.Join(r.cfg.ReproDir, fmt.Sprintf("gen-seed%d.%s.%s.wave%d", seed, Vulkan, Ours, size))
+	if err := fl.WriteRepro(dir); err != nil {
+		return rec, fmt.Errorf("repro bundle: %w", err)
+	}
+	return rec, nil
 }
 
 // genAttempt runs a program once and checks it: err is a module the compiler

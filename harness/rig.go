@@ -385,7 +385,9 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 		})
 	}
 	fin.wait()
-	r.runGen(size, layouts, &st, emit) // genrun.go
+	if err := r.runGen(size, layouts, &st, emit); err != nil && reproErr == nil { // genrun.go
+		reproErr = err
+	}
 	st.Pipelines = r.Pipelines() - pipes0
 	st.Seconds = time.Since(start).Seconds()
 	return st, reproErr

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -71,8 +72,9 @@ func TestGenSeedsInThePlan(t *testing.T) {
 
 // genRun runs the matrix's WaveActiveSum kernels at size 4 on Vulkan compute
 // with -gen-seeds seeds (plus extra flags) and returns the exit status, the
-// output and the gen records by seed; no case may be recorded twice.
-func genRun(t *testing.T, seeds string, extra ...string) (int, string, map[uint64]results.Record) {
+// output, the gen records by seed and the run's directory; no case may be
+// recorded twice.
+func genRun(t *testing.T, seeds string, extra ...string) (int, string, map[uint64]results.Record, string) {
 	t.Helper()
 	out := t.TempDir()
 	args := append([]string{"run", "-ops", "^WaveActiveSum$", "-sizes", "4", "-api", "vulkan", "-stages", "compute", "-compilers", "ours",
@@ -90,14 +92,14 @@ func genRun(t *testing.T, seeds string, extra ...string) (int, string, map[uint6
 		}
 		recs[seed] = r
 	}
-	return code, stdout + stderr, recs
+	return code, stdout + stderr, recs, out
 }
 
 // TestRunGenSeeds: the seeds run at the pass's size and pass under the
 // device's contract; none runs none.
 func TestRunGenSeeds(t *testing.T) {
 	requireVulkan(t)
-	code, out, recs := genRun(t, "1-20")
+	code, out, recs, _ := genRun(t, "1-20")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -113,7 +115,7 @@ func TestRunGenSeeds(t *testing.T) {
 	if len(recs) != len(harness.DefaultGenSeeds()) {
 		t.Errorf("%d gen records, want %d", len(recs), len(harness.DefaultGenSeeds()))
 	}
-	if code, out, recs := genRun(t, "none"); code != exitOK || len(recs) != 0 {
+	if code, out, recs, _ := genRun(t, "none"); code != exitOK || len(recs) != 0 {
 		t.Errorf("-gen-seeds none: exit %d, %d gen records\n%s", code, len(recs), out)
 	}
 }
@@ -122,11 +124,11 @@ func TestRunGenSeeds(t *testing.T) {
 // (WAVERIG_TEST_GEN_BUG) fails exactly the seeds whose lanes take a
 // WavePrefixSum with their condition true — the same plant on the Go model
 // of a device at 4 lanes says which — with the failing lanes and the command
-// that reproduces it; the run exits 1.
+// that reproduces it, and a repro bundle; the run exits 1.
 func TestRunGenPlantedBug(t *testing.T) {
 	requireVulkan(t)
 	t.Setenv("WAVERIG_TEST_GEN_BUG", "inclusive-prefix")
-	code, out, recs := genRun(t, "1-20", "-retries", "0")
+	code, out, recs, dir := genRun(t, "1-20", "-retries", "0")
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
@@ -152,6 +154,14 @@ func TestRunGenPlantedBug(t *testing.T) {
 		if !strings.Contains(r.Reason, repro) || len(r.Failures) == 0 || !strings.Contains(r.Failures[0].Actual, "WavePrefixSum") || r.Failures[0].Expected == "" {
 			t.Errorf("seed %d: reason %q, %d failing lanes (first %+v)", s, r.Reason, len(r.Failures), r.Failures)
 		}
+		// The bundle: the program and the README naming the seed to re-run.
+		bundle := filepath.Join(dir, results.ReproDir, fmt.Sprintf("gen-seed%d.vulkan.ours.wave4", s))
+		if readme := fileText(t, filepath.Join(bundle, "README.md")); !strings.Contains(readme, fmt.Sprintf("waverig fuzz -seed %d -n 1", s)) {
+			t.Errorf("seed %d: README.md:\n%s", s, readme)
+		}
+		if prog := fileText(t, filepath.Join(bundle, "program.hlsl")); prog != gen.Generate(s).HLSL() {
+			t.Errorf("seed %d: program.hlsl is not the seed's program", s)
+		}
 	}
 	if failing == 0 {
 		t.Fatal("the plant fails no seed of 1-20 on the model: the test tests nothing")
@@ -164,7 +174,7 @@ func TestRunGenPlantedBug(t *testing.T) {
 func TestRunGenSeedResumes(t *testing.T) {
 	requireVulkan(t)
 	t.Setenv("WAVERIG_TEST_HANG", "^gen/seed=2$")
-	code, out, recs := genRun(t, "1-4", "-kernel-timeout", "3s")
+	code, out, recs, _ := genRun(t, "1-4", "-kernel-timeout", "3s")
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
