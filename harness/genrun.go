@@ -315,7 +315,9 @@ func expectsCrash(j *expect.Judge, name string) bool {
 func genFailures(words []uint32, fails []gen.Failure) []results.LaneFailure {
 	out := make([]results.LaneFailure, 0, len(fails))
 	for _, f := range fails {
-		lf := results.LaneFailure{Actual: f.String()}
+		// gen's checker names the dynamic instance and its lane count, not
+		// the mask (its set of allowed results is in the account).
+		lf := results.LaneFailure{ActiveMask: "-", Actual: f.String()}
 		if key, lane, input, ok := gen.LaneOf(words, f.Flat); ok {
 			lf.WaveKey, lf.Lane, lf.Input = key, lane, strconv.FormatUint(uint64(input), 10)
 		}
