@@ -30,12 +30,14 @@ import (
 	"waverig/harness/vulkan"
 )
 
-// CFSeeds are the generated programs the control-flow score plants its
+// CFLastSeed bounds the generated programs the control-flow score plants its
 // mutants in: seeds 1 to CFLastSeed. Constant so the score is a number that
-// can be compared from run to run (gen.Generate is stable per seed); the size
-// was chosen by measuring what catches every mutant at every lavapipe size
-// (docs/detection.md records the survivors otherwise).
-const CFLastSeed = 20
+// can be compared from run to run (gen.Generate is stable per seed). 40 is the
+// smallest set that catches every mutant at every lavapipe size (4, 8, 16),
+// measured: at wave size 4, "break dropped" and "break to continue" survive
+// seeds 1-39 (their first catching site is seed 40's); seeds 1-40 take about
+// 10 s per size on lavapipe (pipeline builds), 6 s to prepare.
+const CFLastSeed = 40
 
 // CFSeeds returns the seed set of the score.
 func CFSeeds() []uint64 {
@@ -475,6 +477,9 @@ func runCFSize(opt CFOptions, sp harness.SizePlan, jobs []CFJob, dir string, log
 				case m.Outcome != nil:
 					out[m.Index] = *m.Outcome
 					noteCF(jobs[m.Index], *m.Outcome, req.Broken)
+					if d := time.Duration(m.Outcome.Millis) * time.Millisecond; d > opt.Timeout/4 {
+						logf("cfscore: size %d: %s took %s (%s)", sp.Size, cfName(jobs[m.Index]), d.Round(time.Millisecond), m.Outcome.Why())
+					}
 					running = -1
 					req.Start = m.Index + 1
 				case m.Unavailable != "":

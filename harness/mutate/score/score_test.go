@@ -135,6 +135,8 @@ func TestDocListsEveryMutant(t *testing.T) {
 	}
 }
 
+var cfSeeds = flag.Int("cfseeds", 0, "TestCFScore: seeds 1 to N instead of CFSeeds() (to measure a seed set; the page records CFSeeds only)")
+
 var cfAll = flag.Bool("cfall", false, "TestCFScore: run every wave size of the device's plan (default: the device's own size only)")
 
 // TestCFScore runs the control-flow score (RunCF) at the device's default wave
@@ -149,6 +151,14 @@ func TestCFScore(t *testing.T) {
 	}
 	need(t)
 	opt := CFOptions{Log: testLog{t}}
+	if *cfSeeds > 0 {
+		if *update {
+			t.Fatal("-update records CFSeeds(): change score.CFLastSeed instead of -cfseeds")
+		}
+		for s := 1; s <= *cfSeeds; s++ {
+			opt.Seeds = append(opt.Seeds, uint64(s))
+		}
+	}
 	if !*cfAll {
 		ds, err := devices.Enumerate()
 		if err != nil {
@@ -177,6 +187,7 @@ func TestCFScore(t *testing.T) {
 		if err := os.WriteFile(docPath, []byte(static+"\n"+section), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		oldCF = section
 	}
 	if u := s.Unexplained(); len(u) > 0 {
 		t.Errorf("control-flow survivors without a reason in mutate.CFSurvivors: %q", u)
