@@ -373,8 +373,13 @@ func CFChildMain(w io.Writer) int {
 	for i := req.Start; i < len(req.Jobs); i++ {
 		j := req.Jobs[i]
 		i := i
+		if j.Mutant != "" && broken[j.Seed] {
+			// Not run, so no begin line: the hang guard times only dispatches.
+			send(cfMessage{Index: i, Outcome: &CFOutcome{NotCounted: true}})
+			continue
+		}
 		send(cfMessage{Begin: &i})
-		o := runCFJob(d, progs, j, broken)
+		o := runCFJob(d, progs, j)
 		noteCF(j, o, broken)
 		send(cfMessage{Index: i, Outcome: &o})
 	}
@@ -389,10 +394,7 @@ func noteCF(j CFJob, o CFOutcome, broken map[uint64]bool) {
 	}
 }
 
-func runCFJob(d *gen.Device, progs map[uint64]*gen.Program, j CFJob, broken map[uint64]bool) CFOutcome {
-	if j.Mutant != "" && broken[j.Seed] {
-		return CFOutcome{NotCounted: true}
-	}
+func runCFJob(d *gen.Device, progs map[uint64]*gen.Program, j CFJob) CFOutcome {
 	p := progs[j.Seed]
 	if p == nil {
 		p = gen.Generate(j.Seed)

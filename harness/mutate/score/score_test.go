@@ -160,11 +160,7 @@ func TestCFScore(t *testing.T) {
 		}
 	}
 	if !*cfAll {
-		ds, err := devices.Enumerate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt.Sizes = []uint32{ds[0].SubgroupSize}
+		opt.Sizes = defaultSize(t)
 	}
 	start := time.Now()
 	res, err := RunCF(opt)
@@ -215,4 +211,15 @@ func TestCFScore(t *testing.T) {
 	if *cfAll && strings.Contains(oldCF, "- Device: `"+s.Device+"`\n") && len(rec) == len(s.Sizes) && oldCF != section {
 		t.Errorf("the control-flow section of %s is stale for this device: run scripts/mutation-score.sh -update", filepath.Base(docPath))
 	}
+}
+
+// defaultSize is the first device's own wave size (lavapipe: the one its
+// LP_NATIVE_VECTOR_WIDTH gives), the size the score runs at in a plain go test.
+func defaultSize(t *testing.T) []uint32 {
+	t.Helper()
+	ds, err := devices.Enumerate()
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("no device: %v", err)
+	}
+	return []uint32{ds[0].SubgroupSize}
 }
