@@ -462,8 +462,10 @@ func runCFSize(opt CFOptions, sp harness.SizePlan, jobs []CFJob, dir string, log
 		}()
 		running, hung := -1, false
 		var childErr, unavailable string
-		// The guard runs from a job's begin line; the child's start-up
-		// (device open) gets the same allowance.
+		// The guard times a job from its begin line to its outcome; it
+		// fires idle outside a job (the child's start-up, opening the
+		// device, is not a program's run, and a child that dies there is
+		// an error of the score, below).
 		guard := time.NewTimer(opt.Timeout)
 	read:
 		for {
