@@ -131,9 +131,13 @@ func (s Shape) takes(t Type, fam []string) bool {
 }
 
 // seeds are the random seeds of a pattern's cases: none but 0 for the fixed
-// patterns, RandomSeeds for random, its first only on a reduced shape.
+// patterns, RandomSeeds for random, its first only on a reduced shape. A
+// one-invocation workgroup is lane 0 alone: "odd" never picks it and a random
+// coin may not, so those cases could only ever be vacuous and are left out.
 func (s Shape) seeds(p Pattern) []uint64 {
 	switch {
+	case s.Threads() == 1 && (p == Odd || p == Random):
+		return nil
 	case p != Random:
 		return []uint64{0}
 	case s.Reduced:
