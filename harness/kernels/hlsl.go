@@ -226,12 +226,14 @@ func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int, rec
 	case intrinsics.QuadReadLaneAt:
 		for m := 0; m < 4; m++ {
 			switch {
+			// The id is the mode's low two bits: record kernels also run each
+			// id per quad (coverage.go: mode = id | whole<<2).
 			case m == 0:
-				fmt.Fprintf(sb, "%sif (mode == 0u) {\n", ind)
+				fmt.Fprintf(sb, "%sif ((mode & 3u) == 0u) {\n", ind)
 			case m == 3:
 				fmt.Fprintf(sb, "%s} else {\n", ind)
 			default:
-				fmt.Fprintf(sb, "%s} else if (mode == %du) {\n", ind, m)
+				fmt.Fprintf(sb, "%s} else if ((mode & 3u) == %du) {\n", ind, m)
 			}
 			a := fmt.Sprintf("%du", m)
 			fmt.Fprintf(sb, "%s    larg = %s;\n%s    r = %s;\n", ind, a, ind, call(op, a))
