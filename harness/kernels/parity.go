@@ -24,8 +24,7 @@ type Parity struct {
 // name them in the report), invocation by invocation (the flat id is the record
 // index on both sides). An invocation differs when its recorded place (wave key,
 // lane index, lane count, arm) differs, or when both sides put it in the same
-// place and its result, where the model defines one, differs beyond the model's
-// tolerance (models.Equal). Values the model leaves undefined are never compared:
+// place and its result, where the model defines one, differs (agree). Values the model leaves undefined are never compared:
 // two correct devices may disagree on them. A parity difference is reported even
 // when both sides pass their models: it says the two paths to the same hardware
 // disagree, which a driver engineer wants to know.
@@ -76,7 +75,7 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 			return nil, err
 		}
 		rt := models.ResultType(op, mt)
-		defined := map[int]bool{} // record index -> the model defines its value
+		defined := map[int]models.Value{} // record index -> the model's value, where it defines one
 		for arm := uint32(1); arm <= 2; arm++ {
 			lanes := make([]models.Lane, len(wv))
 			active := false
@@ -95,7 +94,7 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 			}
 			for j, h := range wv {
 				if lanes[j].Active && !want[j].Undefined {
-					defined[h.idx] = true
+					defined[h.idx] = want[j]
 				}
 			}
 		}
@@ -106,14 +105,15 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 				add(p, a, input, wavePlace(a), wavePlace(b))
 				continue
 			}
-			if !defined[a.idx] {
+			w, ok := defined[a.idx]
+			if !ok {
 				continue
 			}
 			p.Compared++
 			ra := readComps(gotA[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
 			rb := readComps(gotB[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
 			for x := range ra {
-				if !models.Equal(rt.Scalar, ra[x], rb[x]) {
+				if !agree(rt.Scalar, w, x, ra[x], rb[x]) {
 					add(p, a, input, formatResult(op, rt, ra), formatResult(op, rt, rb))
 					break
 				}
@@ -259,4 +259,15 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		}
 	}
 	return out, nil
+}
+
+// agree says whether two APIs' results for component k of a value the model
+// defines as want agree: where the model accepts a set (a float sum's interval,
+// the zeros and flushes a rule allows) both must lie in it, since the set is the
+// freedom the specification leaves each path; elsewhere they must be Equal.
+func agree(s models.Scalar, want models.Value, k int, a, b uint64) bool {
+	if k < len(want.Accept) && want.Accept[k] != nil {
+		return want.Accept[k].Has(s, a) && want.Accept[k].Has(s, b)
+	}
+	return models.Equal(s, a, b)
 }
