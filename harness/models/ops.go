@@ -319,7 +319,7 @@ func Reduce(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
 				continue // every component NaN: undefined (floats.go)
 			}
 		}
-		out[i] = Value{Comps: append([]uint64(nil), acc...), Accept: accept}
+		out[i] = withAccept(t.Scalar, acc, accept)
 	}
 	return out, nil
 }
@@ -383,7 +383,7 @@ func Prefix(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
 	}
 	ord := ordered(lanes)
 	for n, i := range ord {
-		out[i] = Value{Comps: append([]uint64(nil), acc...), Accept: scanAllowed(a, t, lanes, ord[:n])}
+		out[i] = withAccept(t.Scalar, acc, scanAllowed(a, t, lanes, ord[:n]))
 		c := comps(t, lanes[i])
 		for k := range acc {
 			acc[k] = binop(a, t.Scalar, acc[k], c[k])

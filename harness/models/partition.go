@@ -236,7 +236,7 @@ func MultiPrefix(op intrinsics.Op, t Type, lanes []Lane, masks []Mask) ([]Value,
 				acc[k] = binop(a, t.Scalar, acc[k], c[k])
 			}
 		}
-		out[i] = Value{Comps: acc, Accept: scanAllowed(a, t, lanes, terms)}
+		out[i] = withAccept(t.Scalar, acc, scanAllowed(a, t, lanes, terms))
 	}
 	return out, nil
 }
