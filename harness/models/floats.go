@@ -45,17 +45,32 @@ import (
 // sign (VK_KHR_shader_float_controls, issue 1: conversion, arithmetic, relational
 // and GLSL.std.450 instructions flush; D3D's min/max: "Denorms are flushed, with
 // the sign preserved, before comparison. However, the result written to dest may
-// or may not be denorm flushed"). ±inf are ordinary values. (Vulkan also lets an
-// implementation without SignedZeroInfNanPreserve "assume that arguments and
-// results are not NaNs or infinities"; the rig holds the device to the SPIR-V
-// rule the group operation states, and a device that differs is reported with
-// this rule named.)
+// or may not be denorm flushed").
+//
+// The SPIR-V NaN rule above binds only a shader that asks for it. Vulkan,
+// "Precision and Operation of SPIR-V Instructions": "By default, the
+// implementation may perform optimizations on half, single, or double-precision
+// floating-point instructions that ignore sign of a zero, or assume that
+// arguments and results are not NaNs or infinities. If the entry point is
+// declared with the SignedZeroInfNanPreserve execution mode, then NaNs,
+// infinities, and the sign of zero must not be ignored." The rig's kernels
+// (ours and glslang's) declare no execution mode, so a component where any
+// active lane holds a NaN or an infinity is unconstrained (freeOfSpecials false):
+// any value, NaN included, is right there. This is not hypothetical: lavapipe
+// (Mesa 22.3.6) reduces 16-bit FMin/FMax with a lane-order select(a < b, a, b),
+// so a NaN lane replaces the running value and the next lane replaces the NaN
+// (min over -7.75, NaN, 68.25, 27.75 is 27.75), while its 32-bit path happens to
+// follow the SPIR-V rule. The other components stay exact, and the SPIR-V rule is
+// still what a component without NaN or infinity is held to (±0, denormals).
 //
 // AllEqual (OpGroupNonUniformAllEqual: "The result is true if Value is equal for
 // all active invocations in the group") does not say whether "equal" is the float
 // comparison (NaN equals nothing, -0 equals +0, a denormal may be flushed before
 // it, as for any relational instruction) or bit identity; either is accepted, and
-// a component where the two disagree accepts both answers.
+// a component where the two disagree accepts both answers. Under the same Vulkan
+// default a component with a NaN or an infinity among the active lanes accepts
+// both answers: lavapipe tests "equal" as "not ordered-unequal" (an unordered
+// pair counts as equal), so lanes holding NaN and -0.204 give true.
 //
 // Reads (WaveReadLaneAt/First, QuadReadAcrossX/Y/Diagonal, QuadReadLaneAt) move a
 // value; they are not arithmetic, conversion or relational instructions, so no
@@ -376,6 +391,7 @@ func flushed(s Scalar, v uint64) uint64 {
 // comparison if denormal; the lane chosen may be any whose smallest (largest)
 // possible value does not exceed (fall below) every other lane's largest
 // (smallest) one; its value, flushed or not, is the result, a zero of either sign.
+// With a NaN or an infinity among vals every value is accepted (default float mode).
 func minMaxAllowed(s Scalar, vals []uint64, max bool) (a *Allowed, ok bool) {
 	type cand struct{ lo, hi float64 }
 	var cs []cand
@@ -394,6 +410,9 @@ func minMaxAllowed(s Scalar, vals []uint64, max bool) (a *Allowed, ok bool) {
 	}
 	if len(cs) == 0 {
 		return nil, false
+	}
+	if !freeOfSpecials(s, vals) {
+		return anyValue(s), true
 	}
 	a = &Allowed{}
 	seen := map[uint64]bool{}
@@ -424,6 +443,23 @@ func minMaxAllowed(s Scalar, vals []uint64, max bool) (a *Allowed, ok bool) {
 	return a, true
 }
 
+// freeOfSpecials reports that no component of vals is a NaN or an infinity: only
+// then does the default float mode (above) constrain an arithmetic or relational
+// result over them.
+func freeOfSpecials(s Scalar, vals []uint64) bool {
+	for _, v := range vals {
+		if !isFinite(s, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// anyValue is the set of every value of s, every NaN included.
+func anyValue(s Scalar) *Allowed {
+	return &Allowed{Interval: true, Lo: FromFloat64(s, math.Inf(-1)), Hi: FromFloat64(s, math.Inf(1)), AnyNaN: true}
+}
+
 // readAllowed is the accepted set of a read of x (see the reads rule): nil
 // (compare with Equal) for non-float types and doubles, x's bits for float, and
 // for half x's bits plus what the kernel's conversions may make of them.
@@ -448,9 +484,14 @@ func readAllowed(s Scalar, x uint64) *Allowed {
 }
 
 // allEqualAnswers is AllEqual's result for one component under each reading of
-// "equal": float comparison without and with denormals flushed, and bit identity.
+// "equal": float comparison without and with denormals flushed, and bit identity;
+// both answers where a NaN or an infinity is among vals (the default float mode).
 func allEqualAnswers(s Scalar, vals []uint64) (answers map[bool]bool) {
 	answers = map[bool]bool{}
+	if !freeOfSpecials(s, vals) {
+		// Default float mode: a NaN or an infinity leaves the answer free.
+		return map[bool]bool{false: true, true: true}
+	}
 	for _, flush := range []bool{false, true} {
 		eq := true
 		for _, v := range vals {
