@@ -18,7 +18,13 @@ func shapeTypes(sh Shape, types []Type, fam []string) int {
 
 // patternCases is the number of pattern cases per type on a shape: the fixed
 // patterns, and random once per seed.
-func patternCases(sh Shape) int { return len(Patterns) - 1 + len(sh.seeds(Random)) }
+func patternCases(sh Shape) int {
+	n := 0
+	for _, p := range Patterns {
+		n += len(sh.seeds(p))
+	}
+	return n
+}
 
 // TestShapesBuildAndGrid: every compute shape is valid, its kernels' grids stack
 // the replicas (grid27's uses y and z), the flat id reads the group id in every
