@@ -119,6 +119,7 @@ func PlanCases(p Plan, cfg Config) []PlannedCase {
 				}
 			}
 		}
+		out = append(out, cfg.planGen(p.Device.Index, size)...) // genrun.go
 	}
 	return out
 }

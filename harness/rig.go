@@ -62,6 +62,9 @@ type Config struct {
 	Stages []string
 	// Shard keeps one share of the matrix's kernels (shard.go); zero: all.
 	Shard Shard
+	// GenSeeds are the generated programs (harness/gen) each pass runs on
+	// Vulkan after the matrix (genrun.go); nil: none.
+	GenSeeds []uint64
 }
 
 // ExpectationSets returns the sets a run applies (none with NoExpectations).
@@ -382,6 +385,9 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 		})
 	}
 	fin.wait()
+	if err := r.runGen(size, layouts, &st, emit); err != nil && reproErr == nil { // genrun.go
+		reproErr = err
+	}
 	st.Pipelines = r.Pipelines() - pipes0
 	st.Seconds = time.Since(start).Seconds()
 	return st, reproErr

@@ -10,18 +10,19 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/kernels"
 )
 
-const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang,cmd:NAME=PATH] [-shard K/N]"
+const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang,cmd:NAME=PATH] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
 
 // planFlags are the flags that decide what a run covers, as `waverig run`
 // reads them; list takes the same spellings and the same checks.
 type planFlags struct {
-	device, ops, sizes, compilers, apis, stages, shard *string
+	device, ops, sizes, compilers, apis, stages, shard, genSeeds *string
 }
 
 func addPlanFlags(fs *flag.FlagSet) planFlags {
@@ -33,6 +34,7 @@ func addPlanFlags(fs *flag.FlagSet) planFlags {
 		apis:      fs.String("api", "", "APIs: vulkan,webgpu (default: every API with a device)"),
 		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex (default: all three)"),
 		shard:     fs.String("shard", "", "share K of N of the kernels (1 ≤ K ≤ N), as run -shard K/N runs it"),
+		genSeeds:  fs.String("gen-seeds", "", genSeedsUsage),
 	}
 }
 
@@ -71,7 +73,30 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 			return cfg, nil, fmt.Errorf("-stages: %v", err)
 		}
 	}
+	if cfg.GenSeeds, err = genSeeds(*p.genSeeds, cfg); err != nil {
+		return cfg, nil, err
+	}
 	return cfg, sizes, nil
+}
+
+const genSeedsUsage = "generated programs (waverig fuzz's) each wave size runs after the matrix: seeds like 1-20 or 1,5,9, or none (default: 1-20; none with -ops, or -compilers without ours)"
+
+// genSeeds reads -gen-seeds for a configuration whose other flags are read.
+// Unset, a run covers seeds 1-20 unless it was narrowed to some operations
+// (-ops) or to other compilers (the programs are compiled by waverig's): such
+// a run asks about one thing, and twenty whole programs are not it.
+func genSeeds(arg string, cfg harness.Config) ([]uint64, error) {
+	if arg == "" {
+		if cfg.Filter.Ops != nil || (cfg.Compilers != nil && !slices.Contains(cfg.Compilers, harness.Ours)) {
+			return nil, nil
+		}
+		return harness.DefaultGenSeeds(), nil
+	}
+	seeds, err := harness.ParseGenSeeds(arg)
+	if err != nil {
+		return nil, fmt.Errorf("-gen-seeds: %v", err)
+	}
+	return seeds, nil
 }
 
 // runList is `waverig list`: every test name (results.Record.Name) the run of

@@ -43,7 +43,10 @@ func TestCrashDuringPrebuildRestartsSerially(t *testing.T) {
 			continue
 		}
 		cases++
-		if r.Status == results.Pass {
+		// Vacuous: on lavapipe a workgroup one invocation wide in x (y64, z64,
+		// 1x4x32) puts every invocation in a wave of its own at lane 0, so "odd"
+		// picks no lane there; the run without the crash reports them alike.
+		if r.Status == results.Pass || r.Status == results.Vacuous {
 			passed++
 		} else {
 			t.Errorf("%s: %s (%s)", r.Case, r.Status, r.Reason)

@@ -22,7 +22,7 @@ import (
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -43,6 +43,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	noExpect := fs.Bool("no-baseline", false, "judge against no baseline (the built-in ones included): every failure counts, known crashes run")
 	fs.BoolVar(noExpect, "no-expectations", false, "the old name of -no-baseline")
 	shard := fs.String("shard", "", "run share K of N of the kernels (1 ≤ K ≤ N; waverig merge joins the shards)")
+	genSeedsArg := fs.String("gen-seeds", "", genSeedsUsage)
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -130,6 +131,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			return bad("-stages: %v", err)
 		}
 	}
+	if cfg.GenSeeds, err = genSeeds(*genSeedsArg, cfg); err != nil {
+		return bad("%v", err)
+	}
 
 	devs, err := devices.Enumerate()
 	if err != nil {
@@ -186,6 +190,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		plan := harness.MakePlan(dev, want)
 		runs = append(runs, harness.DeviceRun{Index: idx, Plan: plan, Config: dc})
 		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], harness.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(plan))
+	}
+	if n := len(cfg.GenSeeds); n > 0 {
+		fmt.Fprintf(stdout, "generated programs: %d seeds (%d…%d) at every wave size after the matrix (-gen-seeds none: off)\n", n, cfg.GenSeeds[0], cfg.GenSeeds[n-1])
 	}
 	if several {
 		fmt.Fprintf(stdout, "%d devices, up to %d child processes at once\n", len(idxs), *jobs)

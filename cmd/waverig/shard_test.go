@@ -18,8 +18,8 @@ import (
 
 // listFlags is the plan every test here lists and runs: small enough for a
 // minute, yet every API, stage, compiler, two wave sizes, skips and known
-// problems.
-var listFlags = []string{"-ops", "^WaveActiveSum$", "-sizes", "4,8"}
+// problems, and generated programs (which -ops turns off unless asked for).
+var listFlags = []string{"-ops", "^WaveActiveSum$", "-sizes", "4,8", "-gen-seeds", "1-4"}
 
 // caseStatuses maps each case record's test name (per device) to its status:
 // what a run says, without layout and parity records.
@@ -77,6 +77,9 @@ func TestListShardAndMerge(t *testing.T) {
 	runInto(t, full)
 	fullStatus := caseStatuses(t, full)
 	whole := listNames(t)
+	if len(genNames(whole)) == 0 {
+		t.Fatal("the plan has no generated program: -gen-seeds is not covered")
+	}
 
 	t.Run("list is what run records", func(t *testing.T) {
 		var recorded []string

@@ -56,13 +56,44 @@ func OpenDevice(index int) (*Device, error) {
 	}
 	// Generated programs build one pipeline each: keep few.
 	r.SetMaxPipelines(16)
+	return NewDevice(r), nil
+}
+
+// NewDevice runs programs on a runner the caller opened (the rig's own, so a
+// run does not open a second Vulkan instance). Close closes the runner: a
+// borrower of a runner does not call it.
+func NewDevice(r *vulkan.Runner) *Device {
 	dev := r.Device()
 	// vkx enables maximal reconvergence together with quad control.
-	return &Device{runner: r, Validate: true, Maximal: dev.ShaderMaximalReconvergence && dev.ShaderQuadControl}, nil
+	return &Device{runner: r, Validate: true, Maximal: dev.ShaderMaximalReconvergence && dev.ShaderQuadControl}
 }
 
 // Close releases the device.
 func (d *Device) Close() { d.runner.Close() }
+
+// Ops are the wave operations the program runs (each once, in no set order):
+// what a device must support to run it.
+func (p *Program) Ops() []Op {
+	seen := map[Op]bool{}
+	var ops []Op
+	for _, w := range p.siteOps() {
+		if !seen[w.Op] {
+			seen[w.Op] = true
+			ops = append(ops, w.Op)
+		}
+	}
+	return ops
+}
+
+// LaneOf is what invocation flat logged about itself: its wave key, lane
+// index and input word (ok false when the log is too short to hold it).
+func LaneOf(words []uint32, flat int) (key, lane, input uint32, ok bool) {
+	if flat < 0 || len(words) < (flat+1)*RecWords {
+		return 0, 0, 0, false
+	}
+	r := words[flat*RecWords:]
+	return r[wKey], r[wLane], r[wInput], true
+}
 
 // Name is the device's name.
 func (d *Device) Name() string { return d.runner.Device().Name }

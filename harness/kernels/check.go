@@ -377,14 +377,14 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 	if models.IsPartitioned(op) {
 		partitionLanes(op, c, mt, wv, init, inputs, st)
 	}
+	arms, args := waveArms(c, wv, threads)
 	for j, h := range wv {
-		want := branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type))
-		if h.branch != want {
+		if want := arms[j]; h.branch != want {
 			st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 				Input: describe(j) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
 		}
 		if h.branch != 0 && hasLaneArg(op) {
-			if wantArg := laneArgOf(op, h.mode, h.lane, h.count); h.laneArg != wantArg {
+			if wantArg := args[j]; h.laneArg != wantArg {
 				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 					Input: describe(j) + " (lane argument)", Expected: fmt.Sprint(wantArg), Actual: fmt.Sprint(h.laneArg)})
 			}
@@ -412,13 +412,9 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 			}
 			st.res.Lanes++
 			actual := readComps(got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
-			ok := true
-			for k := range want[j].Comps {
-				ok = ok && models.Equal(rt.Scalar, want[j].Comps[k], actual[k])
-			}
-			if !ok {
+			if !want[j].AcceptsAll(rt.Scalar, actual) {
 				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
-					Expected: formatResult(op, rt, want[j].Comps), Actual: formatResult(op, rt, actual)})
+					Expected: formatWant(op, rt, want[j]), Actual: formatResult(op, rt, actual)})
 			}
 		}
 	}
@@ -451,4 +447,14 @@ func formatResult(op intrinsics.Op, rt models.Type, comps []uint64) string {
 		return fmt.Sprintf("0x%s (%d bits)", m.Text(16), n)
 	}
 	return models.FormatComps(rt.Scalar, comps)
+}
+
+// formatWant renders an expected value: formatResult's form, with the set of
+// results the models accept for each component that has one (an interval, the
+// special values a rule allows).
+func formatWant(op intrinsics.Op, rt models.Type, v models.Value) string {
+	if len(v.Accept) == 0 {
+		return formatResult(op, rt, v.Comps)
+	}
+	return models.FormatWant(rt.Scalar, v)
 }

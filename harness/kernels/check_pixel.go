@@ -46,9 +46,17 @@ type pixelState struct {
 	// included: a [WaveOpsIncludeHelperLanes] kernel, where only the
 	// helper-included results (and layout words) are correct.
 	included bool
-	// defined holds the record indices whose output the models define for the
-	// helper set the wave was explained by (nil unless asked for: parity).
-	defined map[int]bool
+	// defined holds, for each record index whose output the models define for
+	// the helper set(s) the wave was explained by, the models' value under each
+	// of those sets (nil unless asked for: parity compares through their
+	// accepted sets).
+	defined map[int][]models.Value
+}
+
+// defVal is a record index the models define and the value they give it.
+type defVal struct {
+	idx  int
+	want models.Value
 }
 
 func (ps *pixelState) block(rep int, x, y uint32) []uint32 {
@@ -60,9 +68,9 @@ func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResu
 	return checkPixelInto(k, out, waveSize, res, states, nil)
 }
 
-// checkPixelInto is checkPixel that also marks, in defined (when not nil), the
-// record indices whose values the models define.
-func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, defined map[int]bool) []CaseResult {
+// checkPixelInto is checkPixel that also records, in defined (when not nil), the
+// record indices whose values the models define, with those values.
+func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, defined map[int][]models.Value) []CaseResult {
 	failAll := func(note string) []CaseResult {
 		for i := range res {
 			res[i].Passed, res[i].Note = false, note
@@ -458,7 +466,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	}
 	var failE, failI []results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
-	var defE, defI []int // record indices each helper set defines
+	var defE, defI []defVal // record indices each helper set defines, with the value
 	for arm := uint32(1); arm <= 2; arm++ {
 		var rec, hl []models.Lane
 		var act []*pxRec
@@ -487,42 +495,39 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 				continue
 			}
 			actual := readComps(ps.got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
-			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]int) {
+			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]defVal) {
 				if want.Undefined {
 					*undef++
 					return
 				}
 				*lanes++
-				*def = append(*def, h.idx)
-				for k := range want.Comps {
-					if !models.Equal(rt.Scalar, want.Comps[k], actual[k]) {
-						in := describe(h)
-						if !fixed && len(wv.helpers) > 0 {
-							in += " (helpers " + set + ")"
-						}
-						*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: in,
-							Expected: formatResult(op, rt, want.Comps), Actual: formatResult(op, rt, actual)})
-						return
+				*def = append(*def, defVal{h.idx, want})
+				if !want.AcceptsAll(rt.Scalar, actual) {
+					in := describe(h)
+					if !fixed && len(wv.helpers) > 0 {
+						in += " (helpers " + set + ")"
 					}
+					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: in,
+						Expected: formatWant(op, rt, want), Actual: formatResult(op, rt, actual)})
 				}
 			}
 			cmp(exc[j], HelpersExcluded, &failE, &lanesE, &undefE, &defE)
 			cmp(inc[j], HelpersIncluded, &failI, &lanesI, &undefI, &defI)
 		}
 	}
-	mark := func(idx ...[]int) {
+	mark := func(sets ...[]defVal) {
 		if ps.defined == nil {
 			return
 		}
-		seen := map[int]int{}
-		for _, set := range idx {
-			for _, i := range set {
-				seen[i]++
+		seen := map[int][]models.Value{}
+		for _, set := range sets {
+			for _, d := range set {
+				seen[d.idx] = append(seen[d.idx], d.want)
 			}
 		}
-		for i, n := range seen {
-			if n == len(idx) {
-				ps.defined[i] = true
+		for i, ws := range seen {
+			if len(ws) == len(sets) {
+				ps.defined[i] = ws
 			}
 		}
 	}

@@ -63,9 +63,11 @@ func (e RecordExpectation) Find(key, lane uint32) int {
 //   - The arm, the lane argument (where Check compares it) and the pre-written
 //     words are what the kernel must have written for that layout.
 //   - An output is the model's value for its arm. Where the device's value
-//     passed, its own words are kept: models compare floats by value (±0, any
-//     NaN) and a half's upper bits not at all, so the words that passed stay
-//     right on a re-run of the same device.
+//     passed, its own words are kept: a float result is accepted within a set
+//     (an interval for sums and products, the special values a rule allows,
+//     models/floats.go) and a half's upper bits not at all, so the words that
+//     passed stay right on a re-run of the same device. A failing lane gets the
+//     lane-order value, one member of its accepted set.
 //
 // A correct device with the same layout meets every defined word; a failing
 // lane of Check differs from it in the word Check failed.
@@ -138,14 +140,15 @@ func expectWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads 
 		return
 	}
 	partitioned := models.IsPartitioned(op)
+	arms, args := waveArms(c, wv, threads)
 	for j, h := range wv {
-		set(h.idx, wBranch, branchOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin, elseArm(c.Type)))
+		set(h.idx, wBranch, arms[j])
 		switch {
 		case partitioned:
 			set(h.idx, wLaneArg, partitionKey(c.Keys, h.lane, init[h.idx*recWords+wLaneArg]))
 			inputs[j] = partitionInput(op, mt, h.laneArg, inputs[j])
 		case h.branch != 0 && hasLaneArg(op):
-			set(h.idx, wLaneArg, laneArgOf(op, h.mode, h.lane, h.count))
+			set(h.idx, wLaneArg, args[j])
 		}
 	}
 	nw := rt.N * wordsPer(rt.Scalar)
@@ -164,10 +167,7 @@ func expectWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads 
 			}
 			rec := got[h.idx*recWords:][:recWords]
 			actual := readComps(rec, wOut, rt.Scalar, rt.N)
-			ok := true
-			for k := range want[j].Comps {
-				ok = ok && models.Equal(rt.Scalar, want[j].Comps[k], actual[k])
-			}
+			ok := want[j].AcceptsAll(rt.Scalar, actual)
 			words := make([]uint32, recWords)
 			if ok {
 				copy(words[wOut:], rec[wOut:])

@@ -198,7 +198,7 @@ func buildPixel(name string, cases []Case) (Kernel, error) {
 	lay := pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: len(cases) * rep}
 	in := make([]uint32, lay.draws*int(pw*ph)*tWords)
 	d := 0
-	err = eachReplica(cases, func(ci int, c Case, mt models.Type, pid, m int) error {
+	err = eachReplica(cases, rep, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 || c.Pattern == Last {
 			return fmt.Errorf("kernels: %s: pattern %q is not a graphics pattern", c.ID(), c.Pattern)
 		}

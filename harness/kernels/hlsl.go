@@ -8,8 +8,9 @@ import (
 	"waverig/harness/models"
 )
 
-// build turns a list of cases of one operation and shape into a kernel: one workgroup
-// per case replica, the control word of each invocation pre-written into its record.
+// build turns a list of cases of one operation and shape into a kernel: one block of
+// the shape's workgroups per case replica (Shape.Grid), the control word of each
+// invocation pre-written into its record.
 func build(name string, cases []Case) (Kernel, error) {
 	if len(cases) == 0 {
 		return Kernel{}, fmt.Errorf("kernels: %s: no cases", name)
@@ -32,21 +33,23 @@ func build(name string, cases []Case) (Kernel, error) {
 	if len(types) > 255 {
 		return Kernel{}, fmt.Errorf("kernels: %s: too many types", name)
 	}
-	threads := sh.Threads()
-	if threads <= 0 || sh.NumThreads[2] != 1 {
-		return Kernel{}, fmt.Errorf("kernels: %s: bad shape %v", name, sh.NumThreads)
+	if err := sh.validate(); err != nil {
+		return Kernel{}, err
 	}
-	rep := replicas(op)
-	groups := len(cases) * rep
-	rec := make([]uint32, groups*threads*recWords)
+	// A replica's workgroups are consecutive in the linear group index, so its
+	// records are one block of per invocations.
+	per := sh.Threads() * sh.GroupCount()
+	rep := recordReplicas(op)
+	n := len(cases) * rep
+	rec := make([]uint32, n*per*recWords)
 	g := 0
-	err := eachReplica(cases, func(ci int, c Case, mt models.Type, pid, m int) error {
+	err := eachReplica(cases, rep, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 {
 			return fmt.Errorf("kernels: %s: unknown pattern %q", c.ID(), c.Pattern)
 		}
-		in, coin := groupInputs(c, mt, m, threads)
-		for i := 0; i < threads; i++ {
-			r := rec[((g*threads)+i)*recWords:][:recWords]
+		in, coin := groupInputs(c, mt, m, per)
+		for i := 0; i < per; i++ {
+			r := rec[((g*per)+i)*recWords:][:recWords]
 			r[wCtl] = ctl(pid, m, variant[c.Type], ci)
 			r[wRnd] = coin[i]
 			writeComps(r, wIn, mt.Scalar, in[i])
@@ -64,7 +67,7 @@ func build(name string, cases []Case) (Kernel, error) {
 	return Kernel{
 		Name: name, Entry: "main", HLSL: src, Cases: cases,
 		Buffers: []Buffer{{Register: "u0", Data: bytesOf(rec)}},
-		Groups:  [3]uint32{uint32(groups), 1, 1},
+		Groups:  sh.Grid(n),
 		Needs:   needsOf(types),
 	}, nil
 }
@@ -202,11 +205,11 @@ func call(op intrinsics.Op, arg string) string {
 // argument, call the intrinsic. Lane-argument ops branch on the workgroup-uniform mode
 // so every choice is its own call site (QuadReadLaneAt needs a constant id before
 // SPIR-V 1.5, so its four ids are four constant call sites).
-func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int) {
+func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int, record bool) {
 	fmt.Fprintf(sb, "%sact = %du;\n", ind, branch)
 	switch op {
 	case intrinsics.WaveReadLaneAt:
-		args := []string{"1u", "cnt - 1u", "(lane + 1u) % cnt"}
+		args := waveReadArgs(record)
 		for m, a := range args {
 			kw := "if"
 			if m > 0 {
@@ -223,12 +226,14 @@ func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int) {
 	case intrinsics.QuadReadLaneAt:
 		for m := 0; m < 4; m++ {
 			switch {
+			// The id is the mode's low two bits: record kernels also run each
+			// id per quad (coverage.go: mode = id | whole<<2).
 			case m == 0:
-				fmt.Fprintf(sb, "%sif (mode == 0u) {\n", ind)
+				fmt.Fprintf(sb, "%sif ((mode & 3u) == 0u) {\n", ind)
 			case m == 3:
 				fmt.Fprintf(sb, "%s} else {\n", ind)
 			default:
-				fmt.Fprintf(sb, "%s} else if (mode == %du) {\n", ind, m)
+				fmt.Fprintf(sb, "%s} else if ((mode & 3u) == %du) {\n", ind, m)
 			}
 			a := fmt.Sprintf("%du", m)
 			fmt.Fprintf(sb, "%s    larg = %s;\n%s    r = %s;\n", ind, a, ind, call(op, a))
@@ -251,7 +256,7 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
-	fmt.Fprintf(&sb, "    uint flat = gid.x * %du + gi;\n", threads)
+	fmt.Fprintf(&sb, "    uint flat = %s;\n", sh.flatHLSL())
 	emitRecordBody(&sb, op, threads, types)
 	sb.WriteString("}\n")
 	return sb.String(), nil
@@ -262,7 +267,8 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 // pattern, the op per type variant, and the record stores.
 func emitRecordBody(sb *strings.Builder, op intrinsics.Op, threads int, types []Type) {
 	emitPrologue(sb, threads)
-	emitVariants(sb, op, types, load)
+	emitCoverage(sb, op)
+	emitVariants(sb, op, types, load, true)
 	emitRecordStores(sb)
 }
 
@@ -335,7 +341,8 @@ func emitPattern(sb *strings.Builder, lastCond string) {
 
 // emitVariants runs the op once per type variant: load x (ld spells the load), call the
 // op in the pattern's arms, convert the result to the output words.
-func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string) {
+// record: a record kernel's lane arguments (waveReadArgs).
+func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string, record bool) {
 	for v, t := range types {
 		kw := "if"
 		if v > 0 {
@@ -350,10 +357,10 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 		}
 		fmt.Fprintf(sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
-		emitCall(sb, "                ", op, 1)
+		emitCall(sb, "                ", op, 1, record)
 		if elseArm(t) {
 			sb.WriteString("            } else {\n")
-			emitCall(sb, "                ", op, 2)
+			emitCall(sb, "                ", op, 2, record)
 		}
 		sb.WriteString("            }\n        }\n")
 		storeResult(sb, "        ", rt)
@@ -361,15 +368,14 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 	sb.WriteString("    }\n")
 }
 
-// eachReplica calls visit for every replica (mode) of every case of one
+// eachReplica calls visit for each of the rep replicas (modes) of every case of one
 // operation's kernel, in kernel order, with the case's model type (checked to
 // be one the operation's model supports) and its pattern id (-1 if unknown).
-func eachReplica(cases []Case, visit func(ci int, c Case, mt models.Type, pid, mode int) error) error {
+func eachReplica(cases []Case, rep int, visit func(ci int, c Case, mt models.Type, pid, mode int) error) error {
 	if len(cases) == 0 {
 		return nil
 	}
 	op := cases[0].Op
-	rep := replicas(op)
 	for ci, c := range cases {
 		mt, err := c.Type.Model()
 		if err != nil {

@@ -66,8 +66,10 @@ func anyValue(r *rng, s models.Scalar) uint64 {
 		return r.next() & 0xffffffff
 	case models.Int64, models.Uint64:
 		return r.next()
-	case models.Float16, models.Float32:
+	case models.Float16:
 		return quarter(s, nonzero(r, 400))
+	case models.Float32:
+		return models.FromFloat64(s, wideFloat(r))
 	case models.Float64:
 		return quarter(s, nonzero(r, 1<<36))
 	}
@@ -80,9 +82,14 @@ func anyValue(r *rng, s models.Scalar) uint64 {
 func sumValue(r *rng, s models.Scalar) uint64 {
 	switch s {
 	case models.Float16:
-		return models.FromFloat64(s, float64(nonzero(r, 15)))
+		// A full 11-bit significand, |x| < 8: 128 lanes stay below half's 65504.
+		f := math.Ldexp(float64(r.intn(1<<10)|1<<10), -10+r.intn(6)-3)
+		if r.chance(1, 2) {
+			f = -f
+		}
+		return models.FromFloat64(s, f)
 	case models.Float32:
-		return quarter(s, nonzero(r, 60))
+		return models.FromFloat64(s, wideFloat(r))
 	case models.Float64:
 		return quarter(s, nonzero(r, 1<<34))
 	}
@@ -99,6 +106,15 @@ func productValue(r *rng, s models.Scalar, twos, halves *int) uint64 {
 	sign := 1.0
 	if r.chance(1, 2) {
 		sign = -1
+	}
+	if s == models.Float16 || s == models.Float32 {
+		// Near 1 (1 + k·2^-10 half, 1 + k·2^-12 float: the float one not exact in
+		// half): no overflow or underflow over 128 lanes, rounding in every order.
+		step := -12
+		if s == models.Float16 {
+			step = -10
+		}
+		return models.FromFloat64(s, sign*(1+math.Ldexp(float64(nonzero(r, 8)), step)))
 	}
 	if s.IsFloat() {
 		m := 1.0
@@ -140,6 +156,14 @@ func groupInputs(c Case, t models.Type, mode, threads int) (in [][]uint64, coin 
 	for k := range base {
 		base[k] = anyValue(r, t.Scalar)
 		alt[k] = anyValue(r, t.Scalar)
+		if hasSpecials(c.Op, t.Scalar) && r.chance(1, 3) {
+			// AllEqual's special values: a special base, or a special alternative.
+			if r.chance(1, 2) {
+				base[k] = specialValue(r, c.Op, t.Scalar)
+			} else {
+				alt[k] = specialValue(r, c.Op, t.Scalar)
+			}
+		}
 		for alt[k] == base[k] || (t.Scalar.IsFloat() && models.ToFloat64(t.Scalar, alt[k]) == models.ToFloat64(t.Scalar, base[k])) {
 			alt[k] = anyValue(r, t.Scalar)
 		}
@@ -170,6 +194,9 @@ func groupInputs(c Case, t models.Type, mode, threads int) (in [][]uint64, coin 
 			default:
 				v[k] = anyValue(r, t.Scalar)
 			}
+			if c.Op != intrinsics.WaveActiveAllEqual && hasSpecials(c.Op, t.Scalar) && r.chance(1, 8) {
+				v[k] = specialValue(r, c.Op, t.Scalar) // a fraction of lanes: ordinary values remain
+			}
 		}
 		in[i] = v
 	}
@@ -180,4 +207,59 @@ func groupInputs(c Case, t models.Type, mode, threads int) (in [][]uint64, coin 
 func isNegZero(s models.Scalar, v uint64) bool {
 	f := models.ToFloat64(s, v)
 	return f == 0 && math.Signbit(f)
+}
+
+// Float inputs tell precisions apart (models/floats.go accepts any legal order's
+// rounding): a float value has more significant bits than a half holds, a double
+// more than a float. Doubles stay within 48 significant bits and products of ±1,
+// ±2, ±0.5, because a double travels through the record as two floats
+// (record.go): an exact 64-bit encoding needs asdouble/asuint(double, out, out),
+// which waverig's compiler does not have yet.
+
+// wideFloat is a float with a 16-bit significand (never exact in half), of
+// magnitude 2^-4..2^8, either sign.
+func wideFloat(r *rng) float64 {
+	m := float64(r.intn(1<<15) | 1<<15 | 1)
+	f := math.Ldexp(m, -15+r.intn(12)-4)
+	if r.chance(1, 2) {
+		f = -f
+	}
+	return f
+}
+
+// specialValue is one of the values the float rules single out: ±0, quiet NaNs
+// (with and without payload, either sign), ±inf, the smallest and largest
+// denormals of either sign. Min, Max and AllEqual get ±0 and denormals only:
+// under Vulkan's default float mode a NaN or an infinity among the active
+// lanes frees the component (models/floats.go), so it would compare nothing
+// and could leave a one-lane case vacuous; the reads, bit-exact, get them all.
+func specialValue(r *rng, op intrinsics.Op, s models.Scalar) uint64 {
+	bits := s.Bits()
+	sign := uint64(1) << (bits - 1)
+	expAll := map[int]uint64{16: 0x7c00, 32: 0x7f800000, 64: 0x7ff0000000000000}[bits]
+	quiet := map[int]uint64{16: 0x200, 32: 0x400000, 64: 1 << 51}[bits]
+	frac := quiet*2 - 1
+	vals := []uint64{0, sign, 1, sign | 1, frac, sign | frac}
+	switch op {
+	case intrinsics.WaveActiveAllEqual, intrinsics.WaveActiveMin, intrinsics.WaveActiveMax:
+	default:
+		vals = append(vals, expAll|quiet, expAll|quiet|0x15, sign|expAll|quiet|1, expAll, sign|expAll)
+	}
+	return vals[r.intn(len(vals))]
+}
+
+// hasSpecials: the operations whose float rules (models/floats.go) the special
+// values exercise: AllEqual, Min, Max and the reads. Not doubles (the record's
+// split encoding carries ordinary values only, see above).
+func hasSpecials(op intrinsics.Op, s models.Scalar) bool {
+	if s != models.Float16 && s != models.Float32 {
+		return false
+	}
+	switch op {
+	case intrinsics.WaveActiveAllEqual, intrinsics.WaveActiveMin, intrinsics.WaveActiveMax,
+		intrinsics.WaveReadLaneAt, intrinsics.WaveReadLaneFirst, intrinsics.QuadReadAcrossX,
+		intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.QuadReadLaneAt:
+		return true
+	}
+	return false
 }

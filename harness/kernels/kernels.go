@@ -11,8 +11,8 @@
 // key (WaveReadLaneFirst of the flat id, taken in uniform control flow), lane index,
 // lane count, which branch ran the operation, the lane argument, its input and its
 // output. The checker rebuilds every wave from these records and never assumes a lane
-// layout. Many cases share one kernel (one workgroup per case replica) so that the whole
-// matrix needs about two hundred pipelines.
+// layout. Many cases share one kernel (one workgroup, or a small grid of them, per case
+// replica) so that the whole matrix needs a few hundred pipelines.
 package kernels
 
 import (
@@ -72,27 +72,6 @@ var Patterns = []Pattern{All, Even, Odd, First, Last, FirstHalf, Nested, Random}
 
 // RandomSeeds are the seeds of the random-pattern cases of every (op, type, shape).
 var RandomSeeds = []uint64{1, 2, 3}
-
-// Shape is a workgroup shape. Groups is the workgroup grid one case replica uses (the
-// kernel's grid is one workgroup per case replica along x).
-type Shape struct {
-	Name       string
-	NumThreads [3]int
-	Groups     [3]int
-	// Scene is a pixel kernel's draw (nil for compute and vertex shapes).
-	Scene *Scene
-}
-
-// Threads is the number of invocations in one workgroup.
-func (s Shape) Threads() int { return s.NumThreads[0] * s.NumThreads[1] * s.NumThreads[2] }
-
-// Shapes: whole waves at every legal size up to 64; a partial last wave at every size
-// (62 leaves a two-lane quad at the end); a 2-D workgroup.
-var Shapes = []Shape{
-	{Name: "whole", NumThreads: [3]int{64, 1, 1}, Groups: [3]int{1, 1, 1}},
-	{Name: "partial", NumThreads: [3]int{62, 1, 1}, Groups: [3]int{1, 1, 1}},
-	{Name: "2d", NumThreads: [3]int{8, 8, 1}, Groups: [3]int{1, 1, 1}},
-}
 
 // Case is one cell of the matrix.
 type Case struct {
@@ -301,7 +280,7 @@ func Matrix(f Filter) []Kernel {
 
 // opMatrix is one kernel per (operation, type family, shape) of ops: its cases
 // every type of the family the op takes × active-lane pattern (random with each
-// seed), each expanded by more (the partitioned ops add key schemes), kept by
+// seed; a reduced shape takes a subset, Shape.takes and Shape.seeds), each expanded by more (the partitioned ops add key schemes), kept by
 // the filter and built by mk.
 func opMatrix(ops []intrinsics.Op, f Filter, more func(Case) []Case, mk func(string, []Case) (Kernel, error)) []Kernel {
 	var out []Kernel
@@ -312,14 +291,16 @@ func opMatrix(ops []intrinsics.Op, f Filter, more func(Case) []Case, mk func(str
 				continue
 			}
 			for _, sh := range Shapes {
+				if sh.Threads() < minThreads(op) {
+					continue // the op can define no lane there (minThreads)
+				}
 				var cases []Case
 				for _, t := range types {
+					if !sh.takes(t, fam.scalars) {
+						continue
+					}
 					for _, p := range Patterns {
-						seeds := []uint64{0}
-						if p == Random {
-							seeds = RandomSeeds
-						}
-						for _, s := range seeds {
+						for _, s := range sh.seeds(p) {
 							for _, c := range more(Case{Op: op, Type: t, Pattern: p, Shape: sh, Seed: s}) {
 								if f.keep(c) {
 									cases = append(cases, c)

@@ -24,8 +24,7 @@ type Parity struct {
 // name them in the report), invocation by invocation (the flat id is the record
 // index on both sides). An invocation differs when its recorded place (wave key,
 // lane index, lane count, arm) differs, or when both sides put it in the same
-// place and its result, where the model defines one, differs beyond the model's
-// tolerance (models.Equal). Values the model leaves undefined are never compared:
+// place and its result, where the model defines one, differs (agree). Values the model leaves undefined are never compared:
 // two correct devices may disagree on them. A parity difference is reported even
 // when both sides pass their models: it says the two paths to the same hardware
 // disagree, which a driver engineer wants to know.
@@ -76,7 +75,7 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 			return nil, err
 		}
 		rt := models.ResultType(op, mt)
-		defined := map[int]bool{} // record index -> the model defines its value
+		defined := map[int]models.Value{} // record index -> the model's value, where it defines one
 		for arm := uint32(1); arm <= 2; arm++ {
 			lanes := make([]models.Lane, len(wv))
 			active := false
@@ -95,7 +94,7 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 			}
 			for j, h := range wv {
 				if lanes[j].Active && !want[j].Undefined {
-					defined[h.idx] = true
+					defined[h.idx] = want[j]
 				}
 			}
 		}
@@ -106,14 +105,15 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 				add(p, a, input, wavePlace(a), wavePlace(b))
 				continue
 			}
-			if !defined[a.idx] {
+			w, ok := defined[a.idx]
+			if !ok {
 				continue
 			}
 			p.Compared++
 			ra := readComps(gotA[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
 			rb := readComps(gotB[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
 			for x := range ra {
-				if !models.Equal(rt.Scalar, ra[x], rb[x]) {
+				if !agree(rt.Scalar, w, x, ra[x], rb[x]) {
 					add(p, a, input, formatResult(op, rt, ra), formatResult(op, rt, rb))
 					break
 				}
@@ -133,7 +133,8 @@ func wavePlace(h hdr) string {
 // both: a pixel covered on one API only, or placed differently (its wave's key,
 // lane, lane count, arm), differs; a pixel placed alike differs when its output,
 // where the pixel checker defined it on both sides (for the helper set each
-// side's wave was explained by), differs. PSSlope, which writes no records, is
+// side's wave was explained by), differs: not Equal and not both inside one of
+// those values' accepted sets (agreeAny). PSSlope, which writes no records, is
 // compared by its colour target, within the slope model's tolerance.
 func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
 	sc := *k.Cases[0].Shape.Scene
@@ -166,8 +167,8 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		}
 		return out, nil
 	}
-	defined := func(o map[string][]byte) map[int]bool {
-		d := map[int]bool{}
+	defined := func(o map[string][]byte) map[int][]models.Value {
+		d := map[int][]models.Value{}
 		res := make([]CaseResult, len(k.Cases))
 		states := make([]*caseState, len(k.Cases))
 		for i, c := range k.Cases {
@@ -178,7 +179,7 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		return d
 	}
 	// The two sides are independent checker runs: one on another core.
-	var defA map[int]bool
+	var defA map[int][]models.Value
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -243,14 +244,15 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 					add(p, uint32(i), ra[wKey], ra[wLane], input, place(ra), place(rb))
 					continue
 				}
-				if !written(ra) || !defA[i] || !defB[i] {
+				if !written(ra) || defA[i] == nil || defB[i] == nil {
 					continue
 				}
+				wants := append(append([]models.Value(nil), defA[i]...), defB[i]...)
 				p.Compared++
 				va := readComps(ra, wOut, rt.Scalar, rt.N)
 				vb := readComps(rb, wOut, rt.Scalar, rt.N)
 				for c := range va {
-					if !models.Equal(rt.Scalar, va[c], vb[c]) {
+					if !agreeAny(rt.Scalar, wants, c, va[c], vb[c]) {
 						add(p, uint32(i), ra[wKey], ra[wLane], input, formatResult(op, rt, va), formatResult(op, rt, vb))
 						break
 					}
@@ -259,4 +261,30 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		}
 	}
 	return out, nil
+}
+
+// agreeAny is agree for a pixel, whose value the models may give under each
+// helper set that explained its wave on either side: the two results agree when
+// they are Equal or both lie in one value's accepted set for the component.
+func agreeAny(s models.Scalar, wants []models.Value, k int, a, b uint64) bool {
+	if models.Equal(s, a, b) {
+		return true
+	}
+	for _, w := range wants {
+		if k < len(w.Accept) && w.Accept[k] != nil && agree(s, w, k, a, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// agree says whether two APIs' results for component k of a value the model
+// defines as want agree: where the model accepts a set (a float sum's interval,
+// the zeros and flushes a rule allows) both must lie in it, since the set is the
+// freedom the specification leaves each path; elsewhere they must be Equal.
+func agree(s models.Scalar, want models.Value, k int, a, b uint64) bool {
+	if k < len(want.Accept) && want.Accept[k] != nil {
+		return want.Accept[k].Has(s, a) && want.Accept[k].Has(s, b)
+	}
+	return models.Equal(s, a, b)
 }

@@ -1,8 +1,11 @@
 package kernels
 
 import (
+	"encoding/binary"
 	"regexp"
 	"testing"
+
+	"waverig/harness/models"
 )
 
 // TestCompareParity: identical outputs agree; a changed defined result and a
@@ -167,5 +170,79 @@ func TestComparePixelParity(t *testing.T) {
 	}
 	if ps, _ = Compare(k, "vulkan", a, "webgpu", inc); ps[0].Differing == 0 {
 		t.Fatal("helpers in and out of the sums gave no parity difference")
+	}
+}
+
+// TestComparePixelParityAcceptedSet: two sides whose float sums differ but both
+// lie in the interval the models accept (any order of the additions) agree; the
+// pixel path compares through the accepted set as the compute path does.
+func TestComparePixelParityAcceptedSet(t *testing.T) {
+	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`), Types: []string{"float"}, Patterns: []Pattern{All}, Shapes: []string{"diag16"}})
+	if len(ks) != 1 {
+		t.Fatalf("want 1 kernel, got %d", len(ks))
+	}
+	k := ks[0]
+	a, err := Simulate(k, SimLayout{WaveSize: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[int][]models.Value{}
+	res := make([]CaseResult, len(k.Cases))
+	states := make([]*caseState, len(k.Cases))
+	for i, c := range k.Cases {
+		res[i] = CaseResult{Case: c, Passed: true}
+		states[i] = &caseState{res: &res[i], choices: map[string]int{}}
+	}
+	checkPixelInto(k, a, 0, res, states, defs)
+	b := map[string][]byte{}
+	for r, w := range a {
+		b[r] = append([]byte(nil), w...)
+	}
+	_, got, err := kernelWords(k, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Move every defined result whose interval has room to the interval's other
+	// end: still right on its own, so no parity difference.
+	moved := 0
+	newOut := map[[2]uint32]uint32{} // (flat, old out word) -> new out word, for the colour target
+	for i, ws := range defs {
+		acc := ws[0].Accept
+		if len(acc) == 0 || acc[0] == nil || !acc[0].Interval || acc[0].Lo == acc[0].Hi {
+			continue
+		}
+		rec := got[i*recWords:][:recWords]
+		other := acc[0].Lo
+		if readComps(rec, wOut, models.Float32, 1)[0] == other {
+			other = acc[0].Hi
+		}
+		was := rec[wOut]
+		writeComps(rec, wOut, models.Float32, []uint64{other})
+		newOut[[2]uint32{rec[wFlat], was}] = rec[wOut]
+		binary.LittleEndian.PutUint32(b["u0"][(i*recWords+wOut)*4:], rec[wOut])
+		moved++
+	}
+	if moved == 0 {
+		t.Fatal("no defined sum with more than one accepted value")
+	}
+	// The colour target repeats the last draw's (flat, draw, out0, out1).
+	c := b[ColorTarget]
+	for px := 0; px+16 <= len(c); px += 16 {
+		flat, out0 := binary.LittleEndian.Uint32(c[px:]), binary.LittleEndian.Uint32(c[px+8:])
+		if v, ok := newOut[[2]uint32{flat, out0}]; ok {
+			binary.LittleEndian.PutUint32(c[px+8:], v)
+		}
+	}
+	for _, r := range Check(k, b, 8) {
+		if !r.Passed {
+			t.Fatalf("moved side fails its model: %s", r)
+		}
+	}
+	ps, err := Compare(k, "vulkan", a, "webgpu", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Compared == 0 || ps[0].Differing != 0 {
+		t.Fatalf("%d sums moved inside their intervals: compared %d, differing %d: %v", moved, ps[0].Compared, ps[0].Differing, ps[0].Lanes)
 	}
 }

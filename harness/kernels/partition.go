@@ -87,7 +87,7 @@ func schemeID(keys string) int {
 	return -1
 }
 
-// buildPartition is build for partitioned cases: one workgroup per case, the key
+// buildPartition is build for partitioned cases: one replica per case, the key
 // scheme as the control word's mode, KeysRandom's keys pre-written in the
 // lane-argument word (the kernel overwrites it with the key it used).
 func buildPartition(name string, cases []Case) (Kernel, error) {
@@ -95,13 +95,14 @@ func buildPartition(name string, cases []Case) (Kernel, error) {
 		return Kernel{}, fmt.Errorf("kernels: %s: %d cases", name, len(cases))
 	}
 	op, sh := cases[0].Op, cases[0].Shape
-	threads := sh.Threads()
-	if threads <= 0 || sh.NumThreads[2] != 1 {
-		return Kernel{}, fmt.Errorf("kernels: %s: bad shape %v", name, sh.NumThreads)
+	if err := sh.validate(); err != nil {
+		return Kernel{}, err
 	}
+	// One replica per case: its workgroups' records are one block (see build).
+	per := sh.Threads() * sh.GroupCount()
 	var types []Type
 	variant := map[Type]int{}
-	rec := make([]uint32, len(cases)*threads*recWords)
+	rec := make([]uint32, len(cases)*per*recWords)
 	for g, c := range cases {
 		if c.Op != op || c.Shape.Name != sh.Name || !models.IsPartitioned(op) {
 			return Kernel{}, fmt.Errorf("kernels: %s: %s does not belong to a partitioned kernel of %s", name, c.ID(), op)
@@ -121,10 +122,10 @@ func buildPartition(name string, cases []Case) (Kernel, error) {
 			variant[c.Type] = len(types)
 			types = append(types, c.Type)
 		}
-		in, coin := groupInputs(c, mt, scheme, threads)
-		keys := randomKeys(c, threads)
-		for i := 0; i < threads; i++ {
-			r := rec[(g*threads+i)*recWords:][:recWords]
+		in, coin := groupInputs(c, mt, scheme, per)
+		keys := randomKeys(c, per)
+		for i := 0; i < per; i++ {
+			r := rec[(g*per+i)*recWords:][:recWords]
 			r[wCtl] = ctl(pid, scheme, variant[c.Type], g)
 			r[wRnd] = coin[i]
 			r[wLaneArg] = keys[i]
@@ -137,7 +138,7 @@ func buildPartition(name string, cases []Case) (Kernel, error) {
 	return Kernel{
 		Name: name, Entry: "main", HLSL: partitionHLSL(name, op, sh, types), Cases: cases,
 		Buffers:    []Buffer{{Register: "u0", Data: bytesOf(rec)}},
-		Groups:     [3]uint32{uint32(len(cases)), 1, 1},
+		Groups:     sh.Grid(len(cases)),
 		Needs:      needsOf(types),
 		Extensions: []string{PartitionedExtension},
 	}, nil
@@ -287,7 +288,7 @@ func partitionHLSL(name string, op intrinsics.Op, sh Shape, types []Type) string
 	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
-	fmt.Fprintf(&sb, "    uint flat = gid.x * %du + gi;\n", threads)
+	fmt.Fprintf(&sb, "    uint flat = %s;\n", sh.flatHLSL())
 	emitPrologue(&sb, threads)
 	fmt.Fprintf(&sb, `    // Partition key by scheme (mode): %s; the random keys are pre-written.
     uint pk = rec[b + 5u];

@@ -24,9 +24,11 @@ func TestPartitionMatrix(t *testing.T) {
 	cells, cases := 0, 0
 	for _, op := range PartitionOps {
 		for _, fam := range families {
-			if n := len(opTypes(op, fam)); n > 0 {
+			if len(opTypes(op, fam)) > 0 {
 				cells += len(Shapes)
-				cases += n * (len(Patterns) - 1 + len(RandomSeeds)) * len(KeySchemes) * len(Shapes)
+				for _, sh := range Shapes {
+					cases += shapeTypes(sh, opTypes(op, fam), fam.scalars) * patternCases(sh) * len(KeySchemes)
+				}
 			}
 		}
 	}
@@ -47,7 +49,8 @@ func TestPartitionMatrix(t *testing.T) {
 		if k.SubgroupBits() != want {
 			t.Errorf("%s: subgroup bits %#x, want %#x", k.Name, k.SubgroupBits(), want)
 		}
-		if int(k.Groups[0]) != len(k.Cases) || len(k.Buffers[0].Data) != len(k.Cases)*k.Cases[0].Shape.Threads()*recWords*4 {
+		sh := k.Cases[0].Shape
+		if k.Groups != sh.Grid(len(k.Cases)) || len(k.Buffers[0].Data) != len(k.Cases)*sh.Threads()*sh.GroupCount()*recWords*4 {
 			t.Errorf("%s: %d groups, %d bytes for %d cases", k.Name, k.Groups[0], len(k.Buffers[0].Data), len(k.Cases))
 		}
 		for _, c := range k.Cases {
@@ -70,10 +73,19 @@ func TestPartitionMatrix(t *testing.T) {
 		}
 	}
 	// Bit operations take unsigned integers only; WaveMatch every type, bool included.
-	if got, want := perOp[intrinsics.WaveMultiPrefixBitAnd], 2*4*10*4*len(Shapes); got != want {
+	bitAnd, match := 0, 0
+	for _, sh := range Shapes {
+		// Full shapes: 2 and 8 scalars at 4 widths; reduced ones: the scalars, and
+		// width 4 of a family's first scalar where the op takes it.
+		for _, fam := range families {
+			bitAnd += shapeTypes(sh, opTypes(intrinsics.WaveMultiPrefixBitAnd, fam), fam.scalars) * patternCases(sh) * len(KeySchemes)
+			match += shapeTypes(sh, opTypes(intrinsics.WaveMatch, fam), fam.scalars) * patternCases(sh) * len(KeySchemes)
+		}
+	}
+	if got, want := perOp[intrinsics.WaveMultiPrefixBitAnd], bitAnd; got != want {
 		t.Errorf("WaveMultiPrefixBitAnd: %d cases, want %d (uint, uint64_t)", got, want)
 	}
-	if got, want := perOp[intrinsics.WaveMatch], 8*4*10*4*len(Shapes); got != want {
+	if got, want := perOp[intrinsics.WaveMatch], match; got != want {
 		t.Errorf("WaveMatch: %d cases, want %d (8 scalars x 4 widths)", got, want)
 	}
 	c := Case{Op: intrinsics.WaveMatch, Type: Type{"uint", 1}, Pattern: Odd, Shape: Shapes[0], Keys: KeysHash}

@@ -122,11 +122,7 @@ func quadVoteMatrix(f Filter) []Kernel {
 			for _, sh := range Shapes {
 				var cases []Case
 				for _, p := range Patterns {
-					seeds := []uint64{0}
-					if p == Random {
-						seeds = RandomSeeds
-					}
-					for _, s := range seeds {
+					for _, s := range sh.seeds(p) {
 						if c := quadVoteCase(op, native, p, sh, s); f.keep(c) {
 							cases = append(cases, c)
 						}

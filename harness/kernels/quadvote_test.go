@@ -37,12 +37,15 @@ func TestQuadVoteMatrixShape(t *testing.T) {
 			t.Errorf("%s: extensions %v, needs %+v", k.Name, k.Extensions, k.Needs)
 		}
 		want := perCompute
+		if k.Stage != Pixel {
+			want = patternCases(k.Cases[0].Shape)
+		}
 		if k.Stage == Pixel {
 			want = len(GraphicsPatterns)
 			if int(k.Draw.Draws) != want*len(densities) {
 				t.Errorf("%s: %d draws, want one per case and density", k.Name, k.Draw.Draws)
 			}
-		} else if int(k.Groups[0]) != want*len(densities) {
+		} else if k.Groups != k.Cases[0].Shape.Grid(want*len(densities)) {
 			t.Errorf("%s: %d groups, want one per case and density", k.Name, k.Groups[0])
 		}
 		if len(k.Cases) != want {

@@ -50,11 +50,11 @@ func patternID(p Pattern) int {
 // vector width.
 func elseArm(t Type) bool { return t.N == 1 }
 
-// branchOf is the Go twin of the pattern block in the generated HLSL: which arm (1 or
-// 2; 0 = none) the invocation runs the operation in, from its recorded lane index,
-// lane count, SV_GroupIndex and coin. twoArms is elseArm of the case's type.
-func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32, twoArms bool) uint32 {
-	outer, inner := true, true
+// patternOf is the Go twin of the pattern block in the generated HLSL (emitPattern):
+// the outer and inner conditions of an invocation from its recorded lane index, lane
+// count, SV_GroupIndex and coin.
+func patternOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32) (outer, inner bool) {
+	outer, inner = true, true
 	switch p {
 	case Even:
 		outer = lane&1 == 0
@@ -72,6 +72,12 @@ func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32, twoArm
 	case Random:
 		outer = rnd != 0
 	}
+	return outer, inner
+}
+
+// armOf turns the pattern's conditions into the arm (1 or 2; 0 = none) the invocation
+// runs the operation in. twoArms is elseArm of the case's type.
+func armOf(outer, inner, twoArms bool) uint32 {
 	switch {
 	case !outer:
 		return 0
@@ -83,7 +89,15 @@ func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32, twoArm
 	return 0
 }
 
-// laneArgOf is the Go twin of the lane argument the kernel passes for a mode.
+// branchOf is the per-lane pattern (patternOf, armOf): every arm of a pixel kernel,
+// and of a record kernel outside the whole-quad replicas (waveArms).
+func branchOf(p Pattern, lane, count uint32, gi, threads int, rnd uint32, twoArms bool) uint32 {
+	outer, inner := patternOf(p, lane, count, gi, threads, rnd)
+	return armOf(outer, inner, twoArms)
+}
+
+// laneArgOf is the Go twin of the lane argument a pixel kernel passes for a mode
+// (record kernels: waveArms).
 func laneArgOf(op intrinsics.Op, mode int, lane, count uint32) uint32 {
 	switch op {
 	case intrinsics.WaveReadLaneAt:

@@ -75,17 +75,21 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 			hs := make([]hdr, len(wave))
 			for j, m := range wave {
 				i := g*threads + m[0]
-				w := rec[i*recWords:][:recWords]
-				p, mode, _, ci := unctl(w[wCtl])
+				_, mode, _, ci := unctl(rec[i*recWords+wCtl])
 				if ci >= len(k.Cases) {
 					return nil, fmt.Errorf("kernels: record %d names case %d", i, ci)
 				}
-				lane := uint32(m[1])
-				br := branchOf(Patterns[p], lane, size, m[0], threads, w[wRnd], elseArm(k.Cases[ci].Type))
+				hs[j] = hdr{idx: i, lane: uint32(m[1]), count: size, gi: m[0], mode: mode, caseIdx: ci, coin: rec[i*recWords+wRnd]}
+			}
+			arms, args := waveArms(k.Cases[hs[0].caseIdx], hs, threads)
+			for j := range hs {
+				i, lane, br := hs[j].idx, hs[j].lane, arms[j]
+				ci := hs[j].caseIdx
+				w := rec[i*recWords:][:recWords]
 				w[wFlat], w[wKey], w[wLane], w[wCount], w[wBranch] = uint32(i), key, lane, size, br
 				w[wLaneArg] = 0
 				if br != 0 {
-					w[wLaneArg] = laneArgOf(op, mode, lane, size)
+					w[wLaneArg] = args[j]
 				}
 				if models.IsPartitioned(op) {
 					// Every lane records its partition key (KeysRandom's were pre-written).
@@ -94,7 +98,7 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 				for o := wOut; o < recWords; o++ {
 					w[o] = 0
 				}
-				hs[j] = hdr{idx: i, lane: lane, branch: br, laneArg: w[wLaneArg], caseIdx: ci}
+				hs[j].branch, hs[j].laneArg = br, w[wLaneArg]
 			}
 			c := k.Cases[hs[0].caseIdx]
 			mt, err := c.Type.Model()

@@ -110,8 +110,12 @@ type Value struct {
 	// Undefined: HLSL does not define the value (inactive lane, absent or inactive
 	// partner); it must not be compared.
 	Undefined bool
-	// Comps are the result components as bit patterns of the result type.
+	// Comps are the result components as bit patterns of the result type (for a
+	// component with an accepted set, one legal result: the lane-order one).
 	Comps []uint64
+	// Accept, where non-nil, holds per component the set of results the
+	// specification allows (floats.go); a nil entry compares Comps[k] with Equal.
+	Accept []*Allowed
 }
 
 func undefined(n int) []Value {

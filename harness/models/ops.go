@@ -309,10 +309,58 @@ func Reduce(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
 			acc[k] = binop(a, t.Scalar, acc[k], c[k])
 		}
 	}
+	var accept []*Allowed
+	if t.Scalar.IsFloat() {
+		accept = reduceAllowed(a, t, lanes, ord)
+	}
 	for _, i := range ord {
-		out[i] = Value{Comps: append([]uint64(nil), acc...)}
+		if t.Scalar.IsFloat() && (a == opMin || a == opMax) {
+			if accept == nil {
+				continue // every component NaN: undefined (floats.go)
+			}
+		}
+		out[i] = withAccept(t.Scalar, acc, accept)
 	}
 	return out, nil
+}
+
+// reduceAllowed is the accepted set per component of a float reduction over the
+// lanes at positions ord (floats.go): an interval for Sum and Product, the
+// Min/Max rule for Min and Max. For Min/Max it is nil when a component has only
+// NaNs (the result is undefined).
+func reduceAllowed(a arith, t Type, lanes []Lane, ord []int) []*Allowed {
+	acc := make([]*Allowed, t.N)
+	for k := range acc {
+		vals := make([]uint64, len(ord))
+		for n, i := range ord {
+			vals[n] = mask(t.Scalar, lanes[i].Input[k])
+		}
+		ok := true
+		switch a {
+		case opAdd:
+			acc[k], ok = SumAllowed(t.Scalar, vals)
+		case opMul:
+			acc[k], ok = ProductAllowed(t.Scalar, vals)
+		case opMin, opMax:
+			acc[k], ok = minMaxAllowed(t.Scalar, vals, a == opMax)
+			if !ok {
+				return nil
+			}
+		}
+		if !ok {
+			acc[k] = nil // NaN or infinite terms: the lane-order value, compared with Equal
+		}
+	}
+	return acc
+}
+
+// scanAllowed is the accepted set per component of an exclusive float scan
+// whose terms are the lanes at positions terms (none: the identity, exact).
+func scanAllowed(a arith, t Type, lanes []Lane, terms []int) []*Allowed {
+	if !t.Scalar.IsFloat() || len(terms) == 0 {
+		return nil
+	}
+	return reduceAllowed(a, t, lanes, terms)
 }
 
 // Prefix: WavePrefixSum / WavePrefixProduct are exclusive scans over the active lanes
@@ -333,8 +381,9 @@ func Prefix(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
 	for k := range acc {
 		acc[k] = identity(a, t.Scalar)
 	}
-	for _, i := range ordered(lanes) {
-		out[i] = Value{Comps: append([]uint64(nil), acc...)}
+	ord := ordered(lanes)
+	for n, i := range ord {
+		out[i] = withAccept(t.Scalar, acc, scanAllowed(a, t, lanes, ord[:n]))
 		c := comps(t, lanes[i])
 		for k := range acc {
 			acc[k] = binop(a, t.Scalar, acc[k], c[k])
@@ -371,8 +420,23 @@ func AllEqual(t Type, lanes []Lane) ([]Value, error) {
 		}
 		res[k] = b2u(eq)
 	}
+	var accept []*Allowed
+	if t.Scalar.IsFloat() {
+		// Float comparison or bit identity (floats.go): a component where they
+		// disagree accepts both answers.
+		accept = make([]*Allowed, t.N)
+		for k := range accept {
+			vals := make([]uint64, len(ord))
+			for n, i := range ord {
+				vals[n] = mask(t.Scalar, lanes[i].Input[k])
+			}
+			if ans := allEqualAnswers(t.Scalar, vals); len(ans) > 1 {
+				accept[k] = &Allowed{Bits: []uint64{0, 1}}
+			}
+		}
+	}
 	for _, i := range ord {
-		out[i] = Value{Comps: append([]uint64(nil), res...)}
+		out[i] = Value{Comps: append([]uint64(nil), res...), Accept: accept}
 	}
 	return out, nil
 }
@@ -406,7 +470,16 @@ func readFrom(t Type, lanes []Lane, src func(l Lane) (uint32, bool)) ([]Value, e
 		if !present || !lanes[j].Active {
 			continue
 		}
-		out[i] = Value{Comps: comps(t, lanes[j])}
+		v := Value{Comps: comps(t, lanes[j])}
+		if a := readAllowed(t.Scalar, 0); a != nil {
+			// A read moves bits (floats.go): float bit-exact, half up to what the
+			// kernel's conversions may do.
+			v.Accept = make([]*Allowed, t.N)
+			for k, c := range v.Comps {
+				v.Accept[k] = readAllowed(t.Scalar, c)
+			}
+		}
+		out[i] = v
 	}
 	return out, nil
 }

@@ -219,7 +219,9 @@ func MultiPrefix(op intrinsics.Op, t Type, lanes []Lane, masks []Mask) ([]Value,
 		for k := range acc {
 			acc[k] = identity(a, t.Scalar)
 		}
-		// ord keeps the scan in lane order, the order a device combines in.
+		// ord keeps the scan in lane order (one legal order; floats accept any,
+		// scanAllowed).
+		var terms []int
 		for _, j := range ord {
 			o := lanes[j]
 			if o.Index >= l.Index {
@@ -228,12 +230,13 @@ func MultiPrefix(op intrinsics.Op, t Type, lanes []Lane, masks []Mask) ([]Value,
 			if !masks[i].Has(o.Index) {
 				continue
 			}
+			terms = append(terms, j)
 			c := comps(t, o)
 			for k := range acc {
 				acc[k] = binop(a, t.Scalar, acc[k], c[k])
 			}
 		}
-		out[i] = Value{Comps: acc}
+		out[i] = withAccept(t.Scalar, acc, scanAllowed(a, t, lanes, terms))
 	}
 	return out, nil
 }

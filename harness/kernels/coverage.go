@@ -1,0 +1,203 @@
+package kernels
+
+import (
+	"fmt"
+	"strings"
+
+	"waverig/compiler/intrinsics"
+)
+
+// No vacuous cases. A quad read whose partner is inactive, and a WaveReadLaneAt whose
+// source lane is, has an undefined result that the checker cannot compare, and a case
+// whose every lane is like that can never fail. Record kernels (compute and vertex)
+// therefore add replicas in which the sources are active whatever the pattern, the
+// wave size or the workgroup shape:
+//
+//   - Quad reads run every pattern per lane (partial quads) and per quad: in the
+//     whole-quad replicas a lane runs the op when the pattern picks a lane of its quad
+//     or of the next quad, so every picked lane brings its whole quad (a lone last
+//     lane the quad before it) and partners are active.
+//   - WaveReadLaneAt reads a constant lane (1), the highest lane of the reader's own
+//     arm, and the next lane of its own arm after the reader (cyclically); the arms'
+//     lane sets come from ballots taken before any divergence.
+//
+// The Go twins (waveArms) compute both from the recorded lanes of a wave, so the
+// checker keeps working from recorded data on any layout. Pixel kernels keep the
+// per-lane patterns and lane arguments (branchOf, laneArgOf): their quads are 2×2
+// pixels and helper lanes may or may not take part in a ballot.
+
+// recordReplicas is replicas for record kernels: the quad reads add the whole-quad
+// replicas (QuadReadLaneAt: mode = id | whole<<2).
+func recordReplicas(op intrinsics.Op) int {
+	switch op {
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
+		return 2
+	case intrinsics.QuadReadLaneAt:
+		return 8
+	}
+	return replicas(op)
+}
+
+// wholeBit is the bit of the mode that selects a whole-quad replica (0: none).
+func wholeBit(op intrinsics.Op) int {
+	switch op {
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
+		return 1
+	case intrinsics.QuadReadLaneAt:
+		return 4
+	}
+	return 0
+}
+
+// waveArms is the Go twin of a record kernel's pattern block and lane argument for
+// one wave (ws, any order, with recorded lane, count, group index, coin and mode):
+// the arm each lane runs the op in and, for WaveReadLaneAt / QuadReadLaneAt, the lane
+// argument of each lane that runs it (0 elsewhere).
+func waveArms(c Case, ws []hdr, threads int) (arms, args []uint32) {
+	op := c.Op
+	twoArms := elseArm(c.Type)
+	arms = make([]uint32, len(ws))
+	args = make([]uint32, len(ws))
+	outer := make([]bool, len(ws))
+	inner := make([]bool, len(ws))
+	for j, h := range ws {
+		outer[j], inner[j] = patternOf(c.Pattern, h.lane, h.count, h.gi, threads, h.coin)
+	}
+	if wb := wholeBit(op); wb != 0 && len(ws) > 0 && ws[0].mode&wb != 0 {
+		// The kernel's ballot of outer, then per quad.
+		picked := map[uint32]bool{}
+		for j, h := range ws {
+			if outer[j] {
+				picked[h.lane>>2] = true
+			}
+		}
+		for j, h := range ws {
+			q := h.lane >> 2
+			outer[j] = picked[q] || picked[q+1]
+			inner[j] = c.Pattern != Nested || q&1 == 0
+		}
+	}
+	for j := range ws {
+		arms[j] = armOf(outer[j], inner[j], twoArms)
+	}
+	for j, h := range ws {
+		if arms[j] == 0 {
+			continue
+		}
+		switch op {
+		case intrinsics.QuadReadLaneAt:
+			args[j] = uint32(h.mode & 3)
+		case intrinsics.WaveReadLaneAt:
+			// The lanes of the kernel's ballot for this lane's arm: outer && inner
+			// (arm 1) or outer && !inner (arm 2).
+			var hi, lo, next uint32
+			haveLo, haveNext := false, false
+			for i, g := range ws {
+				if !outer[i] || inner[i] != inner[j] {
+					continue
+				}
+				hi = max(hi, g.lane)
+				if !haveLo || g.lane < lo {
+					lo, haveLo = g.lane, true
+				}
+				if g.lane > h.lane && (!haveNext || g.lane < next) {
+					next, haveNext = g.lane, true
+				}
+			}
+			if !haveNext {
+				next = lo
+			}
+			switch h.mode {
+			case 0:
+				args[j] = 1
+			case 1:
+				args[j] = hi
+			default:
+				args[j] = next
+			}
+		}
+	}
+	return arms, args
+}
+
+// waveReadArgs are WaveReadLaneAt's lane arguments by mode: pixel kernels keep the
+// per-lane choices (constant, lane count - 1, the next lane index), record kernels
+// take the last two from their arm's ballot (emitArmLanes).
+func waveReadArgs(record bool) []string {
+	if record {
+		return []string{"1u", "hiLane", "nextLane"}
+	}
+	return []string{"1u", "cnt - 1u", "(lane + 1u) % cnt"}
+}
+
+// emitCoverage writes, after the pattern block and in uniform control flow, what a
+// record kernel of op adds to it: the whole-quad replicas' arms (quad reads) or the
+// arm-relative lane arguments (WaveReadLaneAt). See waveArms.
+func emitCoverage(sb *strings.Builder, op intrinsics.Op) {
+	if wb := wholeBit(op); wb != 0 {
+		word := func(q string) string {
+			return fmt.Sprintf("((%s < 8u) ? sel.x : ((%s < 16u) ? sel.y : ((%s < 24u) ? sel.z : sel.w)))", q, q, q)
+		}
+		fmt.Fprintf(sb, `    // Whole-quad replicas: a lane runs the op when the pattern picks a lane of its
+    // quad or of the next quad (nested: arms by quad parity).
+    uint4 sel = WaveActiveBallot(outer);
+    if ((mode & %du) != 0u) {
+        uint q = lane >> 2;
+        uint q1 = q + 1u;
+        uint s0 = %s;
+        uint s1 = %s;
+        bool p0 = ((s0 >> ((q & 7u) * 4u)) & 15u) != 0u;
+        bool p1 = q1 < 32u && ((s1 >> ((q1 & 7u) * 4u)) & 15u) != 0u;
+        outer = p0 || p1;
+        inner = pat != 6u || (q & 1u) == 0u;
+    }
+`, wb, word("q"), word("q1"))
+		return
+	}
+	if op != intrinsics.WaveReadLaneAt {
+		return
+	}
+	sb.WriteString(`    // WaveReadLaneAt's sources are lanes of the reader's own arm: its ballot, taken
+    // here, gives the highest lane and the next lane after this one (cyclically).
+    uint4 m1 = WaveActiveBallot(outer && inner);
+    uint4 m2 = WaveActiveBallot(outer && !inner);
+    uint4 am = m1;
+    if (!inner) {
+        am = m2;
+    }
+    uint above = lane + 1u;
+    uint hiLane = 0u;
+    uint loLane = 0u;
+    uint nextLane = 0xffffffffu;
+`)
+	comp := []string{"x", "y", "z", "w"}
+	for k := 0; k < 4; k++ {
+		fmt.Fprintf(sb, "    if (am.%s != 0u) {\n        hiLane = %du + firstbithigh(am.%s);\n    }\n", comp[k], 32*k, comp[k])
+	}
+	for k := 3; k >= 0; k-- {
+		c := comp[k]
+		fmt.Fprintf(sb, "    if (am.%s != 0u) {\n        loLane = %du + firstbitlow(am.%s);\n    }\n", c, 32*k, c)
+		fmt.Fprintf(sb, "    if (above < %du) {\n        uint n%d = am.%s;\n", 32*(k+1), k, c)
+		if k > 0 {
+			fmt.Fprintf(sb, "        if (above > %du) {\n            n%d = n%d & ~((1u << (above - %du)) - 1u);\n        }\n", 32*k, k, k, 32*k)
+		} else {
+			fmt.Fprintf(sb, "        n0 = n0 & ~((1u << above) - 1u);\n")
+		}
+		fmt.Fprintf(sb, "        if (n%d != 0u) {\n            nextLane = %du + firstbitlow(n%d);\n        }\n    }\n", k, 32*k, k)
+	}
+	sb.WriteString("    if (nextLane == 0xffffffffu) {\n        nextLane = loLane;\n    }\n")
+}
+
+// minThreads is the smallest workgroup in which op can have a defined result at all:
+// a quad read needs its partner in the same wave (lanes 0 and 1 for X; 0 and 2 for Y;
+// 1 and 2 for the diagonal), so a smaller workgroup would give only vacuous cases and
+// the matrix leaves the op out of it.
+func minThreads(op intrinsics.Op) int {
+	switch op {
+	case intrinsics.QuadReadAcrossX:
+		return 2
+	case intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
+		return 3
+	}
+	return 1
+}
