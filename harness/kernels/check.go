@@ -390,6 +390,7 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 			}
 		}
 	}
+	checkSentinels(wv, arms, got, rt.N*wordsPer(rt.Scalar), describe, st)
 	for arm := uint32(1); arm <= 2; arm++ {
 		lanes, active := armLanes(wv, inputs, arm)
 		if active == 0 {
@@ -411,13 +412,74 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 				continue
 			}
 			st.res.Lanes++
-			actual := readComps(got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
+			rec := got[h.idx*recWords:][:recWords]
+			if unwritten(rec, rt, want[j]) {
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
+					Expected: formatWant(op, rt, want[j]), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)})
+				continue
+			}
+			actual := readComps(rec, wOut, rt.Scalar, rt.N)
 			if !want[j].AcceptsAll(rt.Scalar, actual) {
 				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
 					Expected: formatWant(op, rt, want[j]), Actual: formatResult(op, rt, actual)})
 			}
 		}
 	}
+}
+
+// checkSentinels checks the output words no lane should have stored (outSentinel):
+// all eight of a lane that ran no arm, and those past the result's nw words of a
+// lane that did. A lane in the wrong arm was reported as control flow already.
+func checkSentinels(wv []hdr, arms []uint32, got []uint32, nw int, describe func(int) string, st *caseState) {
+	for j, h := range wv {
+		if h.branch != arms[j] {
+			continue
+		}
+		from, why := nw, " (store past the result's words)"
+		if h.branch == 0 {
+			from, why = 0, " (store by a lane that did not run the operation)"
+		}
+		out := got[h.idx*recWords+wOut:][:recWords-wOut]
+		for w := from; w < len(out); w++ {
+			if out[w] != outSentinel {
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: ranMask(wv), Input: describe(j) + why,
+					Expected: fmt.Sprintf("out word %d untouched (%#x)", w, outSentinel), Actual: fmt.Sprintf("%#x", out[w])})
+				break
+			}
+		}
+	}
+}
+
+// unwritten says whether a lane that ran the operation left every one of its
+// result's output words at the sentinel although the expected value is not the
+// sentinel itself: the store never happened. Checked on the raw words because a
+// float rule may accept any value (a NaN among the inputs frees a minimum).
+func unwritten(rec []uint32, rt models.Type, want models.Value) bool {
+	nw := rt.N * wordsPer(rt.Scalar)
+	for w := 0; w < nw; w++ {
+		if rec[wOut+w] != outSentinel {
+			return false
+		}
+	}
+	words := make([]uint32, recWords)
+	writeComps(words, wOut, rt.Scalar, want.Comps)
+	for w := 0; w < nw; w++ {
+		if words[wOut+w] != outSentinel {
+			return true
+		}
+	}
+	return false
+}
+
+// ranMask is the hex mask of the lanes of a wave that ran the operation in either arm.
+func ranMask(wv []hdr) string {
+	var ls []uint32
+	for _, h := range wv {
+		if h.branch != 0 {
+			ls = append(ls, h.lane)
+		}
+	}
+	return maskHex(ls)
 }
 
 // armMask is the hex mask of the lanes of a wave that ran in arm.

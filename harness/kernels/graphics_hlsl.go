@@ -71,7 +71,7 @@ func pixelHLSL(name string, op intrinsics.Op, sc Scene, types []Type, helpers bo
 	fmt.Fprintf(&sb, "uint4 %s(float4 pos : SV_Position, nointerpolation uint rep : TEXCOORD0) : SV_Target\n{\n", psEntry)
 	pixelPrologue(&sb, sc)
 	fmt.Fprintf(&sb, "    uint ctl = inp[t + %du];\n    uint coin = inp[t + %du];\n", tCtl, tCoin)
-	emitPattern(&sb, "lane == cnt - 1u")
+	emitPattern(&sb, "lane == cnt - 1u", true)
 	emitVariants(&sb, op, types, func(t Type) string {
 		return loadAt(t, func(i int) string { return fmt.Sprintf("inp[t + %du]", tIn+i) })
 	}, false)

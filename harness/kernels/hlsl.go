@@ -41,7 +41,7 @@ func build(name string, cases []Case) (Kernel, error) {
 	per := sh.Threads() * sh.GroupCount()
 	rep := recordReplicas(op)
 	n := len(cases) * rep
-	rec := make([]uint32, n*per*recWords)
+	rec := newRecords(n * per)
 	g := 0
 	err := eachReplica(cases, rep, func(ci int, c Case, mt models.Type, pid, m int) error {
 		if pid < 0 {
@@ -154,8 +154,12 @@ func loadAt(t Type, w func(int) string) string {
 
 var swz = []string{".x", ".y", ".z", ".w"}
 
-// storeResult writes the result r (type t) to the output variables o0..o7.
-func storeResult(sb *strings.Builder, ind string, t Type) {
+// storeResult writes the result r (type t) to the output words, each spelled by
+// dst(k) (k = 0..7): the variables o0..o7 of a pixel kernel, or the record's
+// output words themselves in a record kernel, which stores inside the arm that
+// ran the operation so that the host's sentinel stays wherever no lane should
+// have written (outSentinel).
+func storeResult(sb *strings.Builder, ind string, t Type, dst func(k int) string) {
 	for k := 0; k < t.N; k++ {
 		c := "r"
 		if t.N > 1 {
@@ -163,25 +167,29 @@ func storeResult(sb *strings.Builder, ind string, t Type) {
 		}
 		switch t.Scalar {
 		case "int", "float":
-			fmt.Fprintf(sb, "%so%d = asuint(%s);\n", ind, k, c)
+			fmt.Fprintf(sb, "%s%s = asuint(%s);\n", ind, dst(k), c)
 		case "uint":
-			fmt.Fprintf(sb, "%so%d = %s;\n", ind, k, c)
+			fmt.Fprintf(sb, "%s%s = %s;\n", ind, dst(k), c)
 		case "bool":
-			fmt.Fprintf(sb, "%so%d = %s ? 1u : 0u;\n", ind, k, c)
+			fmt.Fprintf(sb, "%s%s = %s ? 1u : 0u;\n", ind, dst(k), c)
 		case "half":
-			fmt.Fprintf(sb, "%so%d = f32tof16((float)%s);\n", ind, k, c)
+			fmt.Fprintf(sb, "%s%s = f32tof16((float)%s);\n", ind, dst(k), c)
 		case "double":
 			// High float plus the exact residual (see encodeComp).
 			fmt.Fprintf(sb, "%sfloat h%d = (float)%s;\n", ind, k, c)
-			fmt.Fprintf(sb, "%so%d = asuint(h%d);\n", ind, 2*k, k)
-			fmt.Fprintf(sb, "%so%d = asuint((float)(%s - (double)h%d));\n", ind, 2*k+1, c, k)
+			fmt.Fprintf(sb, "%s%s = asuint(h%d);\n", ind, dst(2*k), k)
+			fmt.Fprintf(sb, "%s%s = asuint((float)(%s - (double)h%d));\n", ind, dst(2*k+1), c, k)
 		case "int64_t", "uint64_t":
 			fmt.Fprintf(sb, "%suint64_t u%d = (uint64_t)%s;\n", ind, k, c)
-			fmt.Fprintf(sb, "%so%d = (uint)(u%d & 0xffffffffu);\n", ind, 2*k, k)
-			fmt.Fprintf(sb, "%so%d = (uint)(u%d >> 32);\n", ind, 2*k+1, k)
+			fmt.Fprintf(sb, "%s%s = (uint)(u%d & 0xffffffffu);\n", ind, dst(2*k), k)
+			fmt.Fprintf(sb, "%s%s = (uint)(u%d >> 32);\n", ind, dst(2*k+1), k)
 		}
 	}
 }
+
+// outVar and outWord are storeResult's two destinations.
+func outVar(k int) string  { return fmt.Sprintf("o%d", k) }
+func outWord(k int) string { return fmt.Sprintf("rec[b + %du]", wOut+k) }
 
 // resultType is the HLSL result type of op on t.
 func resultType(op intrinsics.Op, t Type) Type {
@@ -283,10 +291,11 @@ func emitPrologue(sb *strings.Builder, threads int) {
     uint ctl = rec[b + 6u];
     uint coin = rec[b + 7u];
 `)
-	emitPattern(sb, fmt.Sprintf("lane == cnt - 1u || gi == %du", threads-1))
+	emitPattern(sb, fmt.Sprintf("lane == cnt - 1u || gi == %du", threads-1), false)
 }
 
-// emitRecordStores writes the record after all divergence, by every invocation.
+// emitRecordStores writes the record's header after all divergence, by every
+// invocation (the outputs were stored in the arms: storeResult).
 func emitRecordStores(sb *strings.Builder) {
 	for _, l := range []string{
 		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
@@ -294,14 +303,12 @@ func emitRecordStores(sb *strings.Builder) {
 	} {
 		sb.WriteString("    " + l + "\n")
 	}
-	for k := 0; k < 8; k++ {
-		fmt.Fprintf(sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
-	}
 }
 
 // emitPattern decodes ctl and decides outer/inner from the pattern (lastCond is the
-// "last" pattern's condition), then declares the arm, lane argument and outputs.
-func emitPattern(sb *strings.Builder, lastCond string) {
+// "last" pattern's condition), then declares the arm and lane argument, and, for a
+// pixel kernel (outVars), the output variables o0..o7.
+func emitPattern(sb *strings.Builder, lastCond string, outVars bool) {
 	sb.WriteString(`    uint pat = ctl & 15u;
     uint mode = (ctl >> 4) & 15u;
     uint variant = (ctl >> 8) & 255u;
@@ -328,20 +335,18 @@ func emitPattern(sb *strings.Builder, lastCond string) {
     }
     uint act = 0u;
     uint larg = 0u;
-    uint o0 = 0u;
-    uint o1 = 0u;
-    uint o2 = 0u;
-    uint o3 = 0u;
-    uint o4 = 0u;
-    uint o5 = 0u;
-    uint o6 = 0u;
-    uint o7 = 0u;
 `)
+	if outVars {
+		for k := 0; k < 8; k++ {
+			fmt.Fprintf(sb, "    uint o%d = 0u;\n", k)
+		}
+	}
 }
 
 // emitVariants runs the op once per type variant: load x (ld spells the load), call the
 // op in the pattern's arms, convert the result to the output words.
-// record: a record kernel's lane arguments (waveReadArgs).
+// record: a record kernel (lane arguments of waveReadArgs; the result stored to the
+// record inside each arm), else a pixel kernel (the result in o0..o7 after the arms).
 func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string, record bool) {
 	for v, t := range types {
 		kw := "if"
@@ -356,14 +361,22 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 			fmt.Fprintf(sb, "        %s x = %s;\n", t.HLSL(), ld(t))
 		}
 		fmt.Fprintf(sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
+		arm := func(branch int) {
+			emitCall(sb, "                ", op, branch, record)
+			if record {
+				storeResult(sb, "                ", rt, outWord)
+			}
+		}
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
-		emitCall(sb, "                ", op, 1, record)
+		arm(1)
 		if elseArm(t) {
 			sb.WriteString("            } else {\n")
-			emitCall(sb, "                ", op, 2, record)
+			arm(2)
 		}
 		sb.WriteString("            }\n        }\n")
-		storeResult(sb, "        ", rt)
+		if !record {
+			storeResult(sb, "        ", rt, outVar)
+		}
 	}
 	sb.WriteString("    }\n")
 }

@@ -102,7 +102,7 @@ func buildPartition(name string, cases []Case) (Kernel, error) {
 	per := sh.Threads() * sh.GroupCount()
 	var types []Type
 	variant := map[Type]int{}
-	rec := make([]uint32, len(cases)*per*recWords)
+	rec := newRecords(len(cases) * per)
 	for g, c := range cases {
 		if c.Op != op || c.Shape.Name != sh.Name || !models.IsPartitioned(op) {
 			return Kernel{}, fmt.Errorf("kernels: %s: %s does not belong to a partitioned kernel of %s", name, c.ID(), op)
@@ -323,12 +323,13 @@ func partitionHLSL(name string, op intrinsics.Op, sh Shape, types []Type) string
 		fmt.Fprintf(&sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
 		emitPartitionCall(&sb, "                ", op, 1)
+		storeResult(&sb, "                ", rt, outWord)
 		if elseArm(t) {
 			sb.WriteString("            } else {\n")
 			emitPartitionCall(&sb, "                ", op, 2)
+			storeResult(&sb, "                ", rt, outWord)
 		}
 		sb.WriteString("            }\n        }\n")
-		storeResult(&sb, "        ", rt)
 	}
 	sb.WriteString("    }\n")
 	emitRecordStores(&sb)

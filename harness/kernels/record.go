@@ -11,7 +11,10 @@ import (
 
 // The record every invocation of an operation kernel owns in u0 (uint words). Words
 // marked "pre" are written by the generator before the dispatch and only read by the
-// kernel; the others are written by the kernel, inactive lanes included.
+// kernel; the header words (flat .. lane arg) are written by every invocation after
+// all divergence; the output words hold outSentinel until the arm that runs the
+// operation stores the result's words there, so they are written by exactly the
+// lanes that ran it, and only as many as the result has.
 const (
 	wFlat    = 0  // flat id = group * threads + SV_GroupIndex (= record index)
 	wKey     = 1  // WaveReadLaneFirst(flat id) before any divergence
@@ -25,6 +28,28 @@ const (
 	wOut     = 16 // output, up to 8 words (uint4 ballot, 4 × 64-bit)
 	recWords = 24
 )
+
+// outSentinel fills every output word of a record kernel's buffer before the
+// dispatch (newRecords). A lane that did not run the operation must leave all
+// eight as they are, and a lane that did must leave the words past its result's
+// width: a store that escaped its branch, a store masked off in the wrong lanes,
+// or a store that never happened shows as a changed or an unchanged sentinel.
+// It is neither a NaN nor a small number (as a float about -1.58e38), so no
+// float rule accepts a lane that never stored merely because its expected
+// value is "any NaN"; the checker tells "not written" apart by the raw words.
+const outSentinel uint32 = 0xFEEDC0DE
+
+// newRecords is the u0 buffer of n records, zero but for the output words,
+// which hold outSentinel.
+func newRecords(n int) []uint32 {
+	rec := make([]uint32, n*recWords)
+	for i := 0; i < n; i++ {
+		for w := wOut; w < recWords; w++ {
+			rec[i*recWords+w] = outSentinel
+		}
+	}
+	return rec
+}
 
 // ctl packs the per-invocation control word.
 func ctl(pattern, mode, variant, caseIdx int) uint32 {

@@ -95,9 +95,6 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 					// Every lane records its partition key (KeysRandom's were pre-written).
 					w[wLaneArg] = partitionKey(k.Cases[ci].Keys, lane, init[i*recWords+wLaneArg])
 				}
-				for o := wOut; o < recWords; o++ {
-					w[o] = 0
-				}
 				hs[j].branch, hs[j].laneArg = br, w[wLaneArg]
 			}
 			c := k.Cases[hs[0].caseIdx]
@@ -125,8 +122,9 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 					}
 					w := rec[h.idx*recWords:][:recWords]
 					if want[j].Undefined {
-						for o := wOut; o < recWords; o++ {
-							w[o] = 0xdeadbeef
+						// Garbage, but stored: the result's words only.
+						for o := 0; o < rt.N*wordsPer(rt.Scalar); o++ {
+							w[wOut+o] = 0xdeadbeef
 						}
 						continue
 					}

@@ -11,16 +11,12 @@ package score
 // caught (a device that hangs on a program is a failure the rig reports).
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -320,37 +316,20 @@ type cfRequest struct {
 	Broken map[uint64]bool `json:"broken,omitempty"`
 }
 
-type cfMessage struct {
-	Begin       *int       `json:"begin,omitempty"`
-	Index       int        `json:"index"`
-	Outcome     *CFOutcome `json:"outcome,omitempty"`
-	Unavailable string     `json:"unavailable,omitempty"`
-	Error       string     `json:"error,omitempty"`
-}
-
 // IsCFChild reports whether this process is a control-flow score child.
 func IsCFChild() bool { return os.Getenv(CFChildEnv) != "" }
 
 // CFChildMain runs a child's request and returns its exit status.
 func CFChildMain(w io.Writer) int {
-	enc := json.NewEncoder(w)
-	send := func(m cfMessage) {
-		if enc.Encode(m) != nil {
-			os.Exit(3)
-		}
-	}
+	send := childSender[CFOutcome](w)
 	var req cfRequest
-	data, err := os.ReadFile(os.Getenv(CFChildEnv))
-	if err == nil {
-		err = json.Unmarshal(data, &req)
-	}
-	if err != nil {
-		send(cfMessage{Error: err.Error()})
+	if err := readRequest(CFChildEnv, &req); err != nil {
+		send(childMessage[CFOutcome]{Error: err.Error()})
 		return 3
 	}
 	d, err := gen.OpenDevice(req.Device)
 	if err != nil {
-		send(cfMessage{Error: err.Error()})
+		send(childMessage[CFOutcome]{Error: err.Error()})
 		return 3
 	}
 	defer d.Close()
@@ -358,11 +337,11 @@ func CFChildMain(w io.Writer) int {
 	d.Validate = false
 	if req.Lavapipe {
 		if d.WaveSize() != req.WaveSize {
-			send(cfMessage{Unavailable: fmt.Sprintf("the device reports wave size %d with LP_NATIVE_VECTOR_WIDTH=%s, not %d", d.WaveSize(), os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize)})
+			send(childMessage[CFOutcome]{Unavailable: fmt.Sprintf("the device reports wave size %d with LP_NATIVE_VECTOR_WIDTH=%s, not %d", d.WaveSize(), os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize)})
 			return 0
 		}
 	} else if err := d.SetWaveSize(req.WaveSize); err != nil {
-		send(cfMessage{Unavailable: err.Error()})
+		send(childMessage[CFOutcome]{Unavailable: err.Error()})
 		return 0
 	}
 	broken := req.Broken
@@ -375,13 +354,13 @@ func CFChildMain(w io.Writer) int {
 		i := i
 		if j.Mutant != "" && broken[j.Seed] {
 			// Not run, so no begin line: the hang guard times only dispatches.
-			send(cfMessage{Index: i, Outcome: &CFOutcome{NotCounted: true}})
+			send(childMessage[CFOutcome]{Index: i, Outcome: &CFOutcome{NotCounted: true}})
 			continue
 		}
-		send(cfMessage{Begin: &i})
+		send(childMessage[CFOutcome]{Begin: &i})
 		o := runCFJob(d, progs, j)
 		noteCF(j, o, broken)
-		send(cfMessage{Index: i, Outcome: &o})
+		send(childMessage[CFOutcome]{Index: i, Outcome: &o})
 	}
 	return 0
 }
@@ -420,112 +399,32 @@ func runCFJob(d *gen.Device, progs map[uint64]*gen.Program, j CFJob) CFOutcome {
 }
 
 // runCFSize runs every job at one size in child processes: a new child
-// resumes after a crash or after a hang the parent killed.
+// resumes after a crash or after a hang the guard killed (childLoop).
 func runCFSize(opt CFOptions, sp harness.SizePlan, jobs []CFJob, dir string, logf func(string, ...any)) ([]CFOutcome, error) {
 	start := time.Now()
-	out := make([]CFOutcome, len(jobs))
 	req := cfRequest{Device: opt.Device, WaveSize: sp.Size, Lavapipe: sp.LPWidth > 0, Jobs: jobs, Broken: map[uint64]bool{}}
-	for restart := 0; req.Start < len(jobs); restart++ {
-		if restart > 256 {
-			return nil, fmt.Errorf("wave size %d: more than 256 crashes and hangs", sp.Size)
-		}
-		path := filepath.Join(dir, fmt.Sprintf("cfrequest-%d-%d.json", sp.Size, restart))
-		data, _ := json.Marshal(req)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return nil, err
-		}
-		cmd := exec.Command(opt.Self)
-		cmd.Env = append(os.Environ(), CFChildEnv+"="+path)
-		if sp.LPWidth > 0 {
-			cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth))
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		msgs := make(chan cfMessage)
-		go func() {
-			defer close(msgs)
-			sc := bufio.NewScanner(stdout)
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			for sc.Scan() {
-				var m cfMessage
-				if json.Unmarshal(sc.Bytes(), &m) == nil {
-					msgs <- m
-				} // else: a driver's stray print
+	out, err := childLoop[CFOutcome]{
+		Self: opt.Self, Env: CFChildEnv, Prefix: "cfrequest", Dir: dir, Size: sp,
+		Request: func(from int) any { req.Start = from; return req },
+		Note: func(i int, o CFOutcome) {
+			noteCF(jobs[i], o, req.Broken)
+			if d := time.Duration(o.Millis) * time.Millisecond; d > opt.Timeout/4 {
+				logf("cfscore: size %d: %s took %s (%s)", sp.Size, cfName(jobs[i]), d.Round(time.Millisecond), o.Why())
 			}
-		}()
-		running, hung := -1, false
-		var childErr, unavailable string
-		// The guard times a job from its begin line to its outcome; it
-		// fires idle outside a job (the child's start-up, opening the
-		// device, is not a program's run, and a child that dies there is
-		// an error of the score, below).
-		guard := time.NewTimer(opt.Timeout)
-	read:
-		for {
-			select {
-			case m, ok := <-msgs:
-				if !ok {
-					break read
-				}
-				switch {
-				case m.Begin != nil:
-					running = *m.Begin
-					guard.Reset(opt.Timeout)
-				case m.Outcome != nil:
-					out[m.Index] = *m.Outcome
-					noteCF(jobs[m.Index], *m.Outcome, req.Broken)
-					if d := time.Duration(m.Outcome.Millis) * time.Millisecond; d > opt.Timeout/4 {
-						logf("cfscore: size %d: %s took %s (%s)", sp.Size, cfName(jobs[m.Index]), d.Round(time.Millisecond), m.Outcome.Why())
-					}
-					running = -1
-					req.Start = m.Index + 1
-				case m.Unavailable != "":
-					unavailable = m.Unavailable
-				case m.Error != "":
-					childErr = m.Error
-				}
-			case <-guard.C:
-				if running < 0 {
-					guard.Reset(opt.Timeout)
-					continue
-				}
-				// The child is stuck in a dispatch: kill it (its scanner
-				// then ends) and count the job as a hang.
-				hung = true
-				_ = cmd.Process.Kill()
-				for range msgs {
-				}
-				break read
-			}
-		}
-		guard.Stop()
-		werr := cmd.Wait()
-		switch {
-		case unavailable != "":
-			return nil, &harness.SizeUnavailableError{Msg: unavailable}
-		case childErr != "":
-			return nil, fmt.Errorf("wave size %d: %s", sp.Size, childErr)
-		case running >= 0:
-			o := CFOutcome{Crash: !hung, Hang: hung}
+		},
+		Lost: func(hung bool, werr error) CFOutcome {
 			if hung {
-				o.Err = fmt.Sprintf("ran past the %s hang guard (killed)", opt.Timeout)
-			} else {
-				o.Err = fmt.Sprintf("the driver crashed the process (%v)", werr)
+				return CFOutcome{Hang: true, Err: fmt.Sprintf("ran past the %s hang guard (killed)", opt.Timeout)}
 			}
-			out[running] = o
-			noteCF(jobs[running], o, req.Broken)
-			logf("cfscore: size %d: %s: %s; resuming after it", sp.Size, cfName(jobs[running]), o.Why())
-			req.Start = running + 1
-		case werr != nil || req.Start < len(jobs):
-			return nil, fmt.Errorf("wave size %d: child ended early (%v): %s", sp.Size, werr, lastLines(stderr.String(), 5))
-		}
+			return CFOutcome{Crash: true, Err: fmt.Sprintf("the driver crashed the process (%v)", werr)}
+		},
+		Guard:       opt.Timeout,
+		MaxRestarts: 256,
+		Logf:        func(f string, a ...any) { logf("cfscore: "+f, a...) },
+		Name:        func(i int) string { return cfName(jobs[i]) },
+	}.run(len(jobs))
+	if err != nil {
+		return nil, err
 	}
 	logf("cfscore: size %d done (%d jobs) in %s", sp.Size, len(jobs), time.Since(start).Round(time.Second))
 	return out, nil

@@ -15,13 +15,10 @@
 package score
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -370,43 +367,25 @@ type request struct {
 	Caught map[string]bool `json:"caught,omitempty"`
 }
 
-// message is one line of a child's stdout.
-type message struct {
-	Begin       *int     `json:"begin,omitempty"`
-	Index       int      `json:"index"`
-	Outcome     *Outcome `json:"outcome,omitempty"`
-	Unavailable string   `json:"unavailable,omitempty"`
-	Error       string   `json:"error,omitempty"`
-}
-
 // IsChild reports whether this process is a score child.
 func IsChild() bool { return os.Getenv(ChildEnv) != "" }
 
 // ChildMain runs a child's request and returns its exit status.
 func ChildMain(w io.Writer) int {
-	enc := json.NewEncoder(w)
-	send := func(m message) {
-		if enc.Encode(m) != nil {
-			os.Exit(3)
-		}
-	}
+	send := childSender[Outcome](w)
 	var req request
-	data, err := os.ReadFile(os.Getenv(ChildEnv))
-	if err == nil {
-		err = json.Unmarshal(data, &req)
-	}
-	if err != nil {
-		send(message{Error: err.Error()})
+	if err := readRequest(ChildEnv, &req); err != nil {
+		send(childMessage[Outcome]{Error: err.Error()})
 		return 3
 	}
 	rig, err := harness.New(req.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
 	if err != nil {
-		send(message{Error: err.Error()})
+		send(childMessage[Outcome]{Error: err.Error()})
 		return 3
 	}
 	defer rig.Close()
 	if req.WaveSize != 0 && rig.WaveSize() != req.WaveSize {
-		send(message{Unavailable: fmt.Sprintf("the device reports wave size %d with LP_NATIVE_VECTOR_WIDTH=%s, not %d", rig.WaveSize(), os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize)})
+		send(childMessage[Outcome]{Unavailable: fmt.Sprintf("the device reports wave size %d with LP_NATIVE_VECTOR_WIDTH=%s, not %d", rig.WaveSize(), os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize)})
 		return 0
 	}
 	byName := map[string]kernels.Kernel{}
@@ -424,13 +403,13 @@ func ChildMain(w io.Writer) int {
 		j := req.Jobs[i]
 		i := i
 		if caught[j.Mutant] {
-			send(message{Index: i, Outcome: &Outcome{Skipped: true}})
+			send(childMessage[Outcome]{Index: i, Outcome: &Outcome{Skipped: true}})
 			continue
 		}
-		send(message{Begin: &i})
+		send(childMessage[Outcome]{Begin: &i})
 		o := runJob(rig, byName, j, broken)
 		note(j, o, broken, caught)
-		send(message{Index: i, Outcome: &o})
+		send(childMessage[Outcome]{Index: i, Outcome: &o})
 	}
 	return 0
 }
@@ -485,81 +464,31 @@ func runJob(rig *harness.Rig, byName map[string]kernels.Kernel, j Job, broken ma
 }
 
 // runSize runs every job at one lavapipe size in child processes, restarting
-// after a crash.
+// after a crash (childLoop).
 func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func(string, ...any)) ([]Outcome, error) {
 	start := time.Now()
-	out := make([]Outcome, len(jobs))
 	req := request{Device: opt.Device, Jobs: jobs, Broken: map[string]string{}, Caught: map[string]bool{}}
 	if sp.LPWidth > 0 {
 		req.WaveSize = sp.Size
 	}
+	out, err := childLoop[Outcome]{
+		Self: opt.Self, Env: ChildEnv, Prefix: "request", Dir: dir, Size: sp,
+		Request: func(from int) any { req.Start = from; return req },
+		Note:    func(i int, o Outcome) { note(jobs[i], o, req.Broken, req.Caught) },
+		Lost: func(_ bool, werr error) Outcome {
+			return Outcome{Crash: true, Err: fmt.Sprintf("the driver crashed the process (%v)", werr)}
+		},
+		MaxRestarts: 64,
+		Logf:        func(f string, a ...any) { logf("score: "+f, a...) },
+		Name:        func(i int) string { return name(jobs[i]) },
+	}.run(len(jobs))
+	if err != nil {
+		return nil, err
+	}
 	ran := 0
-	for restart := 0; req.Start < len(jobs); restart++ {
-		if restart > 64 {
-			return nil, fmt.Errorf("wave size %d: more than 64 driver crashes", sp.Size)
-		}
-		path := filepath.Join(dir, fmt.Sprintf("request-%d-%d.json", sp.Size, restart))
-		data, _ := json.Marshal(req)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return nil, err
-		}
-		cmd := exec.Command(opt.Self)
-		cmd.Env = append(os.Environ(), ChildEnv+"="+path)
-		if sp.LPWidth > 0 {
-			cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth))
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		running := -1
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var childErr, unavailable string
-		for sc.Scan() {
-			var m message
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				continue // a driver's stray print
-			}
-			switch {
-			case m.Begin != nil:
-				running = *m.Begin
-			case m.Outcome != nil:
-				out[m.Index] = *m.Outcome
-				note(jobs[m.Index], *m.Outcome, req.Broken, req.Caught)
-				running = -1
-				req.Start = m.Index + 1
-			case m.Unavailable != "":
-				unavailable = m.Unavailable
-			case m.Error != "":
-				childErr = m.Error
-			}
-		}
-		werr := cmd.Wait()
-		ran = 0
-		for _, o := range out {
-			if !o.Skipped && (o.Cases > 0 || o.Err != "") {
-				ran++
-			}
-		}
-		switch {
-		case unavailable != "":
-			return nil, &harness.SizeUnavailableError{Msg: unavailable}
-		case childErr != "":
-			return nil, fmt.Errorf("wave size %d: %s", sp.Size, childErr)
-		case running >= 0:
-			// The driver died in this job: a crash is what the rig reports, a failure.
-			out[running] = Outcome{Crash: true, Err: fmt.Sprintf("the driver crashed the process (%v)", werr)}
-			note(jobs[running], out[running], req.Broken, req.Caught)
-			logf("score: size %d: %s crashed the driver; resuming after it", sp.Size, name(jobs[running]))
-			req.Start = running + 1
-		case werr != nil || req.Start < len(jobs):
-			return nil, fmt.Errorf("wave size %d: child ended early (%v): %s", sp.Size, werr, lastLines(stderr.String(), 5))
+	for _, o := range out {
+		if !o.Skipped && (o.Cases > 0 || o.Err != "") {
+			ran++
 		}
 	}
 	logf("score: size %d done (%d jobs, %d run) in %s", sp.Size, len(jobs), ran, time.Since(start).Round(time.Second))
