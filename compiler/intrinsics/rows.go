@@ -108,6 +108,11 @@ const (
 
 	QuadAny
 	QuadAll
+
+	// The double-bit reinterpretations (SM 5.0), after the votes so the
+	// earlier Op values stay as they were.
+	Asdouble
+	AsuintDouble
 )
 
 // QuadVotes lists the Shader Model 6.7 quad votes (QuadAny, QuadAll), in the table's order.
@@ -146,6 +151,12 @@ func place(name string, k Kinds) Param {
 }
 func out(name string) Param {
 	return Param{Name: name, Kinds: KInteger, Shapes: SScalar, SameAs: -1, Place: true, Out: true}
+}
+
+// outBits is a required out parameter of asuint(double, out uint, out uint): a
+// uint place of the value's shape.
+func outBits(name string) Param {
+	return Param{Name: name, Kinds: KInteger, Shapes: SScalarVector, SameAs: -1, Place: true, Out: true, Required: true}
 }
 
 // ops builds the per-kind opcode array: bool, signed, unsigned, float.
@@ -354,6 +365,19 @@ var Table = []Info{
 	math(Asuint, "asuint", 1, KNumeric, RUintShape0, SPIRV{Op: ops(0, 124, 124, 124)}, "bitcast", "as_type"),
 	math(Asint, "asint", 1, KNumeric, RSintShape0, SPIRV{Op: ops(0, 124, 124, 124)}, "bitcast", "as_type"),
 	math(Asfloat, "asfloat", 1, KNumeric, RFloatShape0, SPIRV{Op: ops(0, 124, 124, 124)}, "bitcast", "as_type"),
+	// asdouble(lowbits, highbits) and asuint(value, out lowbits, out highbits) move an
+	// IEEE double through two uints bit-exactly. Sema lowers both to plain IR (an
+	// OpBitcast between a double and a uint2, component 0 the low word, as DXC), so
+	// no back end sees these ops; WGSL and Metal have no 64-bit float and reject the
+	// double type itself.
+	{Op: Asdouble, Name: "asdouble", Class: ClassMath, SM: "5.0", SemaOnly: true,
+		Params: []Param{p("lowbits", KInteger, SScalarVector), p("highbits", KInteger, SScalarVector)}, Result: RSpecial,
+		SPIRV:        SPIRV{Op: ops(0, 0, 124, 0), GroupOp: -1, QuadDirection: -1},
+		WGSLLowering: "none: WGSL has no f64 (E0601)", MSLLowering: "none: Metal has no double (E0701)"},
+	{Op: AsuintDouble, Name: "asuint", Class: ClassMath, SM: "5.0", SemaOnly: true,
+		Params: []Param{p("value", KFloat, SScalarVector), outBits("lowbits"), outBits("highbits")}, Result: RVoid,
+		SPIRV:        SPIRV{Op: ops(0, 0, 0, 124), GroupOp: -1, QuadDirection: -1},
+		WGSLLowering: "none: WGSL has no f64 (E0601)", MSLLowering: "none: Metal has no double (E0701)"},
 	math(F16tof32, "f16tof32", 1, KUint, RFloatShape0, ext(0, 0, 62, 0), "unpack2x16float", "as_type<half2>"),
 	math(F32tof16, "f32tof16", 1, KFloat, RUintShape0, ext(0, 0, 0, 58), "pack2x16float", "as_type<uint>(half2)"),
 	{Op: Mul, Name: "mul", Class: ClassMath, SM: "1.0", Params: []Param{p("x", KNumeric, SAll), p("y", KNumeric, SAll)}, Result: RSpecial,

@@ -67,6 +67,10 @@ type Param struct {
 	Place bool
 	// Out: written by the intrinsic (e.g. original_value of InterlockedAdd).
 	Out bool
+	// Required: an Out parameter the call must pass (asuint's lowbits/highbits);
+	// without it a trailing Out parameter may be left off (InterlockedAdd's
+	// original_value).
+	Required bool
 	// N, for a vector parameter, is the component count it must have (4: the uint4
 	// mask of the partitioned operations); 0: any.
 	N int
@@ -88,7 +92,7 @@ const (
 	RSintShape0         // int with the shape of argument 0 (asint)
 	RFloatShape0        // float with the shape of argument 0 (asfloat, f16tof32)
 	RFloat4             // float4 (texture sample; texture element type in practice)
-	RSpecial            // sema computes it (mul, Load2/3/4, GetDimensions…)
+	RSpecial            // sema computes it (mul, asdouble, Load2/3/4, GetDimensions…)
 )
 
 // Vote is the reduction of a quad vote (Info.QuadVote).
@@ -164,6 +168,10 @@ type Info struct {
 	// (VoteAll) of the bool operand over the four lanes of the quad. Back ends
 	// without a quad vote combine the value with its three quad swaps.
 	QuadVote Vote
+	// SemaOnly: sema rewrites every call into plain IR (Construct, Bitcast, stores),
+	// so no back end ever sees an ir.Intrinsic of this op; ir.Validate rejects one and
+	// the back ends' table tests leave the row out (asdouble, asuint's double form).
+	SemaOnly bool
 
 	SPIRV SPIRV
 	// VkBit is the VkSubgroupFeatureFlagBits bit the SPIR-V lowering needs (0 for non-wave ops).
@@ -254,28 +262,54 @@ func CapabilityVkBit(cap uint16) uint32 {
 // than in init so that a process that never compiles (waverig help, devices …)
 // does not pay for them at start-up.
 type index struct {
-	byName map[string]*Info
+	byName map[string][]*Info
 	byOp   map[Op]*Info
 }
 
 var tableIndex = sync.OnceValue(func() *index {
-	ix := &index{byName: make(map[string]*Info, len(Table)), byOp: make(map[Op]*Info, len(Table))}
+	ix := &index{byName: make(map[string][]*Info, len(Table)), byOp: make(map[Op]*Info, len(Table))}
 	for i := range Table {
 		in := &Table[i]
-		if _, dup := ix.byName[in.Name]; dup {
-			panic("intrinsics: duplicate name " + in.Name)
+		// HLSL overloads a name only by argument count here (asuint(x) and
+		// asuint(d, out lo, out hi)): two rows a call of some count could both match
+		// are a table bug.
+		for _, o := range ix.byName[in.Name] {
+			lo, hi := in.Arity()
+			olo, ohi := o.Arity()
+			if lo <= ohi && olo <= hi {
+				panic("intrinsics: overlapping overloads of " + in.Name)
+			}
 		}
-		ix.byName[in.Name] = in
+		ix.byName[in.Name] = append(ix.byName[in.Name], in)
 		ix.byOp[in.Op] = in
 	}
 	return ix
 })
 
+// Arity is the fewest and most arguments a call of the row takes: trailing Out
+// parameters that are not Required may be left off.
+func (in *Info) Arity() (lo, hi int) {
+	lo = len(in.Params)
+	for lo > 0 && in.Params[lo-1].Out && !in.Params[lo-1].Required {
+		lo--
+	}
+	return lo, len(in.Params)
+}
+
 // Lookup finds an intrinsic by its HLSL name (free functions; methods are named
-// "Type.Method", e.g. "RWByteAddressBuffer.InterlockedAdd").
+// "Type.Method", e.g. "RWByteAddressBuffer.InterlockedAdd"). For an overloaded
+// name it is the first row; Overloads lists them all.
 func Lookup(name string) (*Info, bool) {
-	in, ok := tableIndex().byName[name]
-	return in, ok
+	rows := tableIndex().byName[name]
+	if len(rows) == 0 {
+		return nil, false
+	}
+	return rows[0], true
+}
+
+// Overloads lists the rows spelled name, in table order (one for most names).
+func Overloads(name string) []*Info {
+	return tableIndex().byName[name]
 }
 
 // Get returns the row of an Op. It panics on an Op not in the table (a compiler bug).

@@ -544,6 +544,10 @@ func (v *validator) expr(e Expr, pos diag.Pos) Type {
 		if x.T == nil {
 			v.errorf(pos, "%s has no result type", info.Name)
 		}
+		if info.SemaOnly {
+			// Sema lowers these to Construct/Bitcast: no back end has a lowering.
+			v.errorf(pos, "%s is lowered by sema and cannot be an Intrinsic", info.Name)
+		}
 		if info.Class == intrinsics.ClassAtomic {
 			switch {
 			case len(x.Args) == 0 || x.Args[0] == nil || !IsPlace(x.Args[0]):

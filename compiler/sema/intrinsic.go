@@ -2,6 +2,8 @@ package sema
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"waverig/compiler/diag"
@@ -75,16 +77,9 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 			"build the groups with WaveActiveBallot and WaveReadLaneFirst in a loop, or pass -fspv-extension=SPV_NV_shader_subgroup_partitioned", info.Name)
 		return bad
 	}
-	minArgs := len(info.Params)
-	for minArgs > 0 && info.Params[minArgs-1].Out {
-		minArgs--
-	}
-	if len(args) < minArgs || len(args) > len(info.Params) {
-		if minArgs == len(info.Params) {
-			c.errorf(pos, diag.ErrArgCount, "%s takes %d argument%s, got %d", info.Name, len(info.Params), plural(len(info.Params)), len(args))
-		} else {
-			c.errorf(pos, diag.ErrArgCount, "%s takes %d or %d arguments, got %d", info.Name, minArgs, len(info.Params), len(args))
-		}
+	rows := intrinsics.Overloads(info.Name)
+	if info = overload(rows, len(args)); info == nil {
+		c.errorf(pos, diag.ErrArgCount, "%s", arityText(rows, len(args)))
 		return bad
 	}
 	ops := c.operands(args)
@@ -98,6 +93,10 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 		}
 	}
 	switch {
+	case info.Op == intrinsics.Asdouble:
+		return c.asdouble(info, ops, args, pos)
+	case info.Op == intrinsics.AsuintDouble:
+		return c.asuintDouble(info, ops, args, pos)
 	case info.Class == intrinsics.ClassAtomic:
 		if !c.atomicDest(info, ops[0], args[0].P()) {
 			return bad
@@ -180,6 +179,41 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 		}
 	}
 	return valueOp(&ir.Intrinsic{Op: info.Op, Args: irArgs, T: rt, Pos: pos}, rt, pos)
+}
+
+// overload picks the row of an intrinsic name that takes n arguments (HLSL
+// overloads asuint by argument count only); nil if none does.
+func overload(rows []*intrinsics.Info, n int) *intrinsics.Info {
+	for _, in := range rows {
+		if lo, hi := in.Arity(); lo <= n && n <= hi {
+			return in
+		}
+	}
+	return nil
+}
+
+// arityText is the argument-count message for a call no row of the name fits:
+// "asuint takes 1 or 3 arguments, got 2".
+func arityText(rows []*intrinsics.Info, n int) string {
+	var counts []int
+	for _, in := range rows {
+		lo, hi := in.Arity()
+		for k := lo; k <= hi; k++ {
+			if !slices.Contains(counts, k) {
+				counts = append(counts, k)
+			}
+		}
+	}
+	slices.Sort(counts)
+	words := make([]string, len(counts))
+	for i, k := range counts {
+		words[i] = strconv.Itoa(k)
+	}
+	list := words[len(words)-1]
+	if len(words) > 1 {
+		list = strings.Join(words[:len(words)-1], ", ") + " or " + list
+	}
+	return fmt.Sprintf("%s takes %s argument%s, got %d", rows[0].Name, list, plural(counts[len(counts)-1]), n)
 }
 
 func plural(n int) string {

@@ -47,8 +47,11 @@ func (c *checker) isOutArg(name string, i int) bool {
 		}
 		return false
 	}
-	if info, ok := intrinsics.Lookup(name); ok {
-		return i < len(info.Params) && info.Params[i].Place
+	// Any overload: asuint's double form writes its arguments 2 and 3.
+	for _, info := range intrinsics.Overloads(name) {
+		if i < len(info.Params) && info.Params[i].Place {
+			return true
+		}
 	}
 	return false
 }
