@@ -111,6 +111,11 @@ func (c *checker) convert(o operand, want ir.Type, pos diag.Pos, explicit bool) 
 	if !o.ok() || want == nil {
 		return nil
 	}
+	if _, void := o.t.(ir.Void); void && o.kind == opValue {
+		// Out[0] = InterlockedAdd(…) or = asuint(d, lo, hi): no value to store.
+		c.errorf(pos, diag.ErrTypeMismatch, "a void expression has no value")
+		return nil
+	}
 	v := c.value(o)
 	if v == nil {
 		return nil

@@ -52,6 +52,25 @@ func TestDiagnostics(t *testing.T) {
 		{"ignored attribute", "RWStructuredBuffer<uint> Out;\n«[»earlydepthstencil] [shader(\"compute\")] [numthreads(1,1,1)] void main() { Out[0] = 0; }", diag.WarnIgnoredAttribute, diag.Warning, Options{}},
 		{"cross float2", kernel("float2 a = 1; Out[0] = (uint)cross(«a», a).x;"), diag.ErrIntrinsicShape, diag.Error, Options{}},
 		{"undefined", "RWStructuredBuffer<uint> Out;\nuint f(uint x);\n[shader(\"compute\")] [numthreads(1,1,1)] void main() { Out[0] = «f»(1); }", diag.ErrUndefinedFunc, diag.Error, Options{}},
+		// asdouble(lowbits, highbits) and asuint(double, out lowbits, out highbits).
+		{"asdouble one arg", kernel("Out[0] = (uint)«asdouble»(1u);"), diag.ErrArgCount, diag.Error, Options{}},
+		{"asuint two args", kernel("uint lo; «asuint»(1.0l, lo); Out[0] = lo;"), diag.ErrArgCount, diag.Error, Options{}},
+		{"asuint four args", kernel("uint lo, hi; «asuint»(1.0l, lo, hi, hi); Out[0] = lo;"), diag.ErrArgCount, diag.Error, Options{}},
+		{"asdouble float", kernel("float f = 1; Out[0] = (uint)asdouble(«f», 1u);"), diag.ErrIntrinsicKind, diag.Error, Options{}},
+		{"asdouble float literal", kernel("Out[0] = (uint)asdouble(1u, «2.0»);"), diag.ErrIntrinsicKind, diag.Error, Options{}},
+		{"asdouble double", kernel("double d = 1; Out[0] = (uint)asdouble(«d», 1u);"), diag.ErrIntrinsicKind, diag.Error, Options{}},
+		{"asdouble 64-bit", kernel("uint64_t u = 1; Out[0] = (uint)asdouble(1u, «u»);"), diag.ErrIntrinsicKind, diag.Error, Options{}},
+		{"asdouble shapes", kernel("uint2 a = 1; uint3 b = 1; Out[0] = (uint)asdouble(a, «b»).x;"), diag.ErrIntrinsicShape, diag.Error, Options{}},
+		{"asdouble scalar and vector", kernel("uint2 a = 1; Out[0] = (uint)asdouble(a, «1u»).x;"), diag.ErrIntrinsicShape, diag.Error, Options{}},
+		{"asuint matrix", kernel("double2x2 m = 1; uint lo, hi; asuint(«m», lo, hi); Out[0] = lo;"), diag.ErrIntrinsicShape, diag.Error, Options{}},
+		{"asuint float value", kernel("float f = 1; uint lo, hi; asuint(«f», lo, hi); Out[0] = lo;"), diag.ErrIntrinsicKind, diag.Error, Options{}},
+		{"asuint out literal", kernel("uint hi; asuint(1.0l, «3», hi); Out[0] = hi;"), diag.ErrOutArg, diag.Error, Options{}},
+		{"asuint out expression", kernel("uint lo, hi; asuint(1.0l, lo, hi «+» 1); Out[0] = lo;"), diag.ErrOutArg, diag.Error, Options{}},
+		{"asuint out read-only", "StructuredBuffer<uint> In : register(t0);\n" + kernel("uint hi; asuint(1.0l, «In[0]», hi); Out[0] = hi;"), diag.ErrOutArg, diag.Error, Options{}},
+		{"asuint out float", kernel("float lo; uint hi; asuint(1.0l, «lo», hi); Out[0] = hi;"), diag.ErrIntrinsicKind, diag.Error, Options{}},
+		{"asuint void value", kernel("uint lo, hi; Out[0] = «asuint»(1.0l, lo, hi);"), diag.ErrTypeMismatch, diag.Error, Options{}},
+		{"InterlockedAdd void value", kernel("Out[0] = «InterlockedAdd»(Out[1], 1);"), diag.ErrTypeMismatch, diag.Error, Options{}},
+		{"asuint out shape", kernel("double2 d = 1; uint2 lo; uint hi; asuint(d, lo, «hi»); Out[0] = hi;"), diag.ErrIntrinsicShape, diag.Error, Options{}},
 		{"unknown entry", "RWStructuredBuffer<uint> Out;\n[numthreads(1,1,1)] void main() { Out[0] = 0; }", diag.ErrUnknownEntry, diag.Error, Options{Entry: "other", Stage: "compute"}},
 	}
 	for _, tc := range cases {
@@ -143,5 +162,30 @@ void main() { B[0] = A[0] + D[0] + E[0]; C[0] = 1; }
 	}
 	if !found {
 		t.Errorf("no collision error: %s", errorsOf(log))
+	}
+}
+
+// TestOverloadArity checks the argument-count message of an overloaded
+// intrinsic names every count some overload takes, and that the 1-argument
+// asuint still types as uint (the 3-argument one is void).
+func TestOverloadArity(t *testing.T) {
+	for _, c := range []struct{ call, want string }{
+		{"uint lo; asuint(1.0l, lo);", "asuint takes 1 or 3 arguments, got 2"},
+		{"asuint();", "asuint takes 1 or 3 arguments, got 0"},
+		{"asdouble(1u, 2u, 3u);", "asdouble takes 2 arguments, got 3"},
+		{"InterlockedAdd(Out[0]);", "InterlockedAdd takes 2 or 3 arguments, got 1"},
+	} {
+		_, log := compile(t, "a.hlsl", kernel(c.call+" Out[1] = 0;"), Options{})
+		if !strings.Contains(errorsOf(log), c.want) {
+			t.Errorf("%s: want %q, got:\n%s", c.call, c.want, errorsOf(log))
+		}
+	}
+	m, log := compile(t, "a.hlsl", kernel("Out[0] = asuint(1.5f) + asuint(2);"), Options{})
+	if m == nil {
+		t.Fatalf("1-argument asuint: %s", errorsOf(log))
+	}
+	_, log = compile(t, "a.hlsl", kernel("uint lo, hi; Out[0] = asuint(1.0l, lo, hi);"), Options{})
+	if !strings.Contains(errorsOf(log), "void expression has no value") {
+		t.Errorf("the value of asuint(double, out, out) should be void, got:\n%s", errorsOf(log))
 	}
 }

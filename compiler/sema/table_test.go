@@ -68,6 +68,8 @@ func argsFor(in *intrinsics.Info) []string {
 			args = append(args, "vf") // a real reinterpretation, not the identity
 		case in.Op == intrinsics.Asfloat:
 			args = append(args, "vu")
+		case in.Op == intrinsics.AsuintDouble:
+			args = append(args, "(double)vf")
 		default:
 			shape := p.Shapes
 			if in.Op == intrinsics.Mul {
@@ -82,8 +84,8 @@ func argsFor(in *intrinsics.Info) []string {
 
 // TestEveryTableRowChecks calls every free-function intrinsic of the wave, quad,
 // math, barrier and atomic classes with arguments built from its Params, and
-// checks the IR has the intrinsic (asuint/asint/asfloat become Bitcast). Then, for
-// wave and quad rows, every scalar kind the row does not accept must be rejected
+// checks the IR has the intrinsic (asuint/asint/asfloat and the double bit
+// casts become Bitcast). Then, for wave and quad rows, every scalar kind the row does not accept must be rejected
 // with E0312.
 func TestEveryTableRowChecks(t *testing.T) {
 	for i := range intrinsics.Table {
@@ -121,7 +123,8 @@ func TestEveryTableRowChecks(t *testing.T) {
 					case *ir.Intrinsic:
 						found = found || x.Op == in.Op
 					case *ir.Bitcast:
-						found = found || in.Op == intrinsics.Asuint || in.Op == intrinsics.Asint || in.Op == intrinsics.Asfloat
+						found = found || in.Op == intrinsics.Asuint || in.Op == intrinsics.Asint || in.Op == intrinsics.Asfloat ||
+							in.SemaOnly && ir.Equal(x.T, ir.F64) != ir.Equal(x.X.Type(), ir.F64) // asdouble, asuint(double, …)
 					}
 				})
 			}

@@ -97,6 +97,9 @@ func intrinsicCases() []tcase {
 	var cases []tcase
 	for i := range intrinsics.Table {
 		in := &intrinsics.Table[i]
+		if in.SemaOnly {
+			continue // no Intrinsic reaches a back end; double itself is E0601 (TestDoubleBitsE0601)
+		}
 		base := strings.ReplaceAll(in.Name, ".", "_")
 		switch in.Class {
 		case intrinsics.ClassBarrier:
@@ -384,7 +387,7 @@ func TestIntrinsicTable(t *testing.T) {
 		}
 	}
 	for _, in := range intrinsics.Table {
-		if !rows[in.Op] {
+		if !rows[in.Op] && !in.SemaOnly {
 			t.Errorf("no test case exercises %s", in.Name)
 		}
 	}
