@@ -101,28 +101,35 @@ func doubleBitsWant(v uint64) (want []uint32, alt []uint32, arith bool) {
 	return want, alt, arith
 }
 
-// TestDoubleBits compiles the kernel for Vulkan 1.1 and 1.2, validates both
-// modules with spirv-val, runs the 1.2 one on the first Vulkan device
-// (lavapipe here) and compares every word with the Go model.
+// TestDoubleBits compiles the kernel, and sema's golden program of every form
+// (sema/testdata/double_bits.hlsl), for Vulkan 1.1 and 1.2, validates each
+// module with spirv-val, runs the kernel's 1.2 module on the first Vulkan
+// device (lavapipe here) and compares every word with the Go model.
 func TestDoubleBits(t *testing.T) {
 	spirvVal := needTool(t, "spirv-val")
+	forms, err := os.ReadFile(filepath.Join("sema", "testdata", "double_bits.hlsl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var words []uint32
-	for _, vk := range []string{"1.1", "1.2"} {
-		res, err := Compile("double_bits.hlsl", []byte(doubleBitsKernel), Options{Entry: "main", Stage: "compute", Vulkan: vk})
-		if err != nil {
-			t.Fatalf("Vulkan %s: %s", vk, res.Render())
-		}
-		spv := res.Find("main", SPIRV)
-		path := filepath.Join(t.TempDir(), "main.spv")
-		if err := os.WriteFile(path, spv, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command(spirvVal, "--target-env", "vulkan"+vk, path).CombinedOutput(); err != nil {
-			t.Fatalf("Vulkan %s: spirv-val: %s", vk, out)
-		}
-		words = make([]uint32, len(spv)/4)
-		for i := range words {
-			words[i] = binary.LittleEndian.Uint32(spv[4*i:])
+	for _, src := range []string{string(forms), doubleBitsKernel} {
+		for _, vk := range []string{"1.1", "1.2"} {
+			res, err := Compile("double_bits.hlsl", []byte(src), Options{Entry: "main", Stage: "compute", Vulkan: vk})
+			if err != nil {
+				t.Fatalf("Vulkan %s: %s", vk, res.Render())
+			}
+			spv := res.Find("main", SPIRV)
+			path := filepath.Join(t.TempDir(), "main.spv")
+			if err := os.WriteFile(path, spv, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command(spirvVal, "--target-env", "vulkan"+vk, path).CombinedOutput(); err != nil {
+				t.Fatalf("Vulkan %s: spirv-val: %s", vk, out)
+			}
+			words = make([]uint32, len(spv)/4)
+			for i := range words {
+				words[i] = binary.LittleEndian.Uint32(spv[4*i:])
+			}
 		}
 	}
 	devs, err := devices.Enumerate()

@@ -173,6 +173,9 @@ func TestBrokenModules(t *testing.T) {
 		{"an atomic on a global not marked Atomic", func(mm *module) {
 			mm.add(&ExprStmt{X: &Intrinsic{Op: intrinsics.InterlockedAdd, Args: []Expr{&Index{Base: &GlobalRef{mm.out}, Idx: ConstUint(U32, 0), T: U32}, ConstUint(U32, 1)}, T: Void{}}})
 		}, "InterlockedAdd on global Out, which is not marked Atomic"},
+		{"an intrinsic sema lowers away", func(mm *module) {
+			mm.add(&ExprStmt{X: &Intrinsic{Op: intrinsics.Asdouble, Args: []Expr{ConstUint(U32, 1), ConstUint(U32, 2)}, T: F64}})
+		}, "asdouble is lowered by sema and cannot be an Intrinsic"},
 		{"an intrinsic outside the table", func(mm *module) {
 			mm.add(&ExprStmt{X: &Intrinsic{Op: intrinsics.Op(9999), T: U32}})
 		}, "unknown intrinsic op 9999"},
