@@ -40,6 +40,7 @@ var fixtureErrors = map[string][2]diag.Code{
 	"wave_multi_prefix_count_bits.main": {diag.ErrWGSLNoLowering, diag.ErrWGSLNoLowering},
 	"push_constants.main":               {"", diag.ErrWGSLPushConstant},       // naga has var<immediate>
 	"wide_types.main":                   {diag.ErrWGSLType, diag.ErrWGSLType}, // double, int64_t, uint64_t
+	"double_bits.main":                  {diag.ErrWGSLType, diag.ErrWGSLType}, // asdouble, asuint(double, …)
 	// A float4 RWTexture2D that is read and written: WebGPU allows read_write
 	// storage textures only for r32 formats.
 	"texel_swizzle.main": {diag.ErrWGSLTextureAccess, diag.ErrWGSLTextureAccess},
