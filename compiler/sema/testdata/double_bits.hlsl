@@ -3,6 +3,15 @@
 // literal words, and out arguments that are buffer elements, swizzles and ints.
 RWStructuredBuffer<uint> Buf : register(u0);
 
+// An in parameter passed as asuint's out argument gets a local copy: the
+// caller's variable keeps its value.
+uint high(double d, uint lo)
+{
+    uint hi;
+    asuint(d, lo, hi);
+    return hi ^ lo;
+}
+
 [shader("compute")] [numthreads(1, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID)
 {
@@ -27,4 +36,5 @@ void main(uint3 id : SV_DispatchThreadID)
     asuint(1.5, a4.z, b4.w);
     Buf[i + 5] = a4.x ^ a4.z ^ (uint)b4.w;
     Buf[i + 6] = (uint)(d2.y + d3.z);
+    Buf[i + 7] = high(d, i) + i;
 }
