@@ -376,11 +376,20 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 								}
 								Expect(found).To(HaveKey("WavePrefixSum"))
 								Expect(found).To(HaveKey("WavePrefixProduct"))
+								// waverig's own modules of the same cases pass: the fault is
+								// glslang's. A vacuous case (lavapipe runs workgroups one
+								// invocation wide one invocation per wave, so an "odd" case
+								// there has no lane in its arm) compared nothing either way.
+								passed := 0
 								for key, r := range run.recs {
-									if key.compiler == harness.Ours && (r.Op == "WavePrefixSum" || r.Op == "WavePrefixProduct") && r.Status != results.Skip {
-										Expect(r.Status).To(Equal(results.Pass), r.Describe())
+									if key.compiler != harness.Ours || (r.Op != "WavePrefixSum" && r.Op != "WavePrefixProduct") ||
+										r.Status == results.Skip || r.Verdict() == results.VerdictVacuous {
+										continue
 									}
+									Expect(r.Status).To(Equal(results.Pass), r.Describe())
+									passed++
 								}
+								Expect(passed).To(BeNumerically(">", 0), "no waverig-compiled prefix case ran")
 							})
 					}
 				})

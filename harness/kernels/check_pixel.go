@@ -37,6 +37,7 @@ type pixelState struct {
 	sc      Scene
 	lay     pixelLayout
 	in, got []uint32
+	init    []uint32 // u0 as written before the draws
 	// covered[rep][y*w+x] is the record of that pixel, or nil.
 	covered  [][]*pxRec
 	caseOf   []int // replica -> case index
@@ -97,7 +98,7 @@ func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []Case
 	if err != nil || len(ps.in) != ps.lay.draws*int(pw*ph)*tWords {
 		return failAll(fmt.Sprintf("kernel %s: input buffer t0 missing or of the wrong size", k.Name))
 	}
-	if _, ps.got, err = kernelWords(k, out); err != nil {
+	if ps.init, ps.got, err = kernelWords(k, out); err != nil {
 		return failAll(err.Error())
 	}
 	if len(ps.got) != ps.lay.draws*int(sc.Width*sc.Height)*recWords {
@@ -155,9 +156,10 @@ func finishNotes(res []CaseResult, states []*caseState) []CaseResult {
 	return res
 }
 
-// readRecords reads every written record: one whose words are all 0xffffffff was not
-// written (the pixel is not covered); any other must name its own index, position and
-// draw.
+// readRecords reads every written record: one whose header words are all 0xffffffff
+// was not written (the pixel is not covered), and its output words must be as they
+// were before the draw (a store there came from a lane that was no covered pixel
+// of it); any other must name its own index, position and draw.
 func (ps *pixelState) readRecords() []*pxRec {
 	w, h := ps.lay.w, ps.lay.h
 	ps.covered = make([][]*pxRec, ps.lay.draws)
@@ -169,11 +171,14 @@ func (ps *pixelState) readRecords() []*pxRec {
 			for x := uint32(0); x < w; x++ {
 				i := ps.lay.flat(r, x, y)
 				rec := ps.got[i*recWords:][:recWords]
-				written := false
-				for _, v := range rec {
-					written = written || v != unset
-				}
-				if !written {
+				if !headerWritten(rec) {
+					for w := wOut; w < recWords; w++ {
+						if rec[w] != ps.init[i*recWords+w] {
+							st.problem(fmt.Sprintf("record %d (draw %d, pixel %d,%d) is no covered pixel's, but its output word %d changed from %#x to %#x",
+								i, r, x, y, w-wOut, ps.init[i*recWords+w], rec[w]))
+							break
+						}
+					}
 					continue
 				}
 				if rec[wFlat] != uint32(i) || rec[pPos] != x|y<<16 || rec[pRep] != uint32(r) {
@@ -447,6 +452,25 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			}
 		}
 	}
+	// The sentinel stays where no store belongs (checkSentinels).
+	nw := rt.N * wordsPer(rt.Scalar)
+	for _, h := range wv.lanes {
+		if want := pat(h.lane, h.count, coin(h.x, h.y)); h.branch != want {
+			continue
+		}
+		from, why := nw, " (store past the result's words)"
+		if h.branch == 0 {
+			from, why = 0, " (store by a lane that did not run the operation)"
+		}
+		out := ps.got[h.idx*recWords+wOut:][:recWords-wOut]
+		for w := from; w < len(out); w++ {
+			if out[w] != outSentinel {
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: pxRanMask(wv), Input: describe(h) + why,
+					Expected: fmt.Sprintf("out word %d untouched (%#x)", w, outSentinel), Actual: fmt.Sprintf("%#x", out[w])})
+				break
+			}
+		}
+	}
 	helperBranch := make([]uint32, len(wv.helpers))
 	for i, h := range wv.helpers {
 		helperBranch[i] = pat(h.lane, count, coin(h.x, h.y))
@@ -494,7 +518,8 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			if h.branch != arm {
 				continue
 			}
-			actual := readComps(ps.got[h.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
+			recW := ps.got[h.idx*recWords:][:recWords]
+			actual := readComps(recW, wOut, rt.Scalar, rt.N)
 			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]defVal) {
 				if want.Undefined {
 					*undef++
@@ -502,6 +527,11 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 				}
 				*lanes++
 				*def = append(*def, defVal{h.idx, want})
+				if unwritten(recW, rt, want) {
+					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(h),
+						Expected: formatWant(op, rt, want), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)})
+					return
+				}
 				if !want.AcceptsAll(rt.Scalar, actual) {
 					in := describe(h)
 					if !fixed && len(wv.helpers) > 0 {
@@ -587,6 +617,17 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	}
 }
 
+// pxRanMask is the hex mask of a wave's recorded lanes that ran the operation.
+func pxRanMask(wv pixelWave) string {
+	var ls []uint32
+	for _, h := range wv.lanes {
+		if h.branch != 0 {
+			ls = append(ls, h.lane)
+		}
+	}
+	return maskHex(ls)
+}
+
 // pxMask is the hex mask of a wave's recorded lanes that ran in arm.
 func pxMask(wv pixelWave, arm uint32) string {
 	var ls []uint32
@@ -598,11 +639,27 @@ func pxMask(wv pixelWave, arm uint32) string {
 	return maskHex(ls)
 }
 
-// checkColor: after the last draw every covered pixel holds (flat, draw, out word 0,
-// out word 1) of the last draw's record and every other pixel the clear value 0.
+// checkColor: after the last draw every covered pixel holds (flat, draw, o0, o1) of
+// the last draw's record and every other pixel the clear value 0. o0 and o1 are
+// the record's output words 0 and 1 where the operation kernel stored them (the
+// lane ran the operation, the result has the word; IsHelperLane kernels store
+// every word), else 0.
 func (ps *pixelState) checkColor(out map[string][]byte) {
 	last := ps.lay.draws - 1
 	st := ps.states[ps.caseOf[last]]
+	nw := recWords - wOut
+	if c := ps.k.Cases[ps.caseOf[last]]; c.Name != helperName {
+		if mt, err := c.Type.Model(); err == nil {
+			rt := models.ResultType(c.Op, mt)
+			nw = rt.N * wordsPer(rt.Scalar)
+		}
+	}
+	colourWord := func(p *pxRec, rec []uint32, k int) uint32 {
+		if ps.k.Cases[ps.caseOf[last]].Name != helperName && (p.branch == 0 || k >= nw) {
+			return 0
+		}
+		return rec[wOut+k]
+	}
 	b, ok := out[ColorTarget]
 	w, h := ps.lay.w, ps.lay.h
 	if !ok || len(b) != int(w*h*16) {
@@ -616,7 +673,7 @@ func (ps *pixelState) checkColor(out map[string][]byte) {
 			var key, lane uint32
 			if p := ps.covered[last][y*w+x]; p != nil {
 				rec := ps.got[p.idx*recWords:][:recWords]
-				want = [4]uint32{rec[wFlat], uint32(last), rec[wOut], rec[wOut+1]}
+				want = [4]uint32{rec[wFlat], uint32(last), colourWord(p, rec, 0), colourWord(p, rec, 1)}
 				key, lane = p.key, p.lane
 			}
 			var got [4]uint32

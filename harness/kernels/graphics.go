@@ -159,7 +159,10 @@ const (
 
 // The pixel record reuses the compute record's words 0..5 and 16..23; these replace
 // the pre-written words, and a pixel record is written only by a covered pixel: every
-// word of an uncovered pixel's record stays 0xffffffff.
+// header word of an uncovered pixel's record stays 0xffffffff. The output words
+// start as outSentinel, as in a compute record, and an operation kernel stores them
+// inside the arm that ran the operation (the IsHelperLane kernels store all eight
+// from every covered pixel).
 const (
 	pPos    = 6 // x | y << 16 from SV_Position
 	pRep    = 7 // SV_InstanceID as the pixel shader saw it (the draw)
@@ -167,6 +170,29 @@ const (
 	pKey2   = 9 // WaveActiveSum of padded index × (lane + 1): with the key, the wave's identity
 	unset   = 0xffffffff
 )
+
+// newPixelRecords is the u0 buffer of n pixel records: header words unset, output
+// words outSentinel.
+func newPixelRecords(n int) []uint32 {
+	recs := newRecords(n)
+	for i := 0; i < n; i++ {
+		for w := 0; w < wOut; w++ {
+			recs[i*recWords+w] = unset
+		}
+	}
+	return recs
+}
+
+// headerWritten says whether a pixel's record was written (its pixel covered):
+// any header word changed from unset (the output words start otherwise).
+func headerWritten(rec []uint32) bool {
+	for _, v := range rec[:wOut] {
+		if v != unset {
+			return true
+		}
+	}
+	return false
+}
 
 // pixelLayout is the shape of a pixel kernel's buffers.
 type pixelLayout struct {
@@ -215,10 +241,7 @@ func buildPixel(name string, cases []Case) (Kernel, error) {
 	if err != nil {
 		return Kernel{}, err
 	}
-	recs := make([]uint32, lay.draws*int(sc.Width*sc.Height)*recWords)
-	for i := range recs {
-		recs[i] = unset
-	}
+	recs := newPixelRecords(lay.draws * int(sc.Width*sc.Height))
 	helpers := IncludesHelperLanes(cases[0])
 	needs := needsOf(types)
 	if helpers {

@@ -75,13 +75,15 @@ func pixelHLSL(name string, op intrinsics.Op, sc Scene, types []Type, helpers bo
 	emitVariants(&sb, op, types, func(t Type) string {
 		return loadAt(t, func(i int) string { return fmt.Sprintf("inp[t + %du]", tIn+i) })
 	}, false)
-	emitPixelStores(&sb, "0u")
+	emitPixelStores(&sb, "0u", false)
 	sb.WriteString("    return uint4(flat, rep, o0, o1);\n}\n")
 	return sb.String()
 }
 
-// emitPixelStores writes a pixel record (helper is the helper word's expression).
-func emitPixelStores(sb *strings.Builder, helper string) {
+// emitPixelStores writes a pixel record's header (helper is the helper word's
+// expression) and, with outs, o0..o7 to its output words (an operation kernel
+// stored those inside its arms: emitVariants).
+func emitPixelStores(sb *strings.Builder, helper string, outs bool) {
 	for _, l := range []string{
 		"rec[b + 0u] = flat;", "rec[b + 1u] = key;", "rec[b + 2u] = lane;", "rec[b + 3u] = cnt;",
 		"rec[b + 4u] = act;", "rec[b + 5u] = larg;",
@@ -92,8 +94,10 @@ func emitPixelStores(sb *strings.Builder, helper string) {
 	} {
 		sb.WriteString("    " + l + "\n")
 	}
-	for k := 0; k < 8; k++ {
-		fmt.Fprintf(sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
+	if outs {
+		for k := 0; k < 8; k++ {
+			fmt.Fprintf(sb, "    rec[b + %du] = o%d;\n", wOut+k, k)
+		}
 	}
 }
 

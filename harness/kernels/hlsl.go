@@ -345,8 +345,9 @@ func emitPattern(sb *strings.Builder, lastCond string, outVars bool) {
 
 // emitVariants runs the op once per type variant: load x (ld spells the load), call the
 // op in the pattern's arms, convert the result to the output words.
-// record: a record kernel (lane arguments of waveReadArgs; the result stored to the
-// record inside each arm), else a pixel kernel (the result in o0..o7 after the arms).
+// The result's words are stored to the record inside each arm; a pixel kernel
+// (!record) also puts them in o0..o7 after the arms, for its colour output.
+// record: a record kernel's lane arguments (waveReadArgs).
 func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string, record bool) {
 	for v, t := range types {
 		kw := "if"
@@ -363,9 +364,7 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(T
 		fmt.Fprintf(sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		arm := func(branch int) {
 			emitCall(sb, "                ", op, branch, record)
-			if record {
-				storeResult(sb, "                ", rt, outWord)
-			}
+			storeResult(sb, "                ", rt, outWord)
 		}
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
 		arm(1)

@@ -208,14 +208,7 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		return nil, fmt.Errorf("kernel %s: buffers of the wrong size", k.Name)
 	}
 	op := k.Cases[0].Op
-	written := func(r []uint32) bool {
-		for _, v := range r {
-			if v != unset {
-				return true
-			}
-		}
-		return false
-	}
+	written := headerWritten
 	place := func(r []uint32) string {
 		if !written(r) {
 			return "not covered"

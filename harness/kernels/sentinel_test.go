@@ -146,3 +146,61 @@ func TestUnwrittenCaughtWhereAnyValueIsAccepted(t *testing.T) {
 		t.Error("an expected value equal to the sentinel is reported unwritten")
 	}
 }
+
+// Pixel kernels: the same sentinel in the output words (the header words start
+// unset), stores inside the arms, and the colour's o0/o1 zero where a pixel did
+// not run the operation.
+func TestPixelSentinel(t *testing.T) {
+	// The even pattern leaves lanes out of the operation.
+	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`), Types: []string{"uint"}, Shapes: []string{"diag16"}, Patterns: []Pattern{Even}})
+	if len(ks) != 1 {
+		t.Fatalf("%d even-pattern pixel kernels", len(ks))
+	}
+	k := ks[0]
+	out, err := Simulate(k, SimLayout{WaveSize: 16, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, first := failed(Check(k, out, 16)); n > 0 {
+		t.Fatalf("correct device: %s", first)
+	}
+	recs, _ := words(out["u0"])
+	var active, inactive, uncovered = -1, -1, -1
+	for i := 0; i < len(recs)/recWords; i++ {
+		r := recs[i*recWords:][:recWords]
+		switch {
+		case !headerWritten(r) && uncovered < 0:
+			uncovered = i
+		case headerWritten(r) && r[wBranch] == 0 && inactive < 0:
+			inactive = i
+		case headerWritten(r) && r[wBranch] != 0 && active < 0:
+			active = i
+		}
+	}
+	if active < 0 || inactive < 0 || uncovered < 0 {
+		t.Fatalf("records: active %d, inactive %d, uncovered %d: the test needs each", active, inactive, uncovered)
+	}
+	for _, tc := range []struct {
+		name, want string
+		rec, word  int
+		v          uint32
+	}{
+		{"inactive pixel stores", "did not run the operation", inactive, 0, 0},
+		{"store past the result", "past the result's words", active, 1, 0},
+		{"store missing", "not written", active, 0, outSentinel},
+		{"uncovered pixel's output changed", "is no covered pixel's", uncovered, 3, 7},
+	} {
+		bad := append([]uint32(nil), recs...)
+		bad[tc.rec*recWords+wOut+tc.word] = tc.v
+		o := map[string][]byte{"u0": bytesOf(bad), ColorTarget: out[ColorTarget]}
+		var all []string
+		for _, r := range Check(k, o, 16) {
+			if !r.Passed {
+				all = append(all, r.String())
+			}
+		}
+		if len(all) == 0 || !strings.Contains(strings.Join(all, "\n"), tc.want) {
+			t.Errorf("%s: results %q, want a failure saying %q", tc.name, all, tc.want)
+		}
+	}
+}

@@ -81,10 +81,7 @@ func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 	if len(in) != lay.draws*int(pw*ph)*tWords {
 		return nil, fmt.Errorf("kernels: %s: t0 has %d words", k.Name, len(in))
 	}
-	rec := make([]uint32, lay.draws*int(sc.Width*sc.Height)*recWords)
-	for i := range rec {
-		rec[i] = unset
-	}
+	rec := newPixelRecords(lay.draws * int(sc.Width*sc.Height))
 	covered := func(x, y uint32) bool { return x < sc.Width && y < sc.Height && cov[y*sc.Width+x] }
 	// Each piece of the triangle is shaded on its own; with Split the triangle is
 	// drawn as two pieces meeting on the diagonal x = y, as a rasterizer does that
@@ -142,13 +139,30 @@ func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 		}
 	}
 	last := lay.draws - 1
+	// The colour is (flat, draw, o0, o1): an operation kernel's o words are its
+	// result's words where the pixel ran the operation, else 0.
+	_, _, _, lci := unctl(in[lay.padded(last, 0, 0)*tWords+tCtl])
+	lc := k.Cases[min(lci, len(k.Cases)-1)]
+	nw := recWords - wOut
+	if lc.Name != helperName {
+		if mt, err := lc.Type.Model(); err == nil {
+			rt := models.ResultType(lc.Op, mt)
+			nw = rt.N * wordsPer(rt.Scalar)
+		}
+	}
+	o := func(w []uint32, j int) uint32 {
+		if lc.Name != helperName && (w[wBranch] == 0 || j >= nw) {
+			return 0
+		}
+		return w[wOut+j]
+	}
 	for y := uint32(0); y < sc.Height; y++ {
 		for x := uint32(0); x < sc.Width; x++ {
 			if !cov[y*sc.Width+x] {
 				continue
 			}
 			w := rec[lay.flat(last, x, y)*recWords:][:recWords]
-			for c, v := range []uint32{w[wFlat], uint32(last), w[wOut], w[wOut+1]} {
+			for c, v := range []uint32{w[wFlat], uint32(last), o(w, 0), o(w, 1)} {
 				binary.LittleEndian.PutUint32(color[(int(y*sc.Width+x)*4+c)*4:], v)
 			}
 		}
@@ -201,8 +215,11 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 		w[wFlat], w[wKey], w[wLane], w[wCount] = uint32(lay.flat(d, m.x, m.y)), key, m.lane, size
 		w[wBranch], w[wLaneArg], w[pPos], w[pRep], w[pHelper] = m.branch, m.laneArg, m.x|m.y<<16, uint32(d), 0
 		w[pKey2] = key2
-		for o := pKey2 + 1; o < recWords; o++ {
-			w[o] = 0
+		if c.Name == helperName {
+			// Every covered pixel stores all eight output words (o0..o7).
+			for o := wOut; o < recWords; o++ {
+				w[o] = 0
+			}
 		}
 	}
 	if c.Name == helperName {
@@ -269,8 +286,9 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 			}
 			w := recOf(m)
 			if v.Undefined {
-				for o := wOut; o < recWords; o++ {
-					w[o] = 0xdeadbeef
+				// Garbage, but stored: the result's words only.
+				for o := 0; o < rt.N*wordsPer(rt.Scalar); o++ {
+					w[wOut+o] = 0xdeadbeef
 				}
 				continue
 			}

@@ -160,10 +160,7 @@ func helperKernels(f Filter) []Kernel {
 		sc := *sh.Scene
 		pw, ph := sc.Padded()
 		in := make([]uint32, int(pw*ph)*tWords) // ctl 0: pattern all, mode 0, case 0
-		recs := make([]uint32, int(sc.Width*sc.Height)*recWords)
-		for i := range recs {
-			recs[i] = unset
-		}
+		recs := newPixelRecords(int(sc.Width * sc.Height))
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "// waverig generated pixel kernel: IsHelperLane across the quad on a %dx%d framebuffer.\n", sc.Width, sc.Height)
 		sb.WriteString("StructuredBuffer<uint> inp : register(t0);\nRWStructuredBuffer<uint> rec : register(u0);\n\n")
@@ -182,7 +179,7 @@ func helperKernels(f Filter) []Kernel {
     uint o6 = 0u;
     uint o7 = 0u;
 `)
-		emitPixelStores(&sb, "hl ? 1u : 0u")
+		emitPixelStores(&sb, "hl ? 1u : 0u", true)
 		sb.WriteString("    return uint4(flat, rep, o0, o1);\n}\n")
 		out = append(out, Kernel{
 			Name: "pixel_IsHelperLane_" + name, Entry: psEntry, Stage: Pixel, HLSL: sb.String(), Cases: []Case{c},

@@ -11,12 +11,10 @@ package score
 // caught (a device that hangs on a program is a failure the rig reports).
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -168,52 +166,15 @@ func RunCF(opt CFOptions) (*CFResult, error) {
 	for i := range res.Outcomes {
 		res.Outcomes[i] = map[uint32]CFOutcome{}
 	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var firstErr error
-	for _, sp := range plan.Sizes {
-		if sp.SkipReason != "" {
-			res.Skipped[sp.Size] = sp.SkipReason
-			continue
-		}
-		if !sp.InProcess && sp.LPWidth == 0 {
-			continue
-		}
-		res.Sizes = append(res.Sizes, sp.Size)
-		wg.Add(1)
-		go func(sp harness.SizePlan) {
-			defer wg.Done()
-			t0 := time.Now()
-			out, err := runCFSize(opt, sp, res.Jobs, dir, logf)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				var su *harness.SizeUnavailableError
-				if errors.As(err, &su) {
-					res.Skipped[sp.Size] = su.Msg
-					return
-				}
-				if firstErr == nil {
-					firstErr = err
-				}
-				return
-			}
-			res.Elapsed[sp.Size] = time.Since(t0)
+	res.Sizes, err = eachSize(plan, res.Skipped, nil,
+		func(sp harness.SizePlan) ([]CFOutcome, error) { return runCFSize(opt, sp, res.Jobs, dir, logf) },
+		func(size uint32, out []CFOutcome, took time.Duration) {
+			res.Elapsed[size] = took
 			for i, o := range out {
-				res.Outcomes[i][sp.Size] = o
+				res.Outcomes[i][size] = o
 			}
-		}(sp)
-	}
-	wg.Wait()
-	sort.Slice(res.Sizes, func(i, j int) bool { return res.Sizes[i] < res.Sizes[j] })
-	kept := res.Sizes[:0]
-	for _, s := range res.Sizes {
-		if _, skipped := res.Skipped[s]; !skipped {
-			kept = append(kept, s)
-		}
-	}
-	res.Sizes = kept
-	return res, firstErr
+		})
+	return res, err
 }
 
 // prepareCF generates and compiles every program, plants every site of every

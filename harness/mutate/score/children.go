@@ -3,12 +3,15 @@ package score
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"waverig/harness"
@@ -181,4 +184,61 @@ func (l childLoop[O]) run(n int) ([]O, error) {
 		}
 	}
 	return out, nil
+}
+
+// eachSize runs run at every size of plan a score reaches, the sizes side by
+// side (each child is one core's worth of pipeline builds), and returns the
+// sizes that ran, in order. A size the plan skips, or that skip (may be nil)
+// or the child (SizeUnavailableError) names a reason for, goes to skipped; a
+// size that needs neither a child (lavapipe's LPWidth) nor the process itself
+// is not a score's. store gets each size's outcomes and time, one at a time.
+func eachSize[O any](plan harness.Plan, skipped map[uint32]string, skip func(harness.SizePlan) string,
+	run func(harness.SizePlan) ([]O, error), store func(size uint32, out []O, took time.Duration)) ([]uint32, error) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr error
+	var sizes []uint32
+	for _, sp := range plan.Sizes {
+		if sp.SkipReason != "" {
+			skipped[sp.Size] = sp.SkipReason
+			continue
+		}
+		if !sp.InProcess && sp.LPWidth == 0 {
+			continue
+		}
+		if skip != nil {
+			if why := skip(sp); why != "" {
+				skipped[sp.Size] = why
+				continue
+			}
+		}
+		sizes = append(sizes, sp.Size)
+		wg.Add(1)
+		go func(sp harness.SizePlan) {
+			defer wg.Done()
+			t0 := time.Now()
+			out, err := run(sp)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				var su *harness.SizeUnavailableError
+				if errors.As(err, &su) {
+					skipped[sp.Size] = su.Msg
+				} else if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			store(sp.Size, out, time.Since(t0))
+		}(sp)
+	}
+	wg.Wait()
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	kept := sizes[:0]
+	for _, s := range sizes {
+		if _, gone := skipped[s]; !gone {
+			kept = append(kept, s)
+		}
+	}
+	return kept, firstErr
 }

@@ -15,7 +15,6 @@
 package score
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -135,58 +134,22 @@ func Run(opt Options) (*Result, error) {
 	for i := range res.Outcomes {
 		res.Outcomes[i] = map[uint32]Outcome{}
 	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var firstErr error
-	for _, sp := range plan.Sizes {
-		if sp.SkipReason != "" {
-			res.Skipped[sp.Size] = sp.SkipReason
-			continue
-		}
-		if !sp.InProcess && sp.LPWidth == 0 {
-			continue
-		}
-		if sp.InProcess && sp.Size != dev.SubgroupSize {
-			// RunWithSPIRV runs at the device's own size; a device with size
-			// control is scored at that size only.
-			res.Skipped[sp.Size] = "RunWithSPIRV runs at the device's own wave size only"
-			continue
-		}
-		res.Sizes = append(res.Sizes, sp.Size)
-		// The sizes run side by side: each child is one core's worth of
-		// pipeline builds.
-		wg.Add(1)
-		go func(sp harness.SizePlan) {
-			defer wg.Done()
-			out, err := runSize(opt, sp, res.Jobs, dir, logf)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				var su *harness.SizeUnavailableError
-				if errors.As(err, &su) {
-					res.Skipped[sp.Size] = su.Msg
-					return
-				}
-				if firstErr == nil {
-					firstErr = err
-				}
-				return
+	res.Sizes, err = eachSize(plan, res.Skipped,
+		func(sp harness.SizePlan) string {
+			if sp.InProcess && sp.Size != dev.SubgroupSize {
+				// RunWithSPIRV runs at the device's own size; a device with size
+				// control is scored at that size only.
+				return "RunWithSPIRV runs at the device's own wave size only"
 			}
+			return ""
+		},
+		func(sp harness.SizePlan) ([]Outcome, error) { return runSize(opt, sp, res.Jobs, dir, logf) },
+		func(size uint32, out []Outcome, _ time.Duration) {
 			for i, o := range out {
-				res.Outcomes[i][sp.Size] = o
+				res.Outcomes[i][size] = o
 			}
-		}(sp)
-	}
-	wg.Wait()
-	sort.Slice(res.Sizes, func(i, j int) bool { return res.Sizes[i] < res.Sizes[j] })
-	kept := res.Sizes[:0]
-	for _, s := range res.Sizes {
-		if _, skipped := res.Skipped[s]; !skipped {
-			kept = append(kept, s)
-		}
-	}
-	res.Sizes = kept
-	return res, firstErr
+		})
+	return res, err
 }
 
 func countRejected(r map[string]map[string]string) int {
