@@ -431,7 +431,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	count := wv.count
 	input := func(x, y uint32) []uint64 { return readComps(ps.block(rep, x, y), tIn, mt.Scalar, mt.N) }
 	coin := func(x, y uint32) uint32 { return ps.block(rep, x, y)[tCoin] }
-	pat := func(lane, cnt, cn uint32) uint32 { return branchOf(c.Pattern, lane, cnt, 0, 0, cn, elseArm(c.Type)) }
+	pat := func(lane, cnt, x, y uint32) uint32 { return pixelArm(c, mode, lane, cnt, x, y, coin) }
 	describe := func(h *pxRec) string {
 		s := fmt.Sprintf("pixel %d,%d draw %d x=%s", h.x, h.y, rep, models.FormatComps(mt.Scalar, input(h.x, h.y)))
 		if hasLaneArg(op) {
@@ -440,7 +440,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		return s
 	}
 	for _, h := range wv.lanes {
-		want := pat(h.lane, h.count, coin(h.x, h.y))
+		want := pat(h.lane, h.count, h.x, h.y)
 		if h.branch != want {
 			st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: pxMask(wv, h.branch),
 				Input: describe(h) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
@@ -455,7 +455,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	// The sentinel stays where no store belongs (checkSentinels).
 	nw := rt.N * wordsPer(rt.Scalar)
 	for _, h := range wv.lanes {
-		if want := pat(h.lane, h.count, coin(h.x, h.y)); h.branch != want {
+		if want := pat(h.lane, h.count, h.x, h.y); h.branch != want {
 			continue
 		}
 		from, why := nw, " (store past the result's words)"
@@ -473,7 +473,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	}
 	helperBranch := make([]uint32, len(wv.helpers))
 	for i, h := range wv.helpers {
-		helperBranch[i] = pat(h.lane, count, coin(h.x, h.y))
+		helperBranch[i] = pat(h.lane, count, h.x, h.y)
 	}
 	// fixed: helpers take part whatever the device chooses (quad reads and
 	// swaps), so both sets are one and the wave decides nothing.

@@ -23,8 +23,12 @@ import (
 //
 // The Go twins (waveArms) compute both from the recorded lanes of a wave, so the
 // checker keeps working from recorded data on any layout. Pixel kernels keep the
-// per-lane patterns and lane arguments (branchOf, laneArgOf): their quads are 2×2
-// pixels and helper lanes may or may not take part in a ballot.
+// per-lane lane arguments (laneArgOf): helper lanes may or may not take part in a
+// ballot. Their quad swaps (QuadReadAcrossX/Y/Diagonal) add whole-quad replicas
+// too, decided without a ballot: a pixel quad is always whole (helpers fill it), so
+// a lane runs the op when the pattern picks any lane of its quad, which every lane
+// of the quad can work out from the quad's lane indices and its pixels' coins
+// (pixelArm; emitPixelCoverage).
 
 // recordReplicas is replicas for record kernels: the quad reads add the whole-quad
 // replicas (QuadReadLaneAt: mode = id | whole<<2).
@@ -36,6 +40,77 @@ func recordReplicas(op intrinsics.Op) int {
 		return 8
 	}
 	return replicas(op)
+}
+
+// pixelReplicas is replicas for pixel kernels: the quad swaps add the whole-quad
+// replica (QuadReadLaneAt, whose four ids read some active lane of each quad,
+// keeps its per-lane replicas only).
+func pixelReplicas(op intrinsics.Op) int {
+	if pixelWholeBit(op) != 0 {
+		return 2
+	}
+	return replicas(op)
+}
+
+// pixelWholeBit is the mode bit of a pixel kernel's whole-quad replica (0: none).
+func pixelWholeBit(op intrinsics.Op) int {
+	switch op {
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
+		return 1
+	}
+	return 0
+}
+
+// pixelArm is the Go twin of a pixel kernel's arm for the lane at pixel (x, y):
+// the per-lane pattern (branchOf), or in a whole-quad replica the quad's: run
+// when the pattern picks any of the quad's lanes (lane indices lane&^3 + i, the
+// coin of the pixel with quad index i), nested's arms by quad parity. coin reads
+// a pixel's coin from the padded input grid, helper positions included.
+func pixelArm(c Case, mode int, lane, count, x, y uint32, coin func(x, y uint32) uint32) uint32 {
+	twoArms := elseArm(c.Type)
+	wb := pixelWholeBit(c.Op)
+	if wb == 0 || mode&wb == 0 {
+		return branchOf(c.Pattern, lane, count, 0, 0, coin(x, y), twoArms)
+	}
+	qb := lane &^ 3
+	outer := false
+	for i := uint32(0); i < 4; i++ {
+		o, _ := patternOf(c.Pattern, qb+i, count, 0, 0, coin(x&^1+i&1, y&^1+i>>1))
+		outer = outer || o
+	}
+	inner := c.Pattern != Nested || (qb>>2)&1 == 0
+	return armOf(outer, inner, twoArms)
+}
+
+// emitPixelCoverage writes, after a pixel kernel's pattern block, the whole-quad
+// replica's arms of a quad swap (pixelArm), each pattern's "any lane of the quad"
+// worked out: all, even, odd and nested pick a lane of every quad, first the
+// quad of lane 0, last the quad of lane count - 1, first half the quads below
+// half the lane count, random ORs the coins of the quad's four pixels (padded
+// grid: a helper's position has a coin too). pw is the padded grid's width.
+func emitPixelCoverage(sb *strings.Builder, op intrinsics.Op, pw uint32) {
+	wb := pixelWholeBit(op)
+	if wb == 0 {
+		return
+	}
+	fmt.Fprintf(sb, `    // Whole-quad replica: the op runs where the pattern picks any lane of the quad.
+    if ((mode & %du) != 0u) {
+        uint qb = lane & ~3u;
+        uint qt = (pid - (y & 1u) * %du - (x & 1u)) * %du + %du;
+        if (pat == 3u) {
+            outer = qb == 0u;
+        } else if (pat == 4u) {
+            outer = cnt - 1u <= qb + 3u;
+        } else if (pat == 5u) {
+            outer = qb < cnt / 2u;
+        } else if (pat == 7u) {
+            outer = (inp[qt] | inp[qt + %du] | inp[qt + %du] | inp[qt + %du]) != 0u;
+        } else {
+            outer = true;
+        }
+        inner = pat != 6u || ((qb >> 2) & 1u) == 0u;
+    }
+`, wb, pw, tWords, tCoin, tWords, pw*tWords, (pw+1)*tWords)
 }
 
 // wholeBit is the bit of the mode that selects a whole-quad replica (0: none).

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -89,4 +90,35 @@ func shapeNames(ss []Shape) []string {
 		out = append(out, fmt.Sprint(s.Name))
 	}
 	return out
+}
+
+// TestNoVacuousPixelQuadSwaps: a pixel kernel's quad swaps compare lanes in every
+// case, whatever the pattern, at every wave size, helpers in wave operations or
+// not, linear or shuffled quads (the whole-quad replica: pixelArm).
+func TestNoVacuousPixelQuadSwaps(t *testing.T) {
+	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^QuadReadAcross(X|Y|Diagonal)$`)})
+	if len(ks) == 0 {
+		t.Fatal("no pixel quad-swap kernels")
+	}
+	cases := 0
+	for _, size := range []uint32{4, 8, 16, 32, 64} {
+		for _, l := range []SimLayout{{WaveSize: size}, {WaveSize: size, Seed: 7, Helpers: true}} {
+			for _, k := range ks {
+				out, err := Simulate(k, l)
+				if err != nil {
+					t.Fatalf("%s at %d: %v", k.Name, size, err)
+				}
+				for _, r := range Check(k, out, size) {
+					cases++
+					if !r.Passed {
+						t.Errorf("size %d: %s", size, r)
+					}
+					if r.Lanes == 0 {
+						t.Errorf("size %d (helpers %v): %s is vacuous: %s", size, l.Helpers, r.Case.ID(), r.Note)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d pixel quad-swap kernels, %d case results at 4..64: none vacuous", len(ks), cases)
 }

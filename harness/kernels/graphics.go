@@ -220,7 +220,7 @@ func buildPixel(name string, cases []Case) (Kernel, error) {
 	}
 	sc := *sh.Scene
 	pw, ph := sc.Padded()
-	rep := replicas(op)
+	rep := pixelReplicas(op)
 	lay := pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: len(cases) * rep}
 	in := make([]uint32, lay.draws*int(pw*ph)*tWords)
 	d := 0

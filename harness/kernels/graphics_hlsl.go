@@ -72,6 +72,8 @@ func pixelHLSL(name string, op intrinsics.Op, sc Scene, types []Type, helpers bo
 	pixelPrologue(&sb, sc)
 	fmt.Fprintf(&sb, "    uint ctl = inp[t + %du];\n    uint coin = inp[t + %du];\n", tCtl, tCoin)
 	emitPattern(&sb, "lane == cnt - 1u", true)
+	pw, _ := sc.Padded()
+	emitPixelCoverage(&sb, op, pw)
 	emitVariants(&sb, op, types, func(t Type) string {
 		return loadAt(t, func(i int) string { return fmt.Sprintf("inp[t + %du]", tIn+i) })
 	}, false)

@@ -186,7 +186,7 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 			key2 += uint32(lay.padded(d, m.x, m.y)) * (m.lane + 1)
 		}
 	}
-	p, mode, _, ci := unctl(block(0, 0)[tCtl])
+	_, mode, _, ci := unctl(block(0, 0)[tCtl])
 	if ci >= len(k.Cases) {
 		return fmt.Errorf("kernels: draw %d names case %d", d, ci)
 	}
@@ -201,7 +201,7 @@ func simPixelWave(k Kernel, l SimLayout, lay pixelLayout, d int, wave []simLane,
 	for i := range wave {
 		m := &wave[i]
 		if c.Name != helperName {
-			m.branch = branchOf(Patterns[p], m.lane, size, 0, 0, block(m.x, m.y)[tCoin], elseArm(c.Type))
+			m.branch = pixelArm(c, mode, m.lane, size, m.x, m.y, func(x, y uint32) uint32 { return block(x, y)[tCoin] })
 			if m.branch != 0 {
 				m.laneArg = laneArgOf(c.Op, mode, m.lane, size)
 			}
