@@ -43,22 +43,30 @@ func recordReplicas(op intrinsics.Op) int {
 }
 
 // pixelReplicas is replicas for pixel kernels: the quad swaps add the whole-quad
-// replica (QuadReadLaneAt, whose four ids read some active lane of each quad,
-// keeps its per-lane replicas only).
+// replica, WaveReadLaneAt a fourth, whole-quad replica that reads the quad
+// partner lane ^ 1 (its per-lane sources 1, count - 1 and lane + 1 are all
+// inactive for the even pattern). QuadReadLaneAt, whose four ids read some
+// active lane of each quad, keeps its per-lane replicas only.
 func pixelReplicas(op intrinsics.Op) int {
-	if pixelWholeBit(op) != 0 {
+	switch op {
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
 		return 2
+	case intrinsics.WaveReadLaneAt:
+		return 4
 	}
 	return replicas(op)
 }
 
-// pixelWholeBit is the mode bit of a pixel kernel's whole-quad replica (0: none).
-func pixelWholeBit(op intrinsics.Op) int {
+// pixelWholeMode is the mode whole-quad replicas of a pixel kernel of op have:
+// mode & pixelWholeMask == pixelWholeMode (mask 0: the op has none).
+func pixelWholeMode(op intrinsics.Op) (mask, mode int) {
 	switch op {
 	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
-		return 1
+		return 1, 1
+	case intrinsics.WaveReadLaneAt:
+		return 15, 3
 	}
-	return 0
+	return 0, 0
 }
 
 // pixelArm is the Go twin of a pixel kernel's arm for the lane at pixel (x, y):
@@ -68,8 +76,7 @@ func pixelWholeBit(op intrinsics.Op) int {
 // a pixel's coin from the padded input grid, helper positions included.
 func pixelArm(c Case, mode int, lane, count, x, y uint32, coin func(x, y uint32) uint32) uint32 {
 	twoArms := elseArm(c.Type)
-	wb := pixelWholeBit(c.Op)
-	if wb == 0 || mode&wb == 0 {
+	if mask, whole := pixelWholeMode(c.Op); mask == 0 || mode&mask != whole {
 		return branchOf(c.Pattern, lane, count, 0, 0, coin(x, y), twoArms)
 	}
 	qb := lane &^ 3
@@ -89,12 +96,12 @@ func pixelArm(c Case, mode int, lane, count, x, y uint32, coin func(x, y uint32)
 // half the lane count, random ORs the coins of the quad's four pixels (padded
 // grid: a helper's position has a coin too). pw is the padded grid's width.
 func emitPixelCoverage(sb *strings.Builder, op intrinsics.Op, pw uint32) {
-	wb := pixelWholeBit(op)
-	if wb == 0 {
+	mask, whole := pixelWholeMode(op)
+	if mask == 0 {
 		return
 	}
 	fmt.Fprintf(sb, `    // Whole-quad replica: the op runs where the pattern picks any lane of the quad.
-    if ((mode & %du) != 0u) {
+    if ((mode & %du) == %du) {
         uint qb = lane & ~3u;
         uint qt = (pid - (y & 1u) * %du - (x & 1u)) * %du + %du;
         if (pat == 3u) {
@@ -110,7 +117,7 @@ func emitPixelCoverage(sb *strings.Builder, op intrinsics.Op, pw uint32) {
         }
         inner = pat != 6u || ((qb >> 2) & 1u) == 0u;
     }
-`, wb, pw, tWords, tCoin, tWords, pw*tWords, (pw+1)*tWords)
+`, mask, whole, pw, tWords, tCoin, tWords, pw*tWords, (pw+1)*tWords)
 }
 
 // wholeBit is the bit of the mode that selects a whole-quad replica (0: none).
@@ -196,13 +203,14 @@ func waveArms(c Case, ws []hdr, threads int) (arms, args []uint32) {
 }
 
 // waveReadArgs are WaveReadLaneAt's lane arguments by mode: pixel kernels keep the
-// per-lane choices (constant, lane count - 1, the next lane index), record kernels
-// take the last two from their arm's ballot (emitArmLanes).
+// per-lane choices (constant, lane count - 1, the next lane index) and add the quad
+// partner for their whole-quad replica (laneArgOf), record kernels take the last
+// two from their arm's ballot (emitArmLanes).
 func waveReadArgs(record bool) []string {
 	if record {
 		return []string{"1u", "hiLane", "nextLane"}
 	}
-	return []string{"1u", "cnt - 1u", "(lane + 1u) % cnt"}
+	return []string{"1u", "cnt - 1u", "(lane + 1u) % cnt", "lane ^ 1u"}
 }
 
 // emitCoverage writes, after the pattern block and in uniform control flow, what a

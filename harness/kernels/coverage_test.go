@@ -92,13 +92,13 @@ func shapeNames(ss []Shape) []string {
 	return out
 }
 
-// TestNoVacuousPixelQuadSwaps: a pixel kernel's quad swaps compare lanes in every
-// case, whatever the pattern, at every wave size, helpers in wave operations or
-// not, linear or shuffled quads (the whole-quad replica: pixelArm).
-func TestNoVacuousPixelQuadSwaps(t *testing.T) {
-	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^QuadReadAcross(X|Y|Diagonal)$`)})
+// TestNoVacuousPixelReads: a pixel kernel's quad swaps and WaveReadLaneAt compare
+// lanes in every case, whatever the pattern, at every wave size, helpers in wave
+// operations or not, linear or shuffled quads (the whole-quad replicas: pixelArm).
+func TestNoVacuousPixelReads(t *testing.T) {
+	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^(QuadReadAcross(X|Y|Diagonal)|WaveReadLaneAt)$`)})
 	if len(ks) == 0 {
-		t.Fatal("no pixel quad-swap kernels")
+		t.Fatal("no pixel read kernels")
 	}
 	cases := 0
 	for _, size := range []uint32{4, 8, 16, 32, 64} {
@@ -120,5 +120,5 @@ func TestNoVacuousPixelQuadSwaps(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pixel quad-swap kernels, %d case results at 4..64: none vacuous", len(ks), cases)
+	t.Logf("%d pixel read kernels, %d case results at 4..64: none vacuous", len(ks), cases)
 }

@@ -131,6 +131,9 @@ func laneArgOf(op intrinsics.Op, mode int, lane, count uint32) uint32 {
 			return 1
 		case 1:
 			return count - 1
+		case 3:
+			// Pixel kernels' whole-quad replica: the quad partner.
+			return lane ^ 1
 		}
 		if count == 0 {
 			return 0
