@@ -30,7 +30,10 @@ func TestBuiltinBaselinesMatchAsWritten(t *testing.T) {
 	}{
 		{"vulkan/compute/WaveReadLaneFirst/double2/all/whole/size=4", "Crash"},
 		{"vulkan/compute/WaveReadLaneFirst/double/odd/partial/size=4/compiler=glslang", "Crash"},
-		{"vulkan/compute/WaveReadLaneFirst/double2/all/whole/size=8", ""},
+		{"vulkan/compute/WaveReadLaneFirst/double2/all/whole/size=8", "Crash"},
+		{"vulkan/compute/WaveReadLaneFirst/double/odd/partial/size=16/compiler=glslang", "Crash"},
+		{"vulkan/compute/WaveReadLaneFirst/uint64_t2/all/whole/size=8", ""},
+		{"vulkan/compute/WaveReadLaneAt/double2/all/whole/size=8", ""},
 		{"vulkan/compute/WaveReadLaneFirst/half2/all/whole/size=8", ""},
 		{"vulkan/compute/WaveReadLaneFirst/half/all/whole/size=16/compiler=glslang", "Crash"},
 		{"vulkan/compute/WavePrefixProduct/uint/all/whole/size=8/compiler=glslang", "Fail"},
