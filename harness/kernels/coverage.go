@@ -48,25 +48,20 @@ func recordReplicas(op intrinsics.Op) int {
 // inactive for the even pattern). QuadReadLaneAt, whose four ids read some
 // active lane of each quad, keeps its per-lane replicas only.
 func pixelReplicas(op intrinsics.Op) int {
-	switch op {
-	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
-		return 2
-	case intrinsics.WaveReadLaneAt:
-		return 4
+	if pixelWhole(op) {
+		return replicas(op) + 1
 	}
 	return replicas(op)
 }
 
-// pixelWholeMode is the mode whole-quad replicas of a pixel kernel of op have:
-// mode & pixelWholeMask == pixelWholeMode (mask 0: the op has none).
-func pixelWholeMode(op intrinsics.Op) (mask, mode int) {
+// pixelWhole says whether a pixel kernel of op has the whole-quad replica: the
+// one after its per-lane replicas, mode replicas(op).
+func pixelWhole(op intrinsics.Op) bool {
 	switch op {
-	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal:
-		return 1, 1
-	case intrinsics.WaveReadLaneAt:
-		return 15, 3
+	case intrinsics.QuadReadAcrossX, intrinsics.QuadReadAcrossY, intrinsics.QuadReadAcrossDiagonal, intrinsics.WaveReadLaneAt:
+		return true
 	}
-	return 0, 0
+	return false
 }
 
 // pixelArm is the Go twin of a pixel kernel's arm for the lane at pixel (x, y):
@@ -76,7 +71,7 @@ func pixelWholeMode(op intrinsics.Op) (mask, mode int) {
 // a pixel's coin from the padded input grid, helper positions included.
 func pixelArm(c Case, mode int, lane, count, x, y uint32, coin func(x, y uint32) uint32) uint32 {
 	twoArms := elseArm(c.Type)
-	if mask, whole := pixelWholeMode(c.Op); mask == 0 || mode&mask != whole {
+	if !pixelWhole(c.Op) || mode != replicas(c.Op) {
 		return branchOf(c.Pattern, lane, count, 0, 0, coin(x, y), twoArms)
 	}
 	qb := lane &^ 3
@@ -96,12 +91,11 @@ func pixelArm(c Case, mode int, lane, count, x, y uint32, coin func(x, y uint32)
 // half the lane count, random ORs the coins of the quad's four pixels (padded
 // grid: a helper's position has a coin too). pw is the padded grid's width.
 func emitPixelCoverage(sb *strings.Builder, op intrinsics.Op, pw uint32) {
-	mask, whole := pixelWholeMode(op)
-	if mask == 0 {
+	if !pixelWhole(op) {
 		return
 	}
 	fmt.Fprintf(sb, `    // Whole-quad replica: the op runs where the pattern picks any lane of the quad.
-    if ((mode & %du) == %du) {
+    if (mode == %du) {
         uint qb = lane & ~3u;
         uint qt = (pid - (y & 1u) * %du - (x & 1u)) * %du + %du;
         if (pat == 3u) {
@@ -117,7 +111,7 @@ func emitPixelCoverage(sb *strings.Builder, op intrinsics.Op, pw uint32) {
         }
         inner = pat != 6u || ((qb >> 2) & 1u) == 0u;
     }
-`, mask, whole, pw, tWords, tCoin, tWords, pw*tWords, (pw+1)*tWords)
+`, replicas(op), pw, tWords, tCoin, tWords, pw*tWords, (pw+1)*tWords)
 }
 
 // wholeBit is the bit of the mode that selects a whole-quad replica (0: none).
