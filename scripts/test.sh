@@ -1,9 +1,32 @@
 #!/usr/bin/env bash
-# test.sh — the whole test suite: unit and golden tests (go test), short fuzz runs,
+# test.sh — the test suite: unit and golden tests (go test), short fuzz runs,
 # and the ginkgo suites on the default Vulkan device (lavapipe without a GPU).
 # Ends with one plain line: "N passed, N failed".
+#
+# Two tiers, as Mesa's CI runs dEQP (a deterministic fraction pre-merge, all of it
+# nightly):
+#   scripts/test.sh                the pre-merge tier (CI, .ci/run): go test -short
+#                                  (each slow test keeps a short form that still
+#                                  proves its property) and the suites' CI tier
+#                                  (harness/tier: every operation × type family ×
+#                                  stage × API × wave size at least once, every
+#                                  known crash, a 1/FRACTION share of the rest)
+#   scripts/test.sh --full         everything: go test without -short, the whole matrix
+#   scripts/test.sh --fraction N   the pre-merge tier with another fraction (1 = all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+FRACTION=10
+SHORT=-short
+while (($#)); do
+  case "$1" in
+    --full) FRACTION=1; SHORT=; shift ;;
+    --fraction) FRACTION="${2:?--fraction needs a number}"; shift 2 ;;
+    *) echo "usage: scripts/test.sh [--full | --fraction N]" >&2; exit 2 ;;
+  esac
+done
+export WAVERIG_FRACTION="$FRACTION"
+t0=$(date +%s)
+step() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 ./scripts/setup.sh || exit 1
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
 export CI="${CI:-}"
@@ -11,11 +34,13 @@ FUZZTIME="${FUZZTIME:-15s}"
 out=$(mktemp -d)
 status=0
 
+step setup-done
 ./scripts/build.sh || status=1
+step build-done
 
 # 1. go test over every package but the ginkgo suites (step 3 runs those through
 #    the ginkgo CLI), as a JSON stream the summariser counts.
-go test -json -count=1 -timeout 30m $(go list ./... | grep -v '/suites$') > "$out/gotest.json" 2>"$out/gotest.err"
+go test $SHORT -json -count=1 -timeout 30m $(go list ./... | grep -v '/suites$') > "$out/gotest.json" 2>"$out/gotest.err"
 # 1b. The viewer window (-tags viewer: GLFW built from its C sources against the
 #     X11 headers setup.sh installs): vet the tagged packages, then the tagged tests
 #     (the window in a private Xvfb, its screenshot compared with the frame; the
@@ -26,8 +51,9 @@ go test -json -count=1 -timeout 30m $(go list ./... | grep -v '/suites$') > "$ou
 if ! go vet -tags viewer ./viewer/ ./cmd/waverig/; then
   echo "FAIL go vet -tags viewer ./viewer/ ./cmd/waverig/"; status=1
 fi
-go test -json -count=1 -timeout 10m -tags viewer -run '^(TestXvfb|TestViewTagged)' ./viewer/... ./cmd/waverig/ >> "$out/gotest.json" 2>>"$out/gotest.err"
+go test $SHORT -json -count=1 -timeout 10m -tags viewer -run '^(TestXvfb|TestViewTagged)' ./viewer/... ./cmd/waverig/ >> "$out/gotest.json" 2>>"$out/gotest.err"
 cat "$out/gotest.err" >&2
+step go-test-done
 
 # 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic;
 #    nor may reading a case file (exec) or a results file (report, diff, -baseline).
@@ -52,9 +78,11 @@ for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness 
   fi
 done
 
+step fuzz-done
 # 3. The ginkgo suites (real driver: lavapipe at every wave size it offers).
 go tool ginkgo -r --procs=1 --json-report=ginkgo.json --output-dir="$out" ./suites > "$out/ginkgo.txt" 2>&1 || status=1
 tail -n 30 "$out/ginkgo.txt"
+step ginkgo-done
 
 go run ./scripts/testsummary -go "$out/gotest.json" -fuzz "$out/fuzz.txt" -ginkgo "$out/ginkgo.json" || status=1
 exit $status

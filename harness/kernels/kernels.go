@@ -353,3 +353,15 @@ func (k Kernel) SubgroupBits() uint32 {
 	}
 	return bits
 }
+
+// TypeFamily names the type family a type belongs to (the kernels' grouping:
+// "base" for the 32-bit types every device has, else the optional feature's
+// family: "half", "double", "int64"), or "" for a type of none.
+func TypeFamily(t Type) string {
+	for _, fam := range families {
+		if contains(fam.scalars, t.Scalar) {
+			return fam.name
+		}
+	}
+	return ""
+}
