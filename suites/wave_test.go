@@ -18,9 +18,9 @@ import (
 	"waverig/compiler/intrinsics"
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/expect"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
-	"waverig/harness/expect"
 	"waverig/harness/results"
 )
 
