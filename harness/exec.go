@@ -7,7 +7,6 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"waverig/compiler/reflect"
 	"waverig/devices"
 	"waverig/devices/vkx"
+	"waverig/harness/casefile"
 	"waverig/harness/glslang"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
@@ -27,27 +27,27 @@ import (
 // A problem with the case is a *CaseError; a case the device cannot run (a
 // limit it exceeds, an illegal subgroup size) or a missing tool is a *CaseSkip,
 // found before any buffer is allocated.
-func (r *Rig) ExecCase(c *CaseFile, comp string) ([]Mismatch, error) {
+func (r *Rig) ExecCase(c *casefile.CaseFile, comp string) ([]casefile.Mismatch, error) {
 	return r.ExecCaseOn(Vulkan, c, comp)
 }
 
 // ExecCaseOn is ExecCase through an API: Vulkan runs the SPIR-V, WebGPU runs
 // waverig's WGSL on the WebGPU adapter of the same device (the rig must have
 // been opened with WebGPU in Config.APIs).
-func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, error) {
-	if err := c.check(); err != nil { // a case not made by LoadCaseFile
+func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casefile.Mismatch, error) {
+	if err := c.Check(); err != nil { // a case not made by casefile.LoadCaseFile
 		return nil, err
 	}
-	bad := c.bad
-	shaderPath := filepath.Join(c.dir, c.Shader)
-	src := c.src
+	bad := c.Errorf
+	shaderPath := c.ShaderPath()
+	src := c.Source()
 	if src == nil {
 		var err error
 		if src, err = compiler.ReadSource(shaderPath); err != nil {
 			return nil, bad("cannot read shader: %v", err)
 		}
 	}
-	if ShaderKind(c.Shader) != ShaderHLSL {
+	if casefile.ShaderKind(c.Shader) != casefile.ShaderHLSL {
 		return r.execModule(api, c, comp, src)
 	}
 	var mod *module
@@ -57,7 +57,7 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
 	case api == WebGPU:
 		if r.gpu == nil {
-			return nil, &CaseSkip{r.gpuSkip}
+			return nil, &casefile.CaseSkip{Reason: r.gpuSkip}
 		}
 		ours := compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
 		mod = ours
@@ -65,7 +65,7 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 			// The command's WGSL, bound by the names waverig's reflection
 			// gives the registers (as on Vulkan); [WaveSize] is waverig's.
 			in := CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
-			mod = compileCommandWGSL(cc, in, registersOf(c), resourceNames(ours))
+			mod = compileCommandWGSL(cc, in, c.Registers(), resourceNames(ours))
 			if mod.err != nil {
 				return nil, mod.err // the compiler failed on the case (exit 1)
 			}
@@ -74,18 +74,18 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile (WGSL) failed:\n"))
 		}
 		if mod.skip != "" {
-			return nil, &CaseSkip{mod.skip}
+			return nil, &casefile.CaseSkip{Reason: mod.skip}
 		}
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+			return nil, &casefile.CaseSkip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
 		if len(c.Extensions) > 0 {
-			return nil, &CaseSkip{"the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
+			return nil, &casefile.CaseSkip{Reason: "the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
 		}
 		if mod.waveSize != nil {
-			return nil, &CaseSkip{"WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
+			return nil, &casefile.CaseSkip{Reason: "WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
 		}
-		if _, err := c.bindBuffers(mod); err != nil {
+		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
 		}
 		return r.execWebGPU(c, mod)
@@ -101,14 +101,14 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 			waveSize = ours.waveSize
 		}
 		if !glslang.Installed() {
-			return nil, &CaseSkip{glslang.NotInstalled}
+			return nil, &casefile.CaseSkip{Reason: glslang.NotInstalled}
 		}
 		var defs []string
 		for k, v := range c.Defines {
 			defs = append(defs, fmt.Sprintf("#define %s %s\n", k, v))
 		}
 		sort.Strings(defs)
-		mod = compileGlslang(strings.Join(defs, "")+string(src), c.Entry, results.Compute, registersOf(c))
+		mod = compileGlslang(strings.Join(defs, "")+string(src), c.Entry, results.Compute, c.Registers())
 		if mod.err != nil {
 			return nil, bad("%v", mod.err)
 		}
@@ -128,12 +128,12 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 			waveSize = ours.waveSize
 		}
 		in := CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
-		mod = compileCommand(cc, in, registersOf(c), resourceNames(ours))
+		mod = compileCommand(cc, in, c.Registers(), resourceNames(ours))
 		if mod.err != nil {
 			return nil, mod.err // the compiler failed on the case (exit 1)
 		}
 		if mod.skip != "" {
-			return nil, &CaseSkip{mod.skip}
+			return nil, &casefile.CaseSkip{Reason: mod.skip}
 		}
 	default:
 		return nil, bad("unknown compiler %q (use ours, glslang or cmd:NAME=PATH)", comp)
@@ -144,11 +144,11 @@ func (r *Rig) ExecCaseOn(api string, c *CaseFile, comp string) ([]Mismatch, erro
 // execVulkan validates a case's module, checks everything the device must
 // allow before a buffer is allocated, and runs it; waveSize is the shader's
 // [WaveSize] range (nil without one).
-func (r *Rig) execVulkan(c *CaseFile, mod *module, waveSize *reflect.WaveSize) ([]Mismatch, error) {
+func (r *Rig) execVulkan(c *casefile.CaseFile, mod *module, waveSize *reflect.WaveSize) ([]casefile.Mismatch, error) {
 	if err := r.validate(mod); err != nil {
 		return nil, err
 	} else if mod.skip != "" {
-		return nil, &CaseSkip{mod.skip}
+		return nil, &casefile.CaseSkip{Reason: mod.skip}
 	}
 
 	// Everything the device must allow is checked before a buffer is allocated.
@@ -162,7 +162,7 @@ func (r *Rig) execVulkan(c *CaseFile, mod *module, waveSize *reflect.WaveSize) (
 	}
 	full := false
 	if waveSize != nil {
-		size, err := c.waveSizeOn(r.dev, waveSize)
+		size, err := waveSizeOn(c, r.dev, waveSize)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +171,7 @@ func (r *Rig) execVulkan(c *CaseFile, mod *module, waveSize *reflect.WaveSize) (
 		demand.SubgroupSize = size
 		full = demand.LocalSize[0] != 0 && demand.LocalSize[0]%size == 0
 	}
-	demands, err := c.bindBuffers(mod)
+	demands, err := bindBuffers(c, mod)
 	if err != nil {
 		return nil, err
 	}
@@ -183,52 +183,52 @@ func (r *Rig) execVulkan(c *CaseFile, mod *module, waveSize *reflect.WaveSize) (
 	job := vulkan.Job{SPIRV: mod.spirv, Entry: c.Entry, Groups: c.Dispatch, RequiredSubgroupSize: demand.SubgroupSize, FullSubgroups: full}
 	for _, b := range c.Buffers {
 		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
-		job.Buffers = append(job.Buffers, vulkanBuffer(bd, b.initial()))
+		job.Buffers = append(job.Buffers, vulkanBuffer(bd, b.Initial()))
 	}
 	res, err := r.runner.Run(job)
 	if err != nil {
 		return nil, skipOf(err)
 	}
-	return c.mismatches(res.Buffers), nil
+	return c.Mismatches(res.Buffers), nil
 }
 
 // waveSizeOn is the size a case with a [WaveSize] shader runs at: the case
 // file's subgroup_size when it is in the range (outside it the case contradicts
 // its shader: a case error), else the size PickWaveSize gives; a device with no
 // legal size in the range is a skip naming it.
-func (c *CaseFile) waveSizeOn(d devices.Device, ws *reflect.WaveSize) (uint32, error) {
+func waveSizeOn(c *casefile.CaseFile, d devices.Device, ws *reflect.WaveSize) (uint32, error) {
 	if s := c.SubgroupSize; s != 0 {
 		if s < uint32(ws.Min) || s > uint32(ws.Max) {
-			return 0, c.bad("subgroup_size %d is outside the shader's [WaveSize] %s", s, waveSizeRange(ws))
+			return 0, c.Errorf("subgroup_size %d is outside the shader's [WaveSize] %s", s, waveSizeRange(ws))
 		}
 		return s, nil
 	}
 	size, why := PickWaveSize(ws, d)
 	if size == 0 {
-		return 0, &CaseSkip{why}
+		return 0, &casefile.CaseSkip{Reason: why}
 	}
 	return size, nil
 }
 
 // execWebGPU binds a case's buffers to the WGSL module's bindings and runs it.
-func (r *Rig) execWebGPU(c *CaseFile, mod *module) ([]Mismatch, error) {
+func (r *Rig) execWebGPU(c *casefile.CaseFile, mod *module) ([]casefile.Mismatch, error) {
 	var binds []webgpu.Binding
 	for _, b := range c.Buffers {
 		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
-		binds = append(binds, webgpuBinding(bd, b.initial()))
+		binds = append(binds, webgpuBinding(bd, b.Initial()))
 	}
 	bufs, err := r.gpu.RunCompute(mod.wgsl, mod.entry, c.Dispatch, binds)
 	if err != nil {
 		return nil, err
 	}
-	return c.mismatches(bufs), nil
+	return c.Mismatches(bufs), nil
 }
 
 // skipOf turns a device limit the job exceeds into a skip; other errors pass.
 func skipOf(err error) error {
 	var le *vulkan.LimitError
 	if errors.As(err, &le) {
-		return &CaseSkip{strings.TrimPrefix(le.Error(), "vulkan: ")}
+		return &casefile.CaseSkip{Reason: strings.TrimPrefix(le.Error(), "vulkan: ")}
 	}
 	return err
 }
@@ -247,32 +247,32 @@ func sortedRegisters(m *module) []string {
 // buffer names a buffer resource of the shader, big enough for its block, in
 // a set the rig binds, and every resource the shader uses has a buffer — and
 // returns what each buffer asks of the device.
-func (c *CaseFile) bindBuffers(mod *module) ([]vulkan.BufferDemand, error) {
-	bad := c.bad
+func bindBuffers(c *casefile.CaseFile, mod *module) ([]vulkan.BufferDemand, error) {
+	bad := c.Errorf
 	var demands []vulkan.BufferDemand
 	bound := map[string]bool{}
 	for i, b := range c.Buffers {
 		bd, ok := mod.binding(b.Binding)
 		if !ok {
-			return nil, bad("buffers[%d]: the shader has no resource at %s %s", i, c.bindingWord(), b.Binding)
+			return nil, bad("buffers[%d]: the shader has no resource at %s %s", i, c.BindingWord(), b.Binding)
 		}
 		switch bd.Descriptor {
 		case "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER", "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER":
 		default:
-			return nil, bad("buffers[%d]: %s %s is %s %s, not a buffer", i, c.bindingWord(), b.Binding, bd.Kind, bd.Name)
+			return nil, bad("buffers[%d]: %s %s is %s %s, not a buffer", i, c.BindingWord(), b.Binding, bd.Kind, bd.Name)
 		}
-		if bd.Size > b.size {
-			return nil, bad("buffers[%d]: %s %s is %s of %d bytes; the case gives %d", i, c.bindingWord(), b.Binding, bd.Name, bd.Size, b.size)
+		if bd.Size > b.Size() {
+			return nil, bad("buffers[%d]: %s %s is %s of %d bytes; the case gives %d", i, c.BindingWord(), b.Binding, bd.Name, bd.Size, b.Size())
 		}
 		if bd.Set >= vkx.MaxSets {
-			return nil, bad("buffers[%d]: %s %s is in descriptor set %d; the rig binds sets 0 to %d", i, c.bindingWord(), b.Binding, bd.Set, vkx.MaxSets-1)
+			return nil, bad("buffers[%d]: %s %s is in descriptor set %d; the rig binds sets 0 to %d", i, c.BindingWord(), b.Binding, bd.Set, vkx.MaxSets-1)
 		}
 		bound[reflect.NormalizeRegister(b.Binding)] = true
-		demands = append(demands, vulkan.BufferDemand{Kind: bufferKind(bd.Descriptor), Size: uint64(b.size)})
+		demands = append(demands, vulkan.BufferDemand{Kind: bufferKind(bd.Descriptor), Size: uint64(b.Size())})
 	}
 	for _, reg := range sortedRegisters(mod) {
 		if bd, _ := mod.binding(reg); !bound[reg] {
-			return nil, bad("the shader uses %s %s (%s %s) but the case has no buffer for it", bd.Kind, bd.Name, c.bindingWord(), reg)
+			return nil, bad("the shader uses %s %s (%s %s) but the case has no buffer for it", bd.Kind, bd.Name, c.BindingWord(), reg)
 		}
 	}
 	return demands, nil

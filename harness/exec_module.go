@@ -18,43 +18,44 @@ import (
 	"time"
 
 	"waverig/compiler/reflect"
+	"waverig/harness/casefile"
 	"waverig/harness/vulkan"
 )
 
 // execModule runs a case whose shader is a module.
-func (r *Rig) execModule(api string, c *CaseFile, comp string, src []byte) ([]Mismatch, error) {
-	kind := ShaderKind(c.Shader)
+func (r *Rig) execModule(api string, c *casefile.CaseFile, comp string, src []byte) ([]casefile.Mismatch, error) {
+	kind := casefile.ShaderKind(c.Shader)
 	if comp != "" && comp != Ours {
-		return nil, c.bad("%s is a module, which no compiler compiles: -compiler applies to HLSL shaders", c.Shader)
+		return nil, c.Errorf("%s is a module, which no compiler compiles: -compiler applies to HLSL shaders", c.Shader)
 	}
-	if kind == ShaderWGSL {
+	if kind == casefile.ShaderWGSL {
 		if api != WebGPU {
-			return nil, c.bad("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
+			return nil, c.Errorf("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
 		}
 		if r.gpu == nil {
-			return nil, &CaseSkip{r.gpuSkip}
+			return nil, &casefile.CaseSkip{Reason: r.gpuSkip}
 		}
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+			return nil, &casefile.CaseSkip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
 		binds, err := wgslBindings(string(src), c.Entry)
 		if err != nil {
-			return nil, c.bad("%s: %v", c.Shader, err)
+			return nil, c.Errorf("%s: %v", c.Shader, err)
 		}
 		mod := &module{wgsl: string(src), entry: c.Entry, bindings: binds}
-		if _, err := c.bindBuffers(mod); err != nil {
+		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
 		}
 		return r.execWebGPU(c, mod)
 	}
 	if api != Vulkan {
-		return nil, c.bad("%s is SPIR-V, which runs through Vulkan only", c.Shader)
+		return nil, c.Errorf("%s is SPIR-V, which runs through Vulkan only", c.Shader)
 	}
 	var words []uint32
 	var err error
-	if kind == ShaderSPVAsm {
+	if kind == casefile.ShaderSPVAsm {
 		words, err = assemble(src)
-		var skip *CaseSkip
+		var skip *casefile.CaseSkip
 		if errors.As(err, &skip) {
 			return nil, err
 		}
@@ -62,17 +63,17 @@ func (r *Rig) execModule(api string, c *CaseFile, comp string, src []byte) ([]Mi
 		words, err = spirvWords(src)
 	}
 	if err != nil {
-		return nil, c.bad("%s: %v", c.Shader, err)
+		return nil, c.Errorf("%s: %v", c.Shader, err)
 	}
 	mb, err := vulkan.ModuleBindings(words, c.Entry, "compute")
 	if err != nil {
-		return nil, c.bad("%s: %v", c.Shader, strings.TrimPrefix(err.Error(), "vulkan: "))
+		return nil, c.Errorf("%s: %v", c.Shader, strings.TrimPrefix(err.Error(), "vulkan: "))
 	}
 	mod := &module{spirv: words, entry: c.Entry, bindings: moduleBindingMap(mb)}
 	// A module spirv-val rejects is a bad shader of the case (exit 2), not a
 	// failure of the device; a missing validator stays what execVulkan says.
 	if err := r.validate(mod); err != nil && !errors.Is(err, vulkan.ErrNoValidator) {
-		return nil, c.bad("%s: %v", c.Shader, err)
+		return nil, c.Errorf("%s: %v", c.Shader, err)
 	}
 	// A SPIR-V module cannot carry [WaveSize] (in Vulkan it is the
 	// pipeline's required subgroup size): subgroup_size is the case's word.
@@ -111,7 +112,7 @@ const assembleTimeout = 60 * time.Second
 func assemble(src []byte) ([]uint32, error) {
 	tool, err := exec.LookPath("spirv-as")
 	if err != nil {
-		return nil, &CaseSkip{"spirv-as not installed (apt-get install spirv-tools): it assembles .spvasm shaders"}
+		return nil, &casefile.CaseSkip{Reason: "spirv-as not installed (apt-get install spirv-tools): it assembles .spvasm shaders"}
 	}
 	env := "spv1.3"
 	if m := spvasmVersionRE().FindSubmatch(src); m != nil {

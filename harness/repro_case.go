@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"waverig/harness/casefile"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
@@ -56,8 +57,8 @@ func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out 
 	case err != nil:
 		x.why = "case.json could not be made (" + err.Error() + "): use the Re-run line"
 		return x
-	case len(data) > MaxCaseFileBytes:
-		x.why = fmt.Sprintf("case.json would be %.1f MiB, over exec's %d MiB case-file cap: use the Re-run line", float64(len(data))/(1<<20), MaxCaseFileBytes>>20)
+	case len(data) > casefile.MaxCaseFileBytes:
+		x.why = fmt.Sprintf("case.json would be %.1f MiB, over exec's %d MiB case-file cap: use the Re-run line", float64(len(data))/(1<<20), casefile.MaxCaseFileBytes>>20)
 		return x
 	}
 	// Not parsed again here: a kernel's case file takes exec a second or two

@@ -9,6 +9,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/casefile"
 	"waverig/harness/vulkan"
 )
 
@@ -44,7 +45,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig exec: -api %q: use vulkan or webgpu\n", *api)
 		return exitUsage
 	}
-	c, err := harness.LoadCaseFile(file)
+	c, err := casefile.LoadCaseFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitUsage
@@ -66,8 +67,8 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	}
 	defer rig.Close()
 	mism, err := rig.ExecCaseOn(apis[0], c, spec)
-	var ce *harness.CaseError
-	var skip *harness.CaseSkip
+	var ce *casefile.CaseError
+	var skip *casefile.CaseSkip
 	switch {
 	case errors.As(err, &skip):
 		fmt.Fprintf(stdout, "skip: %s\n", skip.Reason)

@@ -1,4 +1,4 @@
-package harness
+package casefile
 
 import (
 	"encoding/json"
@@ -136,7 +136,7 @@ func TestReadRegularFile(t *testing.T) {
 // a case it accepts respects the size caps and round-trips its values through
 // encodeValues/formatWord/word.
 func FuzzLoadCaseFile(f *testing.F) {
-	seeds, _ := filepath.Glob("../fixtures/cases/*.json")
+	seeds, _ := filepath.Glob("../../fixtures/cases/*.json")
 	if len(seeds) == 0 {
 		f.Fatal("no seeds in fixtures/cases")
 	}
@@ -150,7 +150,7 @@ func FuzzLoadCaseFile(f *testing.F) {
 	f.Add([]byte(caseJSON(`{"binding":"u0","format":"float32","data":[1.5,-0,3.4028235e38,1e-45],"expect":[0.1]}`)))
 	f.Add([]byte(caseJSON(`{"binding":"u0","format":"uint32","count":67108864}`)))
 	dir := f.TempDir()
-	shader, err := os.ReadFile("../fixtures/cases/prefix.hlsl")
+	shader, err := os.ReadFile("../../fixtures/cases/prefix.hlsl")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -219,10 +219,10 @@ func TestCaseExpectAnyValue(t *testing.T) {
 		}
 		return out
 	}
-	if m := c.mismatches([][]byte{le(1, 0xdead, 3, 7, 5, 6)}); len(m) != 0 {
+	if m := c.Mismatches([][]byte{le(1, 0xdead, 3, 7, 5, 6)}); len(m) != 0 {
 		t.Errorf("null words compared: %v", m)
 	}
-	m := c.mismatches([][]byte{le(1, 2, 3, 4, 5, 9)})
+	m := c.Mismatches([][]byte{le(1, 2, 3, 4, 5, 9)})
 	if len(m) != 1 || m[0].Index != 5 || m[0].Where != "record 1 out" {
 		t.Fatalf("mismatches %+v, want one at u0[5] (record 1 out)", m)
 	}
@@ -234,7 +234,7 @@ func TestCaseExpectAnyValue(t *testing.T) {
 	if c, err = LoadCaseFile(p); err != nil {
 		t.Fatal(err)
 	}
-	if m := c.mismatches([][]byte{le(5, 1)}); len(m) != 1 || m[0].String() != "u0[1]: expected -1, actual 1" {
+	if m := c.Mismatches([][]byte{le(5, 1)}); len(m) != 1 || m[0].String() != "u0[1]: expected -1, actual 1" {
 		t.Errorf("mismatches %+v", m)
 	}
 }

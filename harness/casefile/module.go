@@ -1,4 +1,4 @@
-package harness
+package casefile
 
 import (
 	"path/filepath"
@@ -42,16 +42,16 @@ func (c *CaseFile) checkModuleCase() error {
 		return nil
 	}
 	if len(c.Defines) > 0 {
-		return c.bad(`"defines" apply to HLSL only; %s is a module`, c.Shader)
+		return c.Errorf(`"defines" apply to HLSL only; %s is a module`, c.Shader)
 	}
 	if len(c.Extensions) > 0 {
-		return c.bad(`"extensions" apply to HLSL only (they go to waverig's compiler); %s is a module, which declares its own`, c.Shader)
+		return c.Errorf(`"extensions" apply to HLSL only (they go to waverig's compiler); %s is a module, which declares its own`, c.Shader)
 	}
 	return nil
 }
 
-// bindingWord is what a buffer's "binding" names, for messages.
-func (c *CaseFile) bindingWord() string {
+// BindingWord is what a buffer's "binding" names, for messages.
+func (c *CaseFile) BindingWord() string {
 	if ShaderKind(c.Shader) == ShaderHLSL {
 		return "register"
 	}

@@ -1,4 +1,4 @@
-package harness
+package casefile
 
 import (
 	"bytes"
@@ -142,28 +142,28 @@ func parseCase(path string, data []byte) (*CaseFile, error) {
 		return nil, bad("trailing data after the case object")
 	}
 	c.path, c.dir = path, filepath.Dir(path)
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// check validates the decoded case and fills in each buffer's size and
+// Check validates the decoded case and fills in each buffer's size and
 // expected words.
-func (c *CaseFile) check() error {
+func (c *CaseFile) Check() error {
 	if c.Shader == "" || c.Entry == "" {
-		return c.bad(`"shader" and "entry" are required`)
+		return c.Errorf(`"shader" and "entry" are required`)
 	}
 	for i, d := range c.Dispatch {
 		if d == 0 {
-			return c.bad("dispatch[%d] is 0 (each dimension must be at least 1)", i)
+			return c.Errorf("dispatch[%d] is 0 (each dimension must be at least 1)", i)
 		}
 	}
 	if s := c.SubgroupSize; s != 0 && (s > 128 || s&(s-1) != 0) {
-		return c.bad("subgroup_size %d: Vulkan subgroup sizes are powers of two from 1 to 128 (0 = the device default)", s)
+		return c.Errorf("subgroup_size %d: Vulkan subgroup sizes are powers of two from 1 to 128 (0 = the device default)", s)
 	}
 	if len(c.Buffers) > vkx.MaxBuffers {
-		return c.bad("%d buffers, at most %d", len(c.Buffers), vkx.MaxBuffers)
+		return c.Errorf("%d buffers, at most %d", len(c.Buffers), vkx.MaxBuffers)
 	}
 	if err := c.checkModuleCase(); err != nil {
 		return err
@@ -173,11 +173,11 @@ func (c *CaseFile) check() error {
 	for i := range c.Buffers {
 		b := &c.Buffers[i]
 		if err := checkBuffer(b, total, ShaderKind(c.Shader) != ShaderHLSL); err != nil {
-			return c.bad("buffers[%d]: %v", i, err)
+			return c.Errorf("buffers[%d]: %v", i, err)
 		}
 		reg := reflect.NormalizeRegister(b.Binding)
 		if j, dup := seen[reg]; dup {
-			return c.bad("buffers[%d] and buffers[%d] both bind %s %s", j, i, c.bindingWord(), b.Binding)
+			return c.Errorf("buffers[%d] and buffers[%d] both bind %s %s", j, i, c.BindingWord(), b.Binding)
 		}
 		seen[reg] = i
 		total += b.size
@@ -185,8 +185,8 @@ func (c *CaseFile) check() error {
 	return nil
 }
 
-// bad is a *CaseError naming the case file.
-func (c *CaseFile) bad(format string, args ...any) error {
+// Errorf is a *CaseError naming the case file.
+func (c *CaseFile) Errorf(format string, args ...any) error {
 	name := c.path
 	if name == "" {
 		name = "case"
@@ -338,8 +338,8 @@ func formatWord(format string, w uint32) string {
 	return fmt.Sprint(w)
 }
 
-// mismatches compares the buffers that came back with the case's expectations.
-func (c *CaseFile) mismatches(bufs [][]byte) []Mismatch {
+// Mismatches compares the buffers that came back with the case's expectations.
+func (c *CaseFile) Mismatches(bufs [][]byte) []Mismatch {
 	var mism []Mismatch
 	for i, b := range c.Buffers {
 		got := bufs[i]
@@ -371,7 +371,9 @@ func wordsMatch(format string, want, have uint32, tol *float64) bool {
 	return math.Abs(float64(math.Float32frombits(want))-float64(math.Float32frombits(have))) <= *tol
 }
 
-func registersOf(c *CaseFile) []string {
+// Registers lists the buffers' bindings, in order (what a compiler is asked
+// to bind).
+func (c *CaseFile) Registers() []string {
 	var regs []string
 	for _, b := range c.Buffers {
 		regs = append(regs, b.Binding)
@@ -379,11 +381,20 @@ func registersOf(c *CaseFile) []string {
 	return regs
 }
 
-// initial is a buffer's contents before the dispatch: its data, zero-filled to
+// Initial is a buffer's contents before the dispatch: its data, zero-filled to
 // its size (the values were checked by LoadCaseFile).
-func (b *CaseBuffer) initial() []byte {
+func (b *CaseBuffer) Initial() []byte {
 	data := make([]byte, b.size)
 	enc, _ := encodeValues(b.Format, b.Data)
 	copy(data, enc)
 	return data
 }
+
+// Size is the buffer's size in bytes (valid once the case was checked).
+func (b *CaseBuffer) Size() int { return b.size }
+
+// ShaderPath is the case's shader: Shader, relative to the case file.
+func (c *CaseFile) ShaderPath() string { return filepath.Join(c.dir, c.Shader) }
+
+// Source is the shader as LoadCaseFile read it (nil for a case made otherwise).
+func (c *CaseFile) Source() []byte { return c.src }
