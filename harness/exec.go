@@ -2,7 +2,7 @@ package harness
 
 // Running a `waverig exec` case on the rig's device: compile (or assemble) its
 // shader, check it against the device's limits before a buffer is allocated,
-// dispatch once and compare (casefile.go has the format).
+// dispatch once and compare (harness/casefile has the format).
 
 import (
 	"errors"
@@ -22,20 +22,16 @@ import (
 )
 
 // ExecCase compiles the case's shader (compiler "ours", "glslang" or a
-// "cmd:NAME=PATH" spec; a module shader is not compiled), runs it on
-// the rig's device and returns every mismatch (nil when all expectations hold).
-// A problem with the case is a *CaseError; a case the device cannot run (a
-// limit it exceeds, an illegal subgroup size) or a missing tool is a *CaseSkip,
-// found before any buffer is allocated.
-func (r *Rig) ExecCase(c *casefile.CaseFile, comp string) ([]casefile.Mismatch, error) {
-	return r.ExecCaseOn(Vulkan, c, comp)
-}
-
-// ExecCaseOn is ExecCase through an API: Vulkan runs the SPIR-V, WebGPU runs
-// waverig's WGSL on the WebGPU adapter of the same device (the rig must have
-// been opened with WebGPU in Config.APIs).
-func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casefile.Mismatch, error) {
-	if err := c.Check(); err != nil { // a case not made by casefile.LoadCaseFile
+// "cmd:NAME=PATH" spec; a module shader is not compiled), runs it on the
+// rig's device through api — Vulkan runs the SPIR-V, WebGPU waverig's (or the
+// command's) WGSL on the WebGPU adapter of the same device, for which the rig
+// must have been opened with WebGPU in Config.APIs — and returns every
+// mismatch (nil when all expectations hold). A problem with the case is a
+// *casefile.Error; a case the device cannot run (a limit it exceeds, an
+// illegal subgroup size) or a missing tool is a *casefile.Skip, found before
+// any buffer is allocated.
+func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mismatch, error) {
+	if err := c.Check(); err != nil { // a case not made by casefile.Load
 		return nil, err
 	}
 	bad := c.Errorf
@@ -57,7 +53,7 @@ func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casef
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
 	case api == WebGPU:
 		if r.gpu == nil {
-			return nil, &casefile.CaseSkip{Reason: r.gpuSkip}
+			return nil, &casefile.Skip{Reason: r.gpuSkip}
 		}
 		ours := compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
 		mod = ours
@@ -74,16 +70,16 @@ func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casef
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile (WGSL) failed:\n"))
 		}
 		if mod.skip != "" {
-			return nil, &casefile.CaseSkip{Reason: mod.skip}
+			return nil, &casefile.Skip{Reason: mod.skip}
 		}
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &casefile.CaseSkip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+			return nil, &casefile.Skip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
 		if len(c.Extensions) > 0 {
-			return nil, &casefile.CaseSkip{Reason: "the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
+			return nil, &casefile.Skip{Reason: "the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
 		}
 		if mod.waveSize != nil {
-			return nil, &casefile.CaseSkip{Reason: "WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
+			return nil, &casefile.Skip{Reason: "WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
 		}
 		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
@@ -101,7 +97,7 @@ func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casef
 			waveSize = ours.waveSize
 		}
 		if !glslang.Installed() {
-			return nil, &casefile.CaseSkip{Reason: glslang.NotInstalled}
+			return nil, &casefile.Skip{Reason: glslang.NotInstalled}
 		}
 		var defs []string
 		for k, v := range c.Defines {
@@ -133,7 +129,7 @@ func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casef
 			return nil, mod.err // the compiler failed on the case (exit 1)
 		}
 		if mod.skip != "" {
-			return nil, &casefile.CaseSkip{Reason: mod.skip}
+			return nil, &casefile.Skip{Reason: mod.skip}
 		}
 	default:
 		return nil, bad("unknown compiler %q (use ours, glslang or cmd:NAME=PATH)", comp)
@@ -144,11 +140,11 @@ func (r *Rig) ExecCaseOn(api string, c *casefile.CaseFile, comp string) ([]casef
 // execVulkan validates a case's module, checks everything the device must
 // allow before a buffer is allocated, and runs it; waveSize is the shader's
 // [WaveSize] range (nil without one).
-func (r *Rig) execVulkan(c *casefile.CaseFile, mod *module, waveSize *reflect.WaveSize) ([]casefile.Mismatch, error) {
+func (r *Rig) execVulkan(c *casefile.Case, mod *module, waveSize *reflect.WaveSize) ([]casefile.Mismatch, error) {
 	if err := r.validate(mod); err != nil {
 		return nil, err
 	} else if mod.skip != "" {
-		return nil, &casefile.CaseSkip{Reason: mod.skip}
+		return nil, &casefile.Skip{Reason: mod.skip}
 	}
 
 	// Everything the device must allow is checked before a buffer is allocated.
@@ -196,7 +192,7 @@ func (r *Rig) execVulkan(c *casefile.CaseFile, mod *module, waveSize *reflect.Wa
 // file's subgroup_size when it is in the range (outside it the case contradicts
 // its shader: a case error), else the size PickWaveSize gives; a device with no
 // legal size in the range is a skip naming it.
-func waveSizeOn(c *casefile.CaseFile, d devices.Device, ws *reflect.WaveSize) (uint32, error) {
+func waveSizeOn(c *casefile.Case, d devices.Device, ws *reflect.WaveSize) (uint32, error) {
 	if s := c.SubgroupSize; s != 0 {
 		if s < uint32(ws.Min) || s > uint32(ws.Max) {
 			return 0, c.Errorf("subgroup_size %d is outside the shader's [WaveSize] %s", s, waveSizeRange(ws))
@@ -205,13 +201,13 @@ func waveSizeOn(c *casefile.CaseFile, d devices.Device, ws *reflect.WaveSize) (u
 	}
 	size, why := PickWaveSize(ws, d)
 	if size == 0 {
-		return 0, &casefile.CaseSkip{Reason: why}
+		return 0, &casefile.Skip{Reason: why}
 	}
 	return size, nil
 }
 
 // execWebGPU binds a case's buffers to the WGSL module's bindings and runs it.
-func (r *Rig) execWebGPU(c *casefile.CaseFile, mod *module) ([]casefile.Mismatch, error) {
+func (r *Rig) execWebGPU(c *casefile.Case, mod *module) ([]casefile.Mismatch, error) {
 	var binds []webgpu.Binding
 	for _, b := range c.Buffers {
 		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
@@ -228,7 +224,7 @@ func (r *Rig) execWebGPU(c *casefile.CaseFile, mod *module) ([]casefile.Mismatch
 func skipOf(err error) error {
 	var le *vulkan.LimitError
 	if errors.As(err, &le) {
-		return &casefile.CaseSkip{Reason: strings.TrimPrefix(le.Error(), "vulkan: ")}
+		return &casefile.Skip{Reason: strings.TrimPrefix(le.Error(), "vulkan: ")}
 	}
 	return err
 }
@@ -247,7 +243,7 @@ func sortedRegisters(m *module) []string {
 // buffer names a buffer resource of the shader, big enough for its block, in
 // a set the rig binds, and every resource the shader uses has a buffer — and
 // returns what each buffer asks of the device.
-func bindBuffers(c *casefile.CaseFile, mod *module) ([]vulkan.BufferDemand, error) {
+func bindBuffers(c *casefile.Case, mod *module) ([]vulkan.BufferDemand, error) {
 	bad := c.Errorf
 	var demands []vulkan.BufferDemand
 	bound := map[string]bool{}

@@ -1,7 +1,7 @@
 package harness
 
 // Running a module case (.spv, .spvasm, .wgsl): nothing compiles it, so its
-// bindings come from the module itself (casefile_module.go has the format).
+// bindings come from the module itself (harness/casefile has the format).
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 )
 
 // execModule runs a case whose shader is a module.
-func (r *Rig) execModule(api string, c *casefile.CaseFile, comp string, src []byte) ([]casefile.Mismatch, error) {
+func (r *Rig) execModule(api string, c *casefile.Case, comp string, src []byte) ([]casefile.Mismatch, error) {
 	kind := casefile.ShaderKind(c.Shader)
 	if comp != "" && comp != Ours {
 		return nil, c.Errorf("%s is a module, which no compiler compiles: -compiler applies to HLSL shaders", c.Shader)
@@ -33,10 +33,10 @@ func (r *Rig) execModule(api string, c *casefile.CaseFile, comp string, src []by
 			return nil, c.Errorf("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
 		}
 		if r.gpu == nil {
-			return nil, &casefile.CaseSkip{Reason: r.gpuSkip}
+			return nil, &casefile.Skip{Reason: r.gpuSkip}
 		}
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &casefile.CaseSkip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+			return nil, &casefile.Skip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
 		binds, err := wgslBindings(string(src), c.Entry)
 		if err != nil {
@@ -55,7 +55,7 @@ func (r *Rig) execModule(api string, c *casefile.CaseFile, comp string, src []by
 	var err error
 	if kind == casefile.ShaderSPVAsm {
 		words, err = assemble(src)
-		var skip *casefile.CaseSkip
+		var skip *casefile.Skip
 		if errors.As(err, &skip) {
 			return nil, err
 		}
@@ -108,11 +108,11 @@ const assembleTimeout = 60 * time.Second
 // its "; Version: 1.N" header comment names (what spirv-dis writes, so a
 // disassembled module assembles back as it was), else SPIR-V 1.3 (Vulkan
 // 1.1, the first with subgroup operations). A missing spirv-as is a
-// *CaseSkip; text it rejects is an error with its message.
+// *casefile.Skip; text it rejects is an error with its message.
 func assemble(src []byte) ([]uint32, error) {
 	tool, err := exec.LookPath("spirv-as")
 	if err != nil {
-		return nil, &casefile.CaseSkip{Reason: "spirv-as not installed (apt-get install spirv-tools): it assembles .spvasm shaders"}
+		return nil, &casefile.Skip{Reason: "spirv-as not installed (apt-get install spirv-tools): it assembles .spvasm shaders"}
 	}
 	env := "spv1.3"
 	if m := spvasmVersionRE().FindSubmatch(src); m != nil {

@@ -52,7 +52,7 @@ func TestReproCaseFromFailingOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(r.cfg.ReproDir, k.Name+".vulkan.ours.wave8")
-	c, err := casefile.LoadCaseFile(filepath.Join(dir, ReproCaseFile))
+	c, err := casefile.Load(filepath.Join(dir, ReproCaseFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,9 @@
+// Package casefile is the case-file format of `waverig exec`: one compute
+// kernel (an HLSL shader, or a SPIR-V or WGSL module), its buffers and the
+// values expected after one dispatch. It reads and validates case files
+// (Load), compares what a device wrote with the expectations (Mismatches)
+// and writes case files (Marshal) for every repro bundle. Running a case on a
+// device is the rig's (harness.Rig.ExecCase); this package needs no device.
 package casefile
 
 import (
@@ -22,16 +28,16 @@ import (
 
 // Size caps of `waverig exec`, checked before anything is allocated for a case.
 // The device's own limits (maxStorageBufferRange, maxUniformBufferRange, …)
-// are checked by ExecCase once the shader says which buffer is which.
+// are checked by harness.Rig.ExecCase once the shader says which buffer is which.
 const (
-	MaxCaseFileBytes   = 16 << 20                // the case file (as README says; a repro bundle's case.json of the largest kernel is ~8 MiB)
-	MaxShaderFileBytes = compiler.MaxSourceBytes // the shader and each file it #includes (the compiler's rule)
-	MaxCaseBufferBytes = 256 << 20               // the buffers of one case, all together
+	MaxFileBytes   = 16 << 20                // the case file (as README says; a repro bundle's case.json of the largest kernel is ~8 MiB)
+	MaxShaderBytes = compiler.MaxSourceBytes // the shader and each file it #includes (the compiler's rule)
+	MaxBufferBytes = 256 << 20               // the buffers of one case, all together
 )
 
-// CaseFile is the JSON format of `waverig exec`: one compute kernel, its buffers
+// Case is the JSON format of `waverig exec`: one compute kernel, its buffers
 // and the values expected after one dispatch. Unknown keys are an error.
-type CaseFile struct {
+type Case struct {
 	Shader       string            `json:"shader"` // relative to the case file
 	Entry        string            `json:"entry"`
 	Defines      map[string]string `json:"defines,omitempty"`
@@ -40,16 +46,16 @@ type CaseFile struct {
 	// Extensions are SPIR-V extensions waverig's compiler enables
 	// (-fspv-extension), as the rig compiles the kernels that test one
 	// (partitions, native quad votes); glslang and WGSL ignore them.
-	Extensions []string     `json:"extensions,omitempty"`
-	Buffers    []CaseBuffer `json:"buffers"`
+	Extensions []string `json:"extensions,omitempty"`
+	Buffers    []Buffer `json:"buffers"`
 
 	path string // the case file, for messages
 	dir  string
-	src  []byte // the shader, read by LoadCaseFile
+	src  []byte // the shader, read by Load
 }
 
-// CaseBuffer is one buffer of a case file.
-type CaseBuffer struct {
+// Buffer is one buffer of a case file.
+type Buffer struct {
 	Binding string            `json:"binding"` // HLSL register: "t0", "u1,space1", "b0"
 	Format  string            `json:"format"`  // uint32, int32, float32
 	Data    []json.RawMessage `json:"data,omitempty"`
@@ -69,18 +75,18 @@ type CaseBuffer struct {
 	anyValue []bool   // anyValue[k]: Expect[k] is null (nil when none is)
 }
 
-// CaseError is a bad case file or a shader that does not compile (exit status 2).
-type CaseError struct{ Msg string }
+// Error is a bad case file or a shader that does not compile (exit status 2).
+type Error struct{ Msg string }
 
-func (e *CaseError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
-// CaseSkip says the case cannot run here: it exceeds a limit the device
+// Skip says the case cannot run here: it exceeds a limit the device
 // reports, asks for a subgroup size the device does not offer, or needs a
 // tool that is not installed. waverig exec prints "skip: " and the reason and
 // exits 0.
-type CaseSkip struct{ Reason string }
+type Skip struct{ Reason string }
 
-func (e *CaseSkip) Error() string { return e.Reason }
+func (e *Skip) Error() string { return e.Reason }
 
 // Mismatch is one expectation that did not hold.
 type Mismatch struct {
@@ -108,33 +114,33 @@ func (m Mismatch) String() string {
 // use, not at start-up.
 var registerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[btus]\d+(?:,space\d+)?$`) })
 
-// LoadCaseFile reads and validates a case file and reads its shader. Every
-// problem with either is a *CaseError; nothing is allocated beyond the size
-// caps (MaxCaseFileBytes, MaxShaderFileBytes, MaxCaseBufferBytes).
-func LoadCaseFile(path string) (*CaseFile, error) {
-	data, err := fsutil.ReadRegular(path, MaxCaseFileBytes)
+// Load reads and validates a case file and reads its shader. Every
+// problem with either is a *Error; nothing is allocated beyond the size
+// caps (MaxFileBytes, MaxShaderBytes, MaxBufferBytes).
+func Load(path string) (*Case, error) {
+	data, err := fsutil.ReadRegular(path, MaxFileBytes)
 	if err != nil {
-		return nil, &CaseError{fmt.Sprintf("cannot read case file: %v", err)}
+		return nil, &Error{fmt.Sprintf("cannot read case file: %v", err)}
 	}
-	c, err := parseCase(path, data)
+	c, err := parse(path, data)
 	if err != nil {
 		return nil, err
 	}
 	c.src, err = compiler.ReadSource(filepath.Join(c.dir, c.Shader))
 	if err != nil {
-		return nil, &CaseError{fmt.Sprintf("%s: cannot read shader: %v", path, err)}
+		return nil, &Error{fmt.Sprintf("%s: cannot read shader: %v", path, err)}
 	}
 	return c, nil
 }
 
-// parseCase decodes and validates the JSON of a case file.
-func parseCase(path string, data []byte) (*CaseFile, error) {
+// parse decodes and validates the JSON of a case file.
+func parse(path string, data []byte) (*Case, error) {
 	bad := func(format string, args ...any) error {
-		return &CaseError{path + ": " + fmt.Sprintf(format, args...)}
+		return &Error{path + ": " + fmt.Sprintf(format, args...)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var c CaseFile
+	var c Case
 	if err := dec.Decode(&c); err != nil {
 		return nil, bad("%v", err)
 	}
@@ -150,7 +156,7 @@ func parseCase(path string, data []byte) (*CaseFile, error) {
 
 // Check validates the decoded case and fills in each buffer's size and
 // expected words.
-func (c *CaseFile) Check() error {
+func (c *Case) Check() error {
 	if c.Shader == "" || c.Entry == "" {
 		return c.Errorf(`"shader" and "entry" are required`)
 	}
@@ -185,19 +191,19 @@ func (c *CaseFile) Check() error {
 	return nil
 }
 
-// Errorf is a *CaseError naming the case file.
-func (c *CaseFile) Errorf(format string, args ...any) error {
+// Errorf is a *Error naming the case file.
+func (c *Case) Errorf(format string, args ...any) error {
 	name := c.path
 	if name == "" {
 		name = "case"
 	}
-	return &CaseError{name + ": " + fmt.Sprintf(format, args...)}
+	return &Error{name + ": " + fmt.Sprintf(format, args...)}
 }
 
 // checkBuffer validates one buffer of a case whose earlier buffers take
 // before bytes, and fills in its size and expected words. A module shader's
 // buffers name "SET:BINDING", an HLSL shader's a register.
-func checkBuffer(b *CaseBuffer, before int, moduleShader bool) error {
+func checkBuffer(b *Buffer, before int, moduleShader bool) error {
 	switch b.Format {
 	case "uint32", "int32", "float32":
 	default:
@@ -212,8 +218,8 @@ func checkBuffer(b *CaseBuffer, before int, moduleShader bool) error {
 	switch {
 	case b.Count < 0:
 		return fmt.Errorf("count %d is negative", b.Count)
-	case b.Count > (MaxCaseBufferBytes-before)/4 || len(b.Data) > (MaxCaseBufferBytes-before)/4:
-		return fmt.Errorf("%d values: the buffers of a case hold at most %d MiB together", max(b.Count, len(b.Data)), MaxCaseBufferBytes>>20)
+	case b.Count > (MaxBufferBytes-before)/4 || len(b.Data) > (MaxBufferBytes-before)/4:
+		return fmt.Errorf("%d values: the buffers of a case hold at most %d MiB together", max(b.Count, len(b.Data)), MaxBufferBytes>>20)
 	case len(b.Data) == 0 && b.Count == 0:
 		return fmt.Errorf(`give "data" or "count"`)
 	}
@@ -339,7 +345,7 @@ func formatWord(format string, w uint32) string {
 }
 
 // Mismatches compares the buffers that came back with the case's expectations.
-func (c *CaseFile) Mismatches(bufs [][]byte) []Mismatch {
+func (c *Case) Mismatches(bufs [][]byte) []Mismatch {
 	var mism []Mismatch
 	for i, b := range c.Buffers {
 		got := bufs[i]
@@ -373,7 +379,7 @@ func wordsMatch(format string, want, have uint32, tol *float64) bool {
 
 // Registers lists the buffers' bindings, in order (what a compiler is asked
 // to bind).
-func (c *CaseFile) Registers() []string {
+func (c *Case) Registers() []string {
 	var regs []string
 	for _, b := range c.Buffers {
 		regs = append(regs, b.Binding)
@@ -382,8 +388,8 @@ func (c *CaseFile) Registers() []string {
 }
 
 // Initial is a buffer's contents before the dispatch: its data, zero-filled to
-// its size (the values were checked by LoadCaseFile).
-func (b *CaseBuffer) Initial() []byte {
+// its size (the values were checked by Load).
+func (b *Buffer) Initial() []byte {
 	data := make([]byte, b.size)
 	enc, _ := encodeValues(b.Format, b.Data)
 	copy(data, enc)
@@ -391,10 +397,10 @@ func (b *CaseBuffer) Initial() []byte {
 }
 
 // Size is the buffer's size in bytes (valid once the case was checked).
-func (b *CaseBuffer) Size() int { return b.size }
+func (b *Buffer) Size() int { return b.size }
 
 // ShaderPath is the case's shader: Shader, relative to the case file.
-func (c *CaseFile) ShaderPath() string { return filepath.Join(c.dir, c.Shader) }
+func (c *Case) ShaderPath() string { return filepath.Join(c.dir, c.Shader) }
 
-// Source is the shader as LoadCaseFile read it (nil for a case made otherwise).
-func (c *CaseFile) Source() []byte { return c.src }
+// Source is the shader as Load read it (nil for a case made otherwise).
+func (c *Case) Source() []byte { return c.src }

@@ -37,7 +37,7 @@ var moduleBindingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustC
 // checkModuleCase is check's part for a module shader: what only HLSL has
 // (defines, SPIR-V extensions for waverig's compiler) is an error rather than
 // silently ignored.
-func (c *CaseFile) checkModuleCase() error {
+func (c *Case) checkModuleCase() error {
 	if ShaderKind(c.Shader) == ShaderHLSL {
 		return nil
 	}
@@ -51,7 +51,7 @@ func (c *CaseFile) checkModuleCase() error {
 }
 
 // BindingWord is what a buffer's "binding" names, for messages.
-func (c *CaseFile) BindingWord() string {
+func (c *Case) BindingWord() string {
 	if ShaderKind(c.Shader) == ShaderHLSL {
 		return "register"
 	}

@@ -23,12 +23,12 @@ func TestModuleCaseChecks(t *testing.T) {
 		{`{"shader":"m.wgsl","entry":"main","extensions":["SPV_KHR_quad_control"],"dispatch":[1,1,1],"buffers":[{"binding":"0:1","format":"uint32","count":1}]}`, `"extensions" apply to HLSL only`},
 		{`{"shader":"m.spv","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"0:1","format":"uint32","count":1},{"binding":"0:1","format":"uint32","count":1}]}`, "both bind binding 0:1"},
 	} {
-		_, err := parseCase("case.json", []byte(c.json))
+		_, err := parse("case.json", []byte(c.json))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.json, err, c.want)
 		}
 	}
-	if _, err := parseCase("case.json", []byte(`{"shader":"m.spv","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"1:2","format":"uint32","count":1}]}`)); err != nil {
+	if _, err := parse("case.json", []byte(`{"shader":"m.spv","entry":"main","dispatch":[1,1,1],"buffers":[{"binding":"1:2","format":"uint32","count":1}]}`)); err != nil {
 		t.Errorf("a valid module case: %v", err)
 	}
 }
