@@ -344,23 +344,34 @@ func formatWord(format string, w uint32) string {
 	return fmt.Sprint(w)
 }
 
-// Mismatches compares the buffers that came back with the case's expectations.
+// Mismatches compares the buffers that came back (bufs[i] is Buffers[i] after
+// the dispatch) with the case's expectations. An expected word that did not
+// come back (a short or missing buffer) is a mismatch whose actual value is
+// "missing".
 func (c *Case) Mismatches(bufs [][]byte) []Mismatch {
 	var mism []Mismatch
 	for i, b := range c.Buffers {
-		got := bufs[i]
+		var got []byte
+		if i < len(bufs) {
+			got = bufs[i]
+		}
 		for k, want := range b.expect {
 			if b.anyValue != nil && b.anyValue[k] {
 				continue
 			}
-			have := binary.LittleEndian.Uint32(got[4*k:])
-			if !wordsMatch(b.Format, want, have, b.Tolerance) {
-				m := Mismatch{Buffer: b.Binding, Index: k, Expected: formatWord(b.Format, want), Actual: formatWord(b.Format, have)}
-				if n := len(b.Record); n > 0 {
-					m.Where = fmt.Sprintf("record %d %s", k/n, b.Record[k%n])
+			actual := "missing"
+			if 4*k+4 <= len(got) {
+				have := binary.LittleEndian.Uint32(got[4*k:])
+				if wordsMatch(b.Format, want, have, b.Tolerance) {
+					continue
 				}
-				mism = append(mism, m)
+				actual = formatWord(b.Format, have)
 			}
+			m := Mismatch{Buffer: b.Binding, Index: k, Expected: formatWord(b.Format, want), Actual: actual}
+			if n := len(b.Record); n > 0 {
+				m.Where = fmt.Sprintf("record %d %s", k/n, b.Record[k%n])
+			}
+			mism = append(mism, m)
 		}
 	}
 	return mism

@@ -57,6 +57,11 @@ func TestMarshalRoundTrip(t *testing.T) {
 	if m := got.Mismatches(bufs); len(m) != 1 || m[0].String() != "u0[4] (record 1 b): expected 8, actual 5" {
 		t.Errorf("mismatches %v, want u0[4] only", m)
 	}
+	// Words that did not come back are mismatches, not a crash.
+	if m := got.Mismatches([][]byte{bufs[0][:8]}); len(m) != 4 || m[0].String() != "u0[2] (record 0 c): expected 4294967295, actual missing" ||
+		m[3].Buffer != "t1,space2" || m[3].Actual != "missing" {
+		t.Errorf("short buffers: mismatches %v, want u0[2], u0[3], u0[4] and t1,space2[0] missing", m)
+	}
 }
 
 func sameValues(a, b []json.RawMessage) bool {
