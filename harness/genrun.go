@@ -18,7 +18,6 @@ package harness
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -34,11 +33,6 @@ import (
 
 // GenOp is the op field of a generated program's record.
 const GenOp = "gen"
-
-// genBugEnv plants a bug in the logs of generated programs (tests only):
-// "inclusive-prefix" makes WavePrefixSum inclusive (gen.PlantInclusivePrefix),
-// as WAVERIG_TEST_FUZZ_BUG does for `waverig fuzz`.
-const genBugEnv = "WAVERIG_TEST_GEN_BUG"
 
 // DefaultGenSeeds are the seeds a `waverig run` without a matrix filter runs:
 // the suites' seeds, 1 to 20.
@@ -186,9 +180,7 @@ func (r *Rig) runGen(size uint32, layouts map[string]results.Record, st *results
 	defer r.prof.add("gen", t0)
 	d := gen.NewDevice(r.runner)
 	d.RequireValidator = r.cfg.RequireTools
-	if os.Getenv(genBugEnv) == "inclusive-prefix" {
-		d.Tamper = gen.PlantInclusivePrefix
-	}
+	d.Tamper = faults.genTamper // a fault build's planted bug (faults.go); nil otherwise
 	sizeErr := d.SetWaveSize(size)
 	var reproErr error
 	for _, seed := range seeds {
@@ -241,9 +233,7 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 		pending.Reason = "reproduce: " + r.genRepro(seed, size)
 		r.onBegin(genKey(seed), []results.Record{pending})
 	}
-	if r.hangPlanted(GenCase(seed)) {
-		select {} // a test's hung seed (WAVERIG_TEST_HANG): the parent's watchdog kills this child
-	}
+	r.hangIfPlanted(GenCase(seed)) // a fault build's hung seed (faults.go)
 	t0 := time.Now()
 	words, fails, err := r.genAttempt(d, p, mode)
 	repro := fmt.Sprintf("%s contract; reproduce and shrink: %s", mode, r.genRepro(seed, size))

@@ -67,13 +67,6 @@ func SelfCommand(self string) ChildCommand {
 // DefaultJobs is the default size of the pool: one child per CPU.
 func DefaultJobs() int { return max(1, runtime.NumCPU()) }
 
-// RunPlan runs every size of one device's plan (RunDevices with one device and
-// DefaultJobs children at a time); lavapipe sizes run in child processes of the
-// executable self. emit gets every record, one at a time.
-func RunPlan(p Plan, deviceIndex int, cfg Config, self string, emit func(results.Record)) []SizeResult {
-	return RunDevices([]DeviceRun{{Index: deviceIndex, Plan: p, Config: cfg}}, DefaultJobs(), SelfCommand(self), emit)[0].Sizes
-}
-
 // RunDevices runs every size of every device, at most jobs units at a time
 // (jobs < 1 counts as 1), and returns one DeviceResult per run, in order.
 //

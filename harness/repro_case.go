@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"waverig/harness/casefile"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
@@ -56,8 +56,8 @@ func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out 
 	case err != nil:
 		x.why = "case.json could not be made (" + err.Error() + "): use the Re-run line"
 		return x
-	case len(data) > MaxCaseFileBytes:
-		x.why = fmt.Sprintf("case.json would be %.1f MiB, over exec's %d MiB case-file cap: use the Re-run line", float64(len(data))/(1<<20), MaxCaseFileBytes>>20)
+	case len(data) > casefile.MaxFileBytes:
+		x.why = fmt.Sprintf("case.json would be %.1f MiB, over exec's %d MiB case-file cap: use the Re-run line", float64(len(data))/(1<<20), casefile.MaxFileBytes>>20)
 		return x
 	}
 	// Not parsed again here: a kernel's case file takes exec a second or two
@@ -104,22 +104,10 @@ func reproExecCommand(r *Rig, t target, size uint32) string {
 	return b.String()
 }
 
-// reproCaseJSON writes the case file, one record (row of words) per line so a
-// person can read it; parseCase reads it like any other case file.
+// reproCaseJSON writes the case file (casefile.Marshal: one record per line,
+// so a person can read it); casefile.Load reads it like any other case file.
 func reproCaseJSON(k kernels.Kernel, size uint32, m *module, e kernels.RecordExpectation) ([]byte, error) {
-	var b strings.Builder
-	str := func(s string) string {
-		q, _ := json.Marshal(s)
-		return string(q)
-	}
-	fmt.Fprintf(&b, "{\n  \"shader\": \"kernel.hlsl\",\n  \"entry\": %s,\n", str(k.Entry))
-	fmt.Fprintf(&b, "  \"dispatch\": [%d, %d, %d],\n  \"subgroup_size\": %d,\n", k.Groups[0], k.Groups[1], k.Groups[2], size)
-	if len(k.Extensions) > 0 {
-		q, _ := json.Marshal(k.Extensions)
-		fmt.Fprintf(&b, "  \"extensions\": %s,\n", q)
-	}
-	b.WriteString("  \"buffers\": [")
-	n := 0
+	c := casefile.Case{Shader: "kernel.hlsl", Entry: k.Entry, Dispatch: k.Groups, SubgroupSize: size, Extensions: k.Extensions}
 	for _, buf := range k.Buffers {
 		if _, ok := m.binding(buf.Register); !ok {
 			continue // the module does not bind it, and exec refuses a buffer the shader lacks
@@ -131,66 +119,38 @@ func reproCaseJSON(k kernels.Kernel, size uint32, m *module, e kernels.RecordExp
 		for i := range words {
 			words[i] = binary.LittleEndian.Uint32(buf.Data[4*i:])
 		}
-		if n > 0 {
-			b.WriteString(",")
-		}
-		n++
-		fmt.Fprintf(&b, "\n    {\n      \"binding\": %s,\n      \"format\": \"uint32\",\n      \"count\": %d", str(buf.Register), len(words))
-		stride := 24
-		isRec := buf.Register == e.Register
-		if isRec {
-			stride = e.Stride
-			q, _ := json.Marshal(kernels.RecordWordNames())
-			fmt.Fprintf(&b, ",\n      \"record\": %s", q)
-		}
 		// count zero-fills: trailing zero words need no data.
 		last := len(words)
 		for last > 0 && words[last-1] == 0 {
 			last--
 		}
-		if last > 0 {
-			b.WriteString(",\n      \"data\": ")
-			writeRows(&b, last, stride, func(i int) string { return strconv.FormatUint(uint64(words[i]), 10) })
-		}
-		if isRec {
+		b := casefile.Buffer{Binding: buf.Register, Format: "uint32", Count: len(words), Data: casefile.Words(words[:last])}
+		if buf.Register == e.Register {
 			if len(e.Words) != len(words) {
 				return nil, fmt.Errorf("record expectation of %d words for a buffer of %d", len(e.Words), len(words))
 			}
-			// expect compares its first len(expect) words: trailing "any value"s
-			// are left out.
+			if names := kernels.RecordWordNames(); len(names) == e.Stride {
+				b.Record = names
+			} else {
+				return nil, fmt.Errorf("records of %d words, but %d word names", e.Stride, len(names))
+			}
+			// expect compares its first len(expect) words: trailing "any
+			// value"s are left out.
 			last := len(e.Words)
 			for last > 0 && !e.Defined[last-1] {
 				last--
 			}
-			b.WriteString(",\n      \"expect\": ")
-			writeRows(&b, last, stride, func(i int) string {
+			b.Expect = casefile.Words(e.Words[:last])
+			for i := range b.Expect {
 				if !e.Defined[i] {
-					return "null"
+					b.Expect[i] = json.RawMessage(casefile.AnyValue)
 				}
-				return strconv.FormatUint(uint64(e.Words[i]), 10)
-			})
+			}
 		}
-		b.WriteString("\n    }")
+		c.Buffers = append(c.Buffers, b)
 	}
-	if n == 0 {
+	if len(c.Buffers) == 0 {
 		return nil, fmt.Errorf("the module binds none of the kernel's buffers")
 	}
-	b.WriteString("\n  ]\n}\n")
-	return []byte(b.String()), nil
-}
-
-// writeRows writes a JSON array of n values, stride to a line, without spaces
-// (the largest kernel's case file is ~8 MiB as it is).
-func writeRows(b *strings.Builder, n, stride int, val func(int) string) {
-	b.WriteString("[")
-	for i := 0; i < n; i++ {
-		if i%stride == 0 {
-			b.WriteString("\n        ")
-		}
-		b.WriteString(val(i))
-		if i < n-1 {
-			b.WriteString(",")
-		}
-	}
-	b.WriteString("\n      ]")
+	return c.Marshal()
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"waverig/harness/casefile"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
@@ -51,24 +52,24 @@ func TestReproCaseFromFailingOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(r.cfg.ReproDir, k.Name+".vulkan.ours.wave8")
-	c, err := LoadCaseFile(filepath.Join(dir, ReproCaseFile))
+	c, err := casefile.Load(filepath.Join(dir, ReproCaseFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Entry != k.Entry || c.Dispatch != k.Groups || c.SubgroupSize != size || len(c.Buffers) != 1 || c.Buffers[0].Binding != "u0" {
 		t.Fatalf("case %+v", c)
 	}
-	if string(c.src) != k.HLSL {
+	if string(c.Source()) != k.HLSL {
 		t.Error("the case's shader is not the kernel's HLSL")
 	}
-	if got := c.Buffers[0].initial(); string(got) != string(k.Buffers[0].Data) {
+	if got := c.Buffers[0].Initial(); string(got) != string(k.Buffers[0].Data) {
 		t.Error("the case's u0 does not start as the kernel's")
 	}
-	mism := c.mismatches([][]byte{bad["u0"]})
+	mism := c.Mismatches([][]byte{bad["u0"]})
 	if len(mism) != 1 || mism[0].Index != word || mism[0].Where != "record 5 out0" {
 		t.Fatalf("against the failing buffer: %+v", mism)
 	}
-	if m := c.mismatches([][]byte{good["u0"]}); len(m) != 0 {
+	if m := c.Mismatches([][]byte{good["u0"]}); len(m) != 0 {
 		t.Fatalf("against a correct device's buffer: %d mismatches, first %+v", len(m), m[0])
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.txt"))

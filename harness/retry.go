@@ -2,9 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"os"
-	"regexp"
-	"sync"
 
 	"waverig/harness/kernels"
 	"waverig/harness/results"
@@ -53,76 +50,4 @@ func (r *Rig) retryNew(k kernels.Kernel, t target, size uint32, recs, failed []r
 		}
 	}
 	return recs, still
-}
-
-// Test hooks: faults planted in the rig's results, so that the CLI's tests can
-// prove what the baseline, flake and report machinery does with a regression
-// or a flaky case on a device that has neither. Each is a regular expression
-// over test names (results.Record.Name):
-//
-//	WAVERIG_TEST_FAIL   matching cases that pass fail instead, on every run
-//	WAVERIG_TEST_FLAKY  matching cases that pass fail on their kernel's first run only
-//	WAVERIG_TEST_HANG   a child process hangs in matching kernels (by kernel name),
-//	                    for the watchdog (-kernel-timeout) to find
-//
-// The planted failure is one lane whose actual value says it was planted.
-var (
-	faultsMu              sync.Mutex
-	faultsEnv             string
-	plantFail, plantFlaky *regexp.Regexp
-	plantHang             *regexp.Regexp
-)
-
-// plantedFaults compiles the hooks' patterns, again whenever the environment
-// changed (a test runs several in-process runs with different hooks).
-func plantedFaults() (fail, flaky *regexp.Regexp) {
-	env := os.Getenv("WAVERIG_TEST_FAIL") + "\x00" + os.Getenv("WAVERIG_TEST_FLAKY") + "\x00" + os.Getenv("WAVERIG_TEST_HANG")
-	faultsMu.Lock()
-	defer faultsMu.Unlock()
-	if env == faultsEnv {
-		return plantFail, plantFlaky
-	}
-	compile := func(name string) *regexp.Regexp {
-		v := os.Getenv(name)
-		if v == "" {
-			return nil
-		}
-		re, err := regexp.Compile(v)
-		if err != nil {
-			panic(fmt.Sprintf("%s: %v", name, err)) // a test's own mistake
-		}
-		return re
-	}
-	faultsEnv, plantFail, plantFlaky, plantHang = env, compile("WAVERIG_TEST_FAIL"), compile("WAVERIG_TEST_FLAKY"), compile("WAVERIG_TEST_HANG")
-	return plantFail, plantFlaky
-}
-
-// plantFaults applies the test hooks to one run (attempt 0 is the first) of a
-// kernel's records.
-func plantFaults(recs []results.Record, attempt int) {
-	fail, flaky := plantedFaults()
-	if fail == nil && flaky == nil {
-		return
-	}
-	for i := range recs {
-		rec := &recs[i]
-		if rec.Status != results.Pass {
-			continue
-		}
-		name := rec.Name()
-		if (fail != nil && fail.MatchString(name)) || (flaky != nil && attempt == 0 && flaky.MatchString(name)) {
-			rec.Status = results.Fail
-			rec.Failures = []results.LaneFailure{{WaveKey: 0, Lane: 1, ActiveMask: "0xf", Input: "1", Expected: "1", Actual: "planted by WAVERIG_TEST_FAIL/FLAKY"}}
-		}
-	}
-}
-
-// hangPlanted reports whether a child process should hang in a kernel
-// (WAVERIG_TEST_HANG); only children do, which the parent's watchdog kills.
-func (r *Rig) hangPlanted(kernel string) bool {
-	plantedFaults()
-	faultsMu.Lock()
-	hang := plantHang
-	faultsMu.Unlock()
-	return r.onBegin != nil && hang != nil && hang.MatchString(kernel)
 }

@@ -443,17 +443,6 @@ func (r *Rig) baselineHold(k kernels.Kernel, t target, size uint32) (reason, kno
 	return "", ""
 }
 
-// runCases runs one kernel on one target and turns the outcome into records;
-// failed are the records of failing cases (for the repro bundle) and out the
-// buffers that came back (nil if it did not run).
-func (r *Rig) runCases(k kernels.Kernel, t target, size uint32, layout results.Record) (recs, failed []results.Record, out map[string][]byte) {
-	if recs, out = r.runOnDevice(k, t, size, layout); out == nil {
-		return recs, nil, nil
-	}
-	recs, failed = r.checkCases(k, t, size, out)
-	return recs, failed, out
-}
-
 // notRun says why a kernel is not dispatched on a target — the status, reason
 // and known-problem entry of all its records — or "" when it is. runOnDevice and
 // the pipeline prebuild both ask it, so a pipeline is built exactly for the
@@ -488,8 +477,10 @@ func (r *Rig) notRun(k kernels.Kernel, t target, size uint32, layout results.Rec
 	return "", "", ""
 }
 
-// runOnDevice is the device half of runCases: the records of a kernel that did
-// not run (skips, errors), or the buffers of one that did.
+// runOnDevice is the device half of running a kernel on a target (Run
+// dispatches, then checkCases checks, possibly beside later dispatches): the
+// records of a kernel that did not run (skips, errors), or the buffers of one
+// that did.
 func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout results.Record) ([]results.Record, map[string][]byte) {
 	all := func(status, reason, known string) []results.Record {
 		out := make([]results.Record, 0, len(k.Cases))
@@ -520,7 +511,7 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 	return nil, out
 }
 
-// checkCases is the CPU half of runCases: the records of a dispatched kernel,
+// checkCases is the CPU half (after runOnDevice): the records of a dispatched kernel,
 // checked against the models, and the failing ones (for the repro bundle). New
 // failures are re-run first (retryNew).
 func (r *Rig) checkCases(k kernels.Kernel, t target, size uint32, out map[string][]byte) (recs, failed []results.Record) {
@@ -605,9 +596,7 @@ func (s skipError) Error() string { return string(s) }
 func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]byte, error) {
 	r.deviceMu.Lock()
 	defer r.deviceMu.Unlock()
-	if r.hangPlanted(k.Name) {
-		select {} // a test's hung dispatch: the parent's watchdog kills this child
-	}
+	r.hangIfPlanted(k.Name) // a fault build's hung dispatch (faults.go)
 	if k.Draw != nil {
 		return r.runDraw(k, t)
 	}

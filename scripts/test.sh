@@ -69,7 +69,7 @@ fuzzonce() {
   fi
   return 1
 }
-for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness FuzzLoadCaseFile" "./harness/results FuzzParseJSONL" "./compiler/args FuzzParse"; do
+for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness/casefile FuzzLoadCaseFile" "./harness/results FuzzParseJSONL" "./compiler/args FuzzParse"; do
   set -- $target
   if fuzzonce "$1" "$2"; then
     echo "ok   fuzz $2 ($FUZZTIME)"; echo "PASS fuzz $2" >> "$out/fuzz.txt"

@@ -12,13 +12,14 @@ import (
 )
 
 // baselineRun is one run of the baseline flow: WaveActiveSum at wave size 4 in
-// Vulkan compute (a lavapipe child process), with test hooks planting faults.
+// Vulkan compute (a lavapipe child process) by the fault build, with test
+// hooks planting faults.
 func baselineRun(t *testing.T, out string, plantFail, plantFlaky string, extra ...string) (int, string) {
 	t.Helper()
 	t.Setenv("WAVERIG_TEST_FAIL", plantFail)
 	t.Setenv("WAVERIG_TEST_FLAKY", plantFlaky)
 	args := append([]string{"run", "-ops", "^WaveActiveSum$", "-sizes", "4", "-api", "vulkan", "-stages", "compute", "-compilers", "ours", "-out", out}, extra...)
-	code, stdout, stderr := runCLI(args...)
+	code, stdout, stderr := faultyCLI(t)(args...)
 	return code, stdout + stderr
 }
 
@@ -192,7 +193,7 @@ func TestKernelTimeout(t *testing.T) {
 	requireVulkan(t)
 	out := t.TempDir()
 	t.Setenv("WAVERIG_TEST_HANG", "^WaveActiveSum_.*partial")
-	code, stdout, stderr := runCLI("run", "-ops", "^WaveActiveSum$", "-sizes", "4", "-api", "vulkan", "-stages", "compute", "-compilers", "ours", "-kernel-timeout", "3s", "-out", out)
+	code, stdout, stderr := faultyCLI(t)("run", "-ops", "^WaveActiveSum$", "-sizes", "4", "-api", "vulkan", "-stages", "compute", "-compilers", "ours", "-kernel-timeout", "3s", "-out", out)
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}

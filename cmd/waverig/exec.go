@@ -9,6 +9,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/casefile"
 	"waverig/harness/vulkan"
 )
 
@@ -44,7 +45,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig exec: -api %q: use vulkan or webgpu\n", *api)
 		return exitUsage
 	}
-	c, err := harness.LoadCaseFile(file)
+	c, err := casefile.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitUsage
@@ -65,9 +66,9 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitIncomplete
 	}
 	defer rig.Close()
-	mism, err := rig.ExecCaseOn(apis[0], c, spec)
-	var ce *harness.CaseError
-	var skip *harness.CaseSkip
+	mism, err := rig.ExecCase(apis[0], c, spec)
+	var ce *casefile.Error
+	var skip *casefile.Skip
 	switch {
 	case errors.As(err, &skip):
 		fmt.Fprintf(stdout, "skip: %s\n", skip.Reason)

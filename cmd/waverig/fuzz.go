@@ -23,6 +23,10 @@ const fuzzUsage = "waverig fuzz [-device N|substring] [-seed S] [-n N] [-time D]
 // loads, so each lavapipe size is a process of its own.
 const fuzzSizeEnv = "WAVERIG_FUZZ_SIZE"
 
+// fuzzTamper is a fault build's planted bug in the programs' logs
+// (fuzz_faults.go, tag waverig_faults); nil in the default build.
+var fuzzTamper func(p *gen.Program, words []uint32)
+
 // runFuzz is `waverig fuzz`: generated programs (harness/gen), seeds S, S+1, …,
 // on one device at each wave size of -sizes (default: the device's own), each
 // checked against the CPU simulation under the subset contract. Exit 0: no
@@ -142,9 +146,7 @@ func fuzzOne(idx int, size uint32, cfg gen.FuzzConfig, out string, stdout, stder
 	}
 	defer d.Close()
 	d.RequireValidator = os.Getenv("CI") != ""
-	if os.Getenv("WAVERIG_TEST_FUZZ_BUG") == "inclusive-prefix" { // the CLI tests' planted bug
-		d.Tamper = gen.PlantInclusivePrefix
-	}
+	d.Tamper = fuzzTamper
 	cfg.Mode = d.Contract()
 	if size != 0 {
 		if err := d.SetWaveSize(size); err != nil {

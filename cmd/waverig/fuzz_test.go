@@ -18,8 +18,8 @@ func TestFuzzUsage(t *testing.T) {
 }
 
 // TestFuzzDevice: a few seeds pass on the device at its current size; with a
-// planted bug (an inclusive WavePrefixSum, made in the log after readback)
-// the same command exits 1 with a shrunk repro whose case file passes
+// planted bug (an inclusive WavePrefixSum, made in the log after readback by
+// the fault build) the same command exits 1 with a shrunk repro whose case file passes
 // `waverig exec` on the correct device.
 func TestFuzzDevice(t *testing.T) {
 	requireVulkan(t)
@@ -31,12 +31,10 @@ func TestFuzzDevice(t *testing.T) {
 		t.Errorf("fuzz output: %s", out.String())
 	}
 
-	t.Setenv("WAVERIG_TEST_FUZZ_BUG", "inclusive-prefix")
+	t.Setenv("WAVERIG_TEST_FUZZ_BUG", "inclusive-prefix") // for the fault build
 	dir := filepath.Join(t.TempDir(), "repro")
-	out.Reset()
-	errb.Reset()
-	if code := run([]string{"fuzz", "-n", "200", "-seed", "1", "-out", dir}, &out, &errb); code != exitUnexpected {
-		t.Fatalf("fuzz with a planted bug: exit %d, want 1\n%s%s", code, out.String(), errb.String())
+	if code, stdout, stderr := faultyCLI(t)("fuzz", "-n", "200", "-seed", "1", "-out", dir); code != exitUnexpected {
+		t.Fatalf("fuzz with a planted bug: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 	prog, err := os.ReadFile(filepath.Join(dir, "program.hlsl"))
 	if err != nil {
@@ -50,7 +48,6 @@ func TestFuzzDevice(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	t.Setenv("WAVERIG_TEST_FUZZ_BUG", "")
 	out.Reset()
 	errb.Reset()
 	if code := run([]string{"exec", filepath.Join(dir, "case.json")}, &out, &errb); code != exitOK {

@@ -70,16 +70,16 @@ func TestGenSeedsInThePlan(t *testing.T) {
 	}
 }
 
-// genRun runs the matrix's WaveActiveSum kernels at size 4 on Vulkan compute
-// with -gen-seeds seeds (plus extra flags) and returns the exit status, the
+// genRun runs (with cli: runCLI, or the fault build's faultyCLI) the matrix's
+// WaveActiveSum kernels at size 4 on Vulkan compute with -gen-seeds seeds (plus extra flags) and returns the exit status, the
 // output, the gen records by seed and the run's directory; no case may be
 // recorded twice.
-func genRun(t *testing.T, seeds string, extra ...string) (int, string, map[uint64]results.Record, string) {
+func genRun(t *testing.T, cli func(args ...string) (int, string, string), seeds string, extra ...string) (int, string, map[uint64]results.Record, string) {
 	t.Helper()
 	out := t.TempDir()
 	args := append([]string{"run", "-ops", "^WaveActiveSum$", "-sizes", "4", "-api", "vulkan", "-stages", "compute", "-compilers", "ours",
 		"-gen-seeds", seeds, "-out", out}, extra...)
-	code, stdout, stderr := runCLI(args...)
+	code, stdout, stderr := cli(args...)
 	caseStatuses(t, out) // no case recorded twice
 	recs := map[uint64]results.Record{}
 	for name, r := range readRecords(t, out) {
@@ -99,7 +99,7 @@ func genRun(t *testing.T, seeds string, extra ...string) (int, string, map[uint6
 // device's contract; none runs none.
 func TestRunGenSeeds(t *testing.T) {
 	requireVulkan(t)
-	code, out, recs, _ := genRun(t, "1-20")
+	code, out, recs, _ := genRun(t, runCLI, "1-20")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -115,20 +115,20 @@ func TestRunGenSeeds(t *testing.T) {
 	if len(recs) != len(harness.DefaultGenSeeds()) {
 		t.Errorf("%d gen records, want %d", len(recs), len(harness.DefaultGenSeeds()))
 	}
-	if code, out, recs, _ := genRun(t, "none"); code != exitOK || len(recs) != 0 {
+	if code, out, recs, _ := genRun(t, runCLI, "none"); code != exitOK || len(recs) != 0 {
 		t.Errorf("-gen-seeds none: exit %d, %d gen records\n%s", code, len(recs), out)
 	}
 }
 
 // TestRunGenPlantedBug: an inclusive WavePrefixSum planted in the logs
-// (WAVERIG_TEST_GEN_BUG) fails exactly the seeds whose lanes take a
-// WavePrefixSum with their condition true — the same plant on the Go model
-// of a device at 4 lanes says which — with the failing lanes and the command
-// that reproduces it, and a repro bundle; the run exits 1.
+// (WAVERIG_TEST_GEN_BUG, in the fault build) fails exactly the seeds whose
+// lanes take a WavePrefixSum with their condition true — the same plant on
+// the Go model of a device at 4 lanes says which — with the failing lanes and
+// the command that reproduces it, and a repro bundle; the run exits 1.
 func TestRunGenPlantedBug(t *testing.T) {
 	requireVulkan(t)
 	t.Setenv("WAVERIG_TEST_GEN_BUG", "inclusive-prefix")
-	code, out, recs, dir := genRun(t, "1-20", "-retries", "0")
+	code, out, recs, dir := genRun(t, faultyCLI(t), "1-20", "-retries", "0")
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
@@ -168,13 +168,14 @@ func TestRunGenPlantedBug(t *testing.T) {
 	}
 }
 
-// TestRunGenSeedResumes: a child that hangs in a seed is killed by the
+// TestRunGenSeedResumes: a child that hangs in a seed (WAVERIG_TEST_HANG, in
+// the fault build) is killed by the
 // watchdog; the seed is a Timeout record and a new child goes on with the
 // next seed, no kernel or seed recorded twice (genRun checks).
 func TestRunGenSeedResumes(t *testing.T) {
 	requireVulkan(t)
 	t.Setenv("WAVERIG_TEST_HANG", "^gen/seed=2$")
-	code, out, recs, _ := genRun(t, "1-4", "-kernel-timeout", "3s")
+	code, out, recs, _ := genRun(t, faultyCLI(t), "1-4", "-kernel-timeout", "3s")
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}

@@ -25,7 +25,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(mainStatus())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFaultBuild()
+	os.Exit(code)
 }
 
 func readSummary(t *testing.T, dir string) (results.Summary, map[string]any) {

@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"waverig/harness/casefile"
 )
 
 // FuzzConfig is one fuzzing session: programs Seed, Seed+1, … until N have
@@ -228,14 +231,17 @@ an operation in smaller groups); the fuzz checker's set of allowed results is th
 	return sb.String()
 }
 
+// caseFile is the repro's case.json (the exec format, casefile.Marshal):
+// program.hlsl's one buffer, its records as the program starts them, and as
+// expectation the failing words (any value elsewhere).
 func (fl *Failed) caseFile() ([]byte, error) {
 	p := fl.Shrunk
-	data := make([]json.RawMessage, p.Lanes()*RecWords)
-	for i := range data {
-		data[i] = json.RawMessage("4294967295")
+	words := make([]uint32, p.Lanes()*RecWords)
+	for i := range words {
+		words[i] = 0xffffffff
 	}
 	for f, v := range p.Input {
-		data[f*RecWords+wInput] = json.RawMessage(fmt.Sprint(v))
+		words[f*RecWords+wInput] = v
 	}
 	want := map[int]uint32{}
 	last := -1
@@ -247,25 +253,16 @@ func (fl *Failed) caseFile() ([]byte, error) {
 	}
 	expect := make([]json.RawMessage, last+1)
 	for i := range expect {
-		expect[i] = json.RawMessage("null")
+		expect[i] = json.RawMessage(casefile.AnyValue)
 		if v, ok := want[i]; ok {
-			expect[i] = json.RawMessage(fmt.Sprint(v))
+			expect[i] = json.RawMessage(strconv.FormatUint(uint64(v), 10))
 		}
 	}
 	record := []string{"flat", "key", "lane", "count", "events", "input"}
 	for k := 0; k < MaxEvents; k++ {
 		record = append(record, fmt.Sprintf("e%d.site", k), fmt.Sprintf("e%d.lo", k), fmt.Sprintf("e%d.hi", k))
 	}
-	c := map[string]any{
-		"shader":   "program.hlsl",
-		"entry":    "main",
-		"dispatch": [3]uint32{uint32(p.Groups), 1, 1},
-		"buffers": []map[string]any{{
-			"binding": "u0", "format": "uint32", "data": data, "expect": expect, "record": record,
-		}},
-	}
-	if fl.WaveSize != 0 {
-		c["subgroup_size"] = fl.WaveSize
-	}
-	return json.Marshal(c)
+	c := casefile.Case{Shader: "program.hlsl", Entry: "main", Dispatch: [3]uint32{uint32(p.Groups), 1, 1}, SubgroupSize: fl.WaveSize,
+		Buffers: []casefile.Buffer{{Binding: "u0", Format: "uint32", Data: casefile.Words(words), Expect: expect, Record: record}}}
+	return c.Marshal()
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"waverig/harness/casefile"
 )
 
 func konst(k uint32) Expr { return Expr{Kind: EConst, K: k} }
@@ -157,6 +159,15 @@ func TestPlantedBug(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 				t.Error(err)
 			}
+		}
+		// case.json is exec's format: it loads, and the words the program
+		// failed on are its expectations.
+		c, err := casefile.Load(filepath.Join(dir, "case.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := c.Buffers[0]; c.Shader != "program.hlsl" || c.SubgroupSize != size || len(b.Record) != RecWords || b.Size() != 4*RecWords*s.Lanes() {
+			t.Errorf("size %d: case %+v", size, c)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package casefile
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ func caseJSON(buf string) string {
 	return `{"shader":"k.hlsl","entry":"CSMain","dispatch":[1,1,1],"buffers":[` + buf + `]}`
 }
 
-// Every problem LoadCaseFile can see is a *CaseError that names the case file
+// Every problem Load can see is a *Error that names the case file
 // and says what is wrong; nothing is allocated for sizes over the caps.
 func TestLoadCaseFileErrors(t *testing.T) {
 	cases := []struct{ name, body, want string }{
@@ -75,10 +75,10 @@ func TestLoadCaseFileErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeCase(t, c.body)
-			_, err := LoadCaseFile(p)
-			var ce *CaseError
+			_, err := Load(p)
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v (%T), want a *CaseError", err, err)
+				t.Fatalf("err = %v (%T), want a *Error", err, err)
 			}
 			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 				t.Errorf("err = %v\nwant it to name %s and say %q", err, p, c.want)
@@ -89,7 +89,7 @@ func TestLoadCaseFileErrors(t *testing.T) {
 
 func TestLoadCaseFileValid(t *testing.T) {
 	p := writeCase(t, caseJSON(`{"binding":"u0","format":"float32","data":[1.5,-0,1e-50],"count":8,"expect":[1.5,0],"tolerance":0},{"binding":"b0","format":"int32","data":[-2147483648]}`))
-	c, err := LoadCaseFile(p)
+	c, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,11 +132,11 @@ func TestReadRegularFile(t *testing.T) {
 	}
 }
 
-// FuzzLoadCaseFile: LoadCaseFile never panics, its errors are *CaseError, and
+// FuzzLoadCaseFile: Load never panics, its errors are *Error, and
 // a case it accepts respects the size caps and round-trips its values through
 // encodeValues/formatWord/word.
 func FuzzLoadCaseFile(f *testing.F) {
-	seeds, _ := filepath.Glob("../fixtures/cases/*.json")
+	seeds, _ := filepath.Glob("../../fixtures/cases/*.json")
 	if len(seeds) == 0 {
 		f.Fatal("no seeds in fixtures/cases")
 	}
@@ -150,7 +150,7 @@ func FuzzLoadCaseFile(f *testing.F) {
 	f.Add([]byte(caseJSON(`{"binding":"u0","format":"float32","data":[1.5,-0,3.4028235e38,1e-45],"expect":[0.1]}`)))
 	f.Add([]byte(caseJSON(`{"binding":"u0","format":"uint32","count":67108864}`)))
 	dir := f.TempDir()
-	shader, err := os.ReadFile("../fixtures/cases/prefix.hlsl")
+	shader, err := os.ReadFile("../../fixtures/cases/prefix.hlsl")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -161,11 +161,11 @@ func FuzzLoadCaseFile(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := LoadCaseFile(path)
+		c, err := Load(path)
 		if err != nil {
-			var ce *CaseError
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error %v is a %T, not a *CaseError", err, err)
+				t.Fatalf("error %v is a %T, not a *Error", err, err)
 			}
 			return
 		}
@@ -177,8 +177,8 @@ func FuzzLoadCaseFile(f *testing.F) {
 		total := 0
 		for i, b := range c.Buffers {
 			total += b.size
-			if b.size <= 0 || b.size > MaxCaseBufferBytes || total > MaxCaseBufferBytes {
-				t.Fatalf("buffers[%d]: size %d (all so far %d) accepted; the cap is %d", i, b.size, total, MaxCaseBufferBytes)
+			if b.size <= 0 || b.size > MaxBufferBytes || total > MaxBufferBytes {
+				t.Fatalf("buffers[%d]: size %d (all so far %d) accepted; the cap is %d", i, b.size, total, MaxBufferBytes)
 			}
 			enc, err := encodeValues(b.Format, b.Data)
 			if err != nil || len(enc) != 4*len(b.Data) || len(enc) > b.size {
@@ -204,7 +204,7 @@ func FuzzLoadCaseFile(f *testing.F) {
 // says in each mismatch which record and word it is.
 func TestCaseExpectAnyValue(t *testing.T) {
 	p := writeCase(t, caseJSON(`{"binding":"u0","format":"uint32","count":6,"expect":[1, null ,3,null,5,6],"record":["key","lane","out"]}`))
-	c, err := LoadCaseFile(p)
+	c, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,10 +219,10 @@ func TestCaseExpectAnyValue(t *testing.T) {
 		}
 		return out
 	}
-	if m := c.mismatches([][]byte{le(1, 0xdead, 3, 7, 5, 6)}); len(m) != 0 {
+	if m := c.Mismatches([][]byte{le(1, 0xdead, 3, 7, 5, 6)}); len(m) != 0 {
 		t.Errorf("null words compared: %v", m)
 	}
-	m := c.mismatches([][]byte{le(1, 2, 3, 4, 5, 9)})
+	m := c.Mismatches([][]byte{le(1, 2, 3, 4, 5, 9)})
 	if len(m) != 1 || m[0].Index != 5 || m[0].Where != "record 1 out" {
 		t.Fatalf("mismatches %+v, want one at u0[5] (record 1 out)", m)
 	}
@@ -231,10 +231,10 @@ func TestCaseExpectAnyValue(t *testing.T) {
 	}
 	// Without record names a mismatch is only the index, as before.
 	p = writeCase(t, caseJSON(`{"binding":"u0","format":"int32","count":2,"expect":[null,-1]}`))
-	if c, err = LoadCaseFile(p); err != nil {
+	if c, err = Load(p); err != nil {
 		t.Fatal(err)
 	}
-	if m := c.mismatches([][]byte{le(5, 1)}); len(m) != 1 || m[0].String() != "u0[1]: expected -1, actual 1" {
+	if m := c.Mismatches([][]byte{le(5, 1)}); len(m) != 1 || m[0].String() != "u0[1]: expected -1, actual 1" {
 		t.Errorf("mismatches %+v", m)
 	}
 }

@@ -1,5 +1,8 @@
 package harness
 
+// Running a module case (.spv, .spvasm, .wgsl): nothing compiles it, so its
+// bindings come from the module itself (harness/casefile has the format).
+
 import (
 	"bytes"
 	"context"
@@ -15,94 +18,44 @@ import (
 	"time"
 
 	"waverig/compiler/reflect"
+	"waverig/harness/casefile"
 	"waverig/harness/vulkan"
 )
 
-// Case files whose shader is a module, not HLSL: a SPIR-V binary (.spv),
-// SPIR-V assembly (.spvasm, assembled with spirv-as) or WGSL (.wgsl). Nothing
-// compiles them, so nothing reflects them: their buffers are named by the
-// module's own bindings, "SET:BINDING" (WGSL's @group:@binding), read from
-// its decorations (vulkan.ModuleBindings) or declarations (wgslBindings).
-
-// Module shader kinds, by file extension.
-const (
-	ShaderHLSL   = ""
-	ShaderSPV    = ".spv"
-	ShaderSPVAsm = ".spvasm"
-	ShaderWGSL   = ".wgsl"
-)
-
-// ShaderKind is the kind of a case file's shader by its extension:
-// ShaderSPV, ShaderSPVAsm, ShaderWGSL, or ShaderHLSL for anything else.
-func ShaderKind(shader string) string {
-	switch ext := strings.ToLower(filepath.Ext(shader)); ext {
-	case ShaderSPV, ShaderSPVAsm, ShaderWGSL:
-		return ext
-	}
-	return ShaderHLSL
-}
-
-// moduleBindingRE is how a module case names a buffer: set (group) and binding.
-var moduleBindingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{1,9}:\d{1,9}$`) })
-
-// checkModuleCase is check's part for a module shader: what only HLSL has
-// (defines, SPIR-V extensions for waverig's compiler) is an error rather than
-// silently ignored.
-func (c *CaseFile) checkModuleCase() error {
-	if ShaderKind(c.Shader) == ShaderHLSL {
-		return nil
-	}
-	if len(c.Defines) > 0 {
-		return c.bad(`"defines" apply to HLSL only; %s is a module`, c.Shader)
-	}
-	if len(c.Extensions) > 0 {
-		return c.bad(`"extensions" apply to HLSL only (they go to waverig's compiler); %s is a module, which declares its own`, c.Shader)
-	}
-	return nil
-}
-
-// bindingWord is what a buffer's "binding" names, for messages.
-func (c *CaseFile) bindingWord() string {
-	if ShaderKind(c.Shader) == ShaderHLSL {
-		return "register"
-	}
-	return "binding"
-}
-
 // execModule runs a case whose shader is a module.
-func (r *Rig) execModule(api string, c *CaseFile, comp string, src []byte) ([]Mismatch, error) {
-	kind := ShaderKind(c.Shader)
+func (r *Rig) execModule(api string, c *casefile.Case, comp string, src []byte) ([]casefile.Mismatch, error) {
+	kind := casefile.ShaderKind(c.Shader)
 	if comp != "" && comp != Ours {
-		return nil, c.bad("%s is a module, which no compiler compiles: -compiler applies to HLSL shaders", c.Shader)
+		return nil, c.Errorf("%s is a module, which no compiler compiles: -compiler applies to HLSL shaders", c.Shader)
 	}
-	if kind == ShaderWGSL {
+	if kind == casefile.ShaderWGSL {
 		if api != WebGPU {
-			return nil, c.bad("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
+			return nil, c.Errorf("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
 		}
 		if r.gpu == nil {
-			return nil, &CaseSkip{r.gpuSkip}
+			return nil, &casefile.Skip{Reason: r.gpuSkip}
 		}
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &CaseSkip{fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+			return nil, &casefile.Skip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
 		}
 		binds, err := wgslBindings(string(src), c.Entry)
 		if err != nil {
-			return nil, c.bad("%s: %v", c.Shader, err)
+			return nil, c.Errorf("%s: %v", c.Shader, err)
 		}
 		mod := &module{wgsl: string(src), entry: c.Entry, bindings: binds}
-		if _, err := c.bindBuffers(mod); err != nil {
+		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
 		}
 		return r.execWebGPU(c, mod)
 	}
 	if api != Vulkan {
-		return nil, c.bad("%s is SPIR-V, which runs through Vulkan only", c.Shader)
+		return nil, c.Errorf("%s is SPIR-V, which runs through Vulkan only", c.Shader)
 	}
 	var words []uint32
 	var err error
-	if kind == ShaderSPVAsm {
+	if kind == casefile.ShaderSPVAsm {
 		words, err = assemble(src)
-		var skip *CaseSkip
+		var skip *casefile.Skip
 		if errors.As(err, &skip) {
 			return nil, err
 		}
@@ -110,17 +63,17 @@ func (r *Rig) execModule(api string, c *CaseFile, comp string, src []byte) ([]Mi
 		words, err = spirvWords(src)
 	}
 	if err != nil {
-		return nil, c.bad("%s: %v", c.Shader, err)
+		return nil, c.Errorf("%s: %v", c.Shader, err)
 	}
 	mb, err := vulkan.ModuleBindings(words, c.Entry, "compute")
 	if err != nil {
-		return nil, c.bad("%s: %v", c.Shader, strings.TrimPrefix(err.Error(), "vulkan: "))
+		return nil, c.Errorf("%s: %v", c.Shader, strings.TrimPrefix(err.Error(), "vulkan: "))
 	}
 	mod := &module{spirv: words, entry: c.Entry, bindings: moduleBindingMap(mb)}
 	// A module spirv-val rejects is a bad shader of the case (exit 2), not a
 	// failure of the device; a missing validator stays what execVulkan says.
 	if err := r.validate(mod); err != nil && !errors.Is(err, vulkan.ErrNoValidator) {
-		return nil, c.bad("%s: %v", c.Shader, err)
+		return nil, c.Errorf("%s: %v", c.Shader, err)
 	}
 	// A SPIR-V module cannot carry [WaveSize] (in Vulkan it is the
 	// pipeline's required subgroup size): subgroup_size is the case's word.
@@ -155,11 +108,11 @@ const assembleTimeout = 60 * time.Second
 // its "; Version: 1.N" header comment names (what spirv-dis writes, so a
 // disassembled module assembles back as it was), else SPIR-V 1.3 (Vulkan
 // 1.1, the first with subgroup operations). A missing spirv-as is a
-// *CaseSkip; text it rejects is an error with its message.
+// *casefile.Skip; text it rejects is an error with its message.
 func assemble(src []byte) ([]uint32, error) {
 	tool, err := exec.LookPath("spirv-as")
 	if err != nil {
-		return nil, &CaseSkip{"spirv-as not installed (apt-get install spirv-tools): it assembles .spvasm shaders"}
+		return nil, &casefile.Skip{Reason: "spirv-as not installed (apt-get install spirv-tools): it assembles .spvasm shaders"}
 	}
 	env := "spv1.3"
 	if m := spvasmVersionRE().FindSubmatch(src); m != nil {
