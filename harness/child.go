@@ -27,8 +27,42 @@ import (
 // kills the process, so the parent never rebuilds them from its own copy of the
 // configuration.
 
-// ChildEnv carries the ChildRequest of a child process.
+// ChildEnv carries the ChildRequest of a child process: the JSON itself, or
+// "@PATH" naming a file that holds it when it is too large for one
+// environment string (Linux caps each at 128 KiB: a case list of the suites'
+// CI tier or a big baseline's fails.csv does not fit; exec fails with E2BIG).
 const ChildEnv = "WAVERIG_CHILD"
+
+// maxEnvRequest is the largest request passed in the environment itself.
+const maxEnvRequest = 32 << 10
+
+// childRequestValue is ChildEnv's value for a request: the JSON, or the JSON
+// written to *file (created on first use, rewritten for each restart) as "@PATH".
+func childRequestValue(data []byte, file *string) (string, error) {
+	if len(data) <= maxEnvRequest {
+		return string(data), nil
+	}
+	if *file == "" {
+		f, err := os.CreateTemp("", "waverig-child-*.json")
+		if err != nil {
+			return "", fmt.Errorf("child request: %v", err)
+		}
+		*file = f.Name()
+		f.Close()
+	}
+	if err := os.WriteFile(*file, data, 0o600); err != nil {
+		return "", fmt.Errorf("child request: %v", err)
+	}
+	return "@" + *file, nil
+}
+
+// childRequestData reads ChildEnv's value back into the request's JSON.
+func childRequestData(value string) ([]byte, error) {
+	if path, ok := strings.CutPrefix(value, "@"); ok {
+		return os.ReadFile(path)
+	}
+	return []byte(value), nil
+}
 
 // ChildRequest is everything a child needs.
 type ChildRequest struct {
@@ -146,7 +180,11 @@ func ChildMain(w io.Writer) int {
 		return 3
 	}
 	var req ChildRequest
-	if err := json.Unmarshal([]byte(os.Getenv(ChildEnv)), &req); err != nil {
+	data, err := childRequestData(os.Getenv(ChildEnv))
+	if err != nil {
+		return fail(fmt.Errorf("bad %s: %v", ChildEnv, err))
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
 		return fail(fmt.Errorf("bad %s: %v", ChildEnv, err))
 	}
 	cfg, err := fromWire(req.Config)
@@ -215,8 +253,18 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 	} else {
 		req.RunSize = sp.Size
 	}
+	var reqFile string // where a request too large for the environment goes
+	defer func() {
+		if reqFile != "" {
+			os.Remove(reqFile)
+		}
+	}()
 	for restart := 0; ; restart++ {
 		data, err := json.Marshal(req)
+		if err != nil {
+			return st, err
+		}
+		value, err := childRequestValue(data, &reqFile)
 		if err != nil {
 			return st, err
 		}
@@ -224,7 +272,7 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		if cmd.Env == nil {
 			cmd.Env = os.Environ()
 		}
-		cmd.Env = append(cmd.Env, ChildEnv+"="+string(data))
+		cmd.Env = append(cmd.Env, ChildEnv+"="+value)
 		if sp.LPWidth > 0 {
 			// Only a lavapipe size sets the width: on a host with a GPU and lavapipe,
 			// the GPU's child leaves lavapipe as the user configured it.
