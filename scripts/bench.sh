@@ -7,7 +7,10 @@
 #   3. the rig on the default device: for each API and each wave size of the
 #      plan, cases, wall time with cold caches (a fresh XDG_CACHE_HOME: glslang's
 #      outputs, Mesa's shader cache) and warm (the same again), cases per second
-#      and pipelines created.
+#      and pipelines created; the default run cold and warm with the size of its
+#      output directory,
+#   4. the test suite next to it: scripts/test.sh (the pre-merge tier CI runs)
+#      with each step's time (SKIP_TESTS=1 leaves it out).
 # Extra arguments go to every `waverig run` (e.g. -ops WaveActiveSum for a quick
 # look). Nothing here is a pass/fail check: it measures.
 set -euo pipefail
@@ -66,10 +69,27 @@ echo
 echo "Everything at once (the default run: every API, every size, both compilers):"
 echo
 cold_home=$(mktemp -d)
+cold_out=$(mktemp -d)
 start=$(date +%s%N)
-XDG_CACHE_HOME=$cold_home ./bin/waverig run -out "$(mktemp -d)" "$@" >/dev/null 2>&1 || true
+XDG_CACHE_HOME=$cold_home ./bin/waverig run -out "$cold_out" "$@" >/dev/null 2>&1 || true
 mid=$(date +%s%N)
 XDG_CACHE_HOME=$cold_home ./bin/waverig run -out "$(mktemp -d)" "$@" >/dev/null 2>&1 || true
 end=$(date +%s%N)
 rm -rf "$cold_home"
 echo "- cold: $(( (mid - start) / 1000000 )) ms, warm: $(( (end - mid) / 1000000 )) ms"
+echo "- output directory: $(du -sb "$cold_out" | awk '{printf "%.1f MB", $1/1e6}') ($(cd "$cold_out" && ls | tr '\n' ' '))"
+rm -rf "$cold_out"
+
+if [ "${SKIP_TESTS:-}" != 1 ]; then
+  echo
+  echo "## The test suite (scripts/test.sh: the pre-merge tier CI runs)"
+  echo
+  echo '```'
+  start=$(date +%s)
+  ./scripts/test.sh > /tmp/bench-test.$$ 2>&1 || true
+  end=$(date +%s)
+  grep -E '^== |passed, .* failed' /tmp/bench-test.$$ || true
+  rm -f /tmp/bench-test.$$
+  echo "total: $(( end - start )) s"
+  echo '```'
+fi
