@@ -24,7 +24,7 @@ func baselineRun(t *testing.T, out string, plantFail, plantFlaky string, extra .
 
 func readRecords(t *testing.T, dir string) map[string]results.Record {
 	t.Helper()
-	recs, _, err := results.ReadJSONL(filepath.Join(dir, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestCrashesLoseNoRecords(t *testing.T) {
 		t.Fatalf("list: exit %d", lcode)
 	}
 	want := strings.Fields(listed)
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
