@@ -579,6 +579,11 @@ func planReproCopies(inputs []mergeInput, remap map[hostDevice]int, several bool
 		// A run of several devices keeps each device's bundles in deviceN/.
 		perDevice := len(in.sum.Devices) > 1
 		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && e.IsDir() && e.Name() == harness.KnownMarkDir {
+				// The run's markers of which baseline lines have their bundle
+				// (every shard has its own): not a bundle.
+				return fs.SkipDir
+			}
 			if err != nil || e.IsDir() || !e.Type().IsRegular() {
 				return err
 			}
