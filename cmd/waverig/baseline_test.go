@@ -99,7 +99,7 @@ func TestBaselineFlow(t *testing.T) {
 	if html := fileText(t, filepath.Join(run3, results.HTMLFile)); !strings.Contains(html, regression) {
 		t.Error("report.html does not name the regression")
 	}
-	if csv := fileText(t, filepath.Join(run3, results.CSVFile)); !strings.Contains(csv, "\n"+regression+",Fail,") || !strings.Contains(csv, "\n"+known+",ExpectedFail,") {
+	if csv := csvText(t, run3); !strings.Contains(csv, "\n"+regression+",Fail,") || !strings.Contains(csv, "\n"+known+",ExpectedFail,") {
 		t.Errorf("results.csv lacks the statuses")
 	}
 	// 4. A case that fails once, then passes on a re-run, is a Flake: exit 0.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,25 @@ func gzRun(t *testing.T, dir string, lines ...string) string {
 	return dir
 }
 
+// csvText is a run directory's results.csv.gz, uncompressed.
+func csvText(t *testing.T, dir string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, results.CSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 func gzLine(c, status, known string) string {
 	l := `{"case":"` + c + `","op":"WaveActiveSum","waveSize":4,"api":"vulkan","stage":"compute","compiler":"ours","device":"dev","driver":"d","kernel":"k","status":"` + status + `"`
 	if known != "" {
@@ -56,7 +76,7 @@ func TestCompressedRunDirEverywhere(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "2 records") {
 		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if csv := fileText(t, filepath.Join(cur, results.CSVFile)); !strings.Contains(csv, "vulkan/compute/"+fail+"/size=4,Fail") {
+	if csv := csvText(t, cur); !strings.Contains(csv, "vulkan/compute/"+fail+"/size=4,Fail") {
 		t.Errorf("report's results.csv lacks the failure:\n%s", csv)
 	}
 	for _, args := range [][]string{

@@ -40,7 +40,7 @@ func writeReports(dir, title string, recs []results.Record, sum *results.Summary
 		f    func(io.Writer) error
 	}{
 		{results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }},
-		{results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }},
+		{results.CSVFile, func(w io.Writer) error { return report.WriteCSVGzip(w, recs) }},
 		{results.FailuresFile, func(w io.Writer) error {
 			_, err := io.WriteString(w, expect.FailuresCSV(recs))
 			return err

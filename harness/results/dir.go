@@ -25,7 +25,7 @@ const (
 	ResultsFile = "results.jsonl"
 	SummaryFile = "summary.json"
 	JUnitFile   = "results.junit.xml"
-	CSVFile     = "results.csv"
+	CSVFile     = "results.csv.gz"
 	HTMLFile    = "report.html"
 	ReproDir    = "repro"
 	// FailuresFile lists every case that did not pass (Fail, Crash, Timeout) as
@@ -47,7 +47,11 @@ const (
 const CompressedResultsFile = ResultsFile + ".gz"
 
 // runOwned lists what a new run clears out of its directory.
-var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile}
+var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, plainCSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile}
+
+// plainCSVFile is where runs before results.csv.gz wrote their CSV: a run
+// into such a directory removes it with the rest.
+const plainCSVFile = "results.csv"
 
 // Dir is a result directory held by one run: locked against a second run, with
 // results.jsonl open for appending. Every write is checked; the first failure is

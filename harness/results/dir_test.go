@@ -53,14 +53,18 @@ func TestSealCompressesTheResults(t *testing.T) {
 	if err := d.Seal(); err == nil {
 		t.Error("a second Seal succeeded")
 	}
-	// A new run clears the saved one's compressed results.
+	// A new run clears the saved one's compressed results, and the plain
+	// results.csv an older waverig wrote.
+	os.WriteFile(filepath.Join(dir, "results.csv"), []byte("test,status\n"), 0o644)
 	d2, err := OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d2.Close()
-	if _, err := os.Stat(path); err == nil {
-		t.Error("a new run left the previous run's results.jsonl.gz")
+	for _, name := range []string{CompressedResultsFile, "results.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("a new run left the previous run's %s", name)
+		}
 	}
 }
 
