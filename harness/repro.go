@@ -103,7 +103,7 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 	}
 	fmt.Fprintf(&text, "Inspect:  %s\n\n", inspect)
 	for _, known := range firstOf {
-		fmt.Fprintf(&text, "Known problem: %s\nThis is the run's one bundle for that baseline line: other kernels whose failures only it\nexplains got none (results.jsonl has every record).\n\n", known)
+		fmt.Fprintf(&text, "Known problem: %s\nThis is the run's one bundle for that baseline line: other kernels whose failures only it\nexplains got none (results.jsonl.gz has every record).\n\n", known)
 	}
 	if x.caseJSON != nil {
 		writeReproExecNotes(&text, x)
