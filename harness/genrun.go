@@ -270,14 +270,19 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 		return rec, nil
 	}
 	// The bundle `waverig fuzz` writes, of the program as generated: shrinking
-	// (minutes) is left to the fuzz command in the record's reason.
+	// (minutes) is left to the fuzz command in the record's reason. A failure
+	// a baseline knows gets one only as its line's first (reproGate).
+	bundle := fmt.Sprintf("gen-seed%d.%s.%s.wave%d", seed, Vulkan, Ours, size)
+	want, _, gateErr := r.reproGate([]results.Record{rec}, bundle)
+	if !want {
+		return rec, nil
+	}
 	fl := &gen.Failed{Seed: seed, Original: p, Shrunk: p, Failures: fails, OriginalSize: p.Size(), WaveSize: size,
 		Device: r.dev.Name, Mode: mode, Words: words, OriginalFailure: fails[0].String()}
-	dir := filepath.Join(r.cfg.ReproDir, fmt.Sprintf("gen-seed%d.%s.%s.wave%d", seed, Vulkan, Ours, size))
-	if err := fl.WriteRepro(dir); err != nil {
+	if err := fl.WriteRepro(filepath.Join(r.cfg.ReproDir, bundle)); err != nil {
 		return rec, fmt.Errorf("repro bundle: %w", err)
 	}
-	return rec, nil
+	return rec, gateErr
 }
 
 // genAttempt runs a program once and checks it: err is a module the compiler

@@ -2,9 +2,13 @@ package harness
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,9 +24,18 @@ import (
 // the lanes that failed (repro_case.go; out are the buffers the dispatch gave
 // back). Each file is written atomically; the first failure is returned (the
 // run reports it).
+//
+// Only failures someone must look at get one (reproGate): a kernel with an
+// unexpected failure always; one whose failures a baseline knows only when it
+// is the first of its baseline line.
 func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []results.Record, out map[string][]byte) error {
 	comp := t.comp
-	dir := filepath.Join(r.cfg.ReproDir, fmt.Sprintf("%s.%s.%s.wave%d", k.Name, t.api, comp, size))
+	name := fmt.Sprintf("%s.%s.%s.wave%d", k.Name, t.api, comp, size)
+	want, firstOf, gateErr := r.reproGate(failed, name)
+	if !want {
+		return nil
+	}
+	dir := filepath.Join(r.cfg.ReproDir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("repro bundle: %w", err)
 	}
@@ -89,6 +102,9 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 		fmt.Fprintf(&text, "Exec:     none: %s\n", x.why)
 	}
 	fmt.Fprintf(&text, "Inspect:  %s\n\n", inspect)
+	for _, known := range firstOf {
+		fmt.Fprintf(&text, "Known problem: %s\nThis is the run's one bundle for that baseline line: other kernels whose failures only it\nexplains got none (results.jsonl.gz has every record).\n\n", known)
+	}
 	if x.caseJSON != nil {
 		writeReproExecNotes(&text, x)
 	}
@@ -99,7 +115,10 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 		}
 		text.WriteString(f.Describe())
 	}
-	return put("README.txt", []byte(text.String()))
+	if err := put("README.txt", []byte(text.String())); err != nil {
+		return err
+	}
+	return gateErr
 }
 
 // writeReproExecNotes explains case.json in README.txt: what it expects, which
@@ -127,4 +146,78 @@ func writeReproExecNotes(text *strings.Builder, x reproExec) {
 			"expected (see the layout notes in failures.jsonl).\n")
 	}
 	text.WriteString("\n")
+}
+
+// KnownMarkDir (under the repro directory) holds one marker file per baseline
+// line that already has its bundle (reproGate).
+const KnownMarkDir = ".known"
+
+// reproGate decides whether a kernel's failing records get a repro bundle
+// (named bundle): yes when one of them is a failure no baseline expects
+// (Verdict unexpected or improved: what a person must look at, and what a
+// known line cannot explain). A failure a baseline knows already has its
+// reason in the line, and a run that hits a known line hits it in hundreds of
+// kernels (glslang's prefix scans: every WavePrefixSum kernel): such a kernel
+// gets a bundle only if it is the first of one of its lines (firstOf lists
+// those lines, for README.txt). "First" is an atomic create (O_EXCL) of the
+// line's marker file in the repro directory, so it holds across the
+// finisher's goroutines, across the child processes of a run (one per wave
+// size, each writing into the same directory) and across a child's restarts
+// after a crash. A marker that cannot be made (not because it exists) gives
+// the bundle anyway, with the error: better a bundle too many than none.
+func (r *Rig) reproGate(failed []results.Record, bundle string) (want bool, firstOf []string, err error) {
+	lines := map[string]bool{}
+	var order []string
+	for _, f := range failed {
+		switch f.Verdict() {
+		case results.VerdictUnexpected, results.VerdictImproved:
+			want = true
+		}
+		if f.Known == "" {
+			// A failure no line names is never a known one.
+			want = true
+		} else if !lines[f.Known] {
+			lines[f.Known] = true
+			order = append(order, f.Known)
+		}
+	}
+	for _, known := range order {
+		first, cerr := claimKnownLine(r.cfg.ReproDir, known, bundle)
+		if cerr != nil {
+			first = true
+			err = errors.Join(err, cerr)
+		}
+		if first {
+			want = true
+			firstOf = append(firstOf, known)
+		}
+	}
+	return want, firstOf, err
+}
+
+// claimKnownLine creates the marker of a baseline line (known: a record's
+// Known, "file:line: reason") and says whether this call made it. The marker
+// holds the line and the bundle that claimed it, for a person who looks.
+func claimKnownLine(reproDir, known, bundle string) (bool, error) {
+	dir := filepath.Join(reproDir, KnownMarkDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("repro bundle: %w", err)
+	}
+	sum := sha256.Sum256([]byte(known))
+	f, err := os.OpenFile(filepath.Join(dir, hex.EncodeToString(sum[:8])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("repro bundle: %w", err)
+	}
+	_, err = fmt.Fprintf(f, "%s\nbundle: %s\n", known, bundle)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// The line is claimed whatever the marker says.
+		return true, fmt.Errorf("repro bundle: %w", err)
+	}
+	return true, nil
 }

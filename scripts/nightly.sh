@@ -47,7 +47,9 @@ for ((i = 0; i < count; i++)); do
   args=(-device "$i" -out "$dir")
   compare=()
   [ -d "$baselines/$slug" ] && compare+=("$baselines/$slug")
-  if [ -n "$prev" ] && [ -f "$prev/results.jsonl" ]; then compare+=("$prev/results.jsonl"); fi
+  # The previous night's run directory (a saved run keeps results.jsonl.gz;
+  # one cut short, results.jsonl): -baseline reads either.
+  if [ -n "$prev" ] && { [ -f "$prev/results.jsonl.gz" ] || [ -f "$prev/results.jsonl" ]; }; then compare+=("${prev%/}"); fi
   if [ ${#compare[@]} -gt 0 ]; then args+=(-baseline "$(IFS=,; echo "${compare[*]}")"); fi
   # shellcheck disable=SC2086 # WAVERIG_NIGHTLY_ARGS is a list of flags
   ./bin/waverig run "${args[@]}" ${WAVERIG_NIGHTLY_ARGS:-} | tee "$dir/run.txt"

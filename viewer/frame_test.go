@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bytes"
+	"compress/gzip"
 	"image"
 	"image/color"
 	"os"
@@ -219,6 +220,32 @@ func TestManyOperationsShrinkRows(t *testing.T) {
 	}
 	if f.Rows == 0 || at(f.Image, center(f.CellRect(f.Rows-1, 0))) != ColorPass {
 		t.Errorf("last visible row %d not drawn green", f.Rows-1)
+	}
+}
+
+// TestLoadReadsASavedRun: a saved run's directory holds results.jsonl.gz
+// only; Load reads it as it reads the plain file.
+func TestLoadReadsASavedRun(t *testing.T) {
+	dir := writeFixture(t)
+	p := filepath.Join(dir, results.ResultsFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write(data)
+	z.Close()
+	if err := os.WriteFile(filepath.Join(dir, results.CompressedResultsFile), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Truncated || len(r.Records) != len(fixtureRecords()) {
+		t.Errorf("truncated %v, %d records; want false, %d", r.Truncated, len(r.Records), len(fixtureRecords()))
 	}
 }
 

@@ -2,7 +2,6 @@ package viewer
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -44,9 +43,10 @@ type cell struct {
 	records []int
 }
 
-// Load reads DIR/results.jsonl.
+// Load reads a run directory's results: results.jsonl while the run writes
+// it, results.jsonl.gz once it was saved (results.ReadRunDir).
 func Load(dir string) (*Run, error) {
-	recs, truncated, err := results.ReadJSONL(filepath.Join(dir, results.ResultsFile))
+	recs, truncated, err := results.ReadRunDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,11 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return bad("-out DIR is required (%s)", usage)
 	}
-	recs, err := readRun(filepath.Join(pos[0], results.ResultsFile))
+	path, err := results.FindResults(pos[0])
+	if err != nil {
+		return bad("%v", err)
+	}
+	recs, err := readRun(path)
 	if err != nil {
 		return bad("%v", err)
 	}

@@ -25,7 +25,7 @@ func baselineRun(t *testing.T, out string, plantFail, plantFlaky string, extra .
 
 func readRecords(t *testing.T, dir string) map[string]results.Record {
 	t.Helper()
-	recs, _, err := results.ReadJSONL(filepath.Join(dir, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestBaselineFlow(t *testing.T) {
 	if html := fileText(t, filepath.Join(run3, results.HTMLFile)); !strings.Contains(html, regression) {
 		t.Error("report.html does not name the regression")
 	}
-	if csv := fileText(t, filepath.Join(run3, results.CSVFile)); !strings.Contains(csv, "\n"+regression+",Fail,") || !strings.Contains(csv, "\n"+known+",ExpectedFail,") {
+	if csv := csvText(t, run3); !strings.Contains(csv, "\n"+regression+",Fail,") || !strings.Contains(csv, "\n"+known+",ExpectedFail,") {
 		t.Errorf("results.csv lacks the statuses")
 	}
 	// 4. A case that fails once, then passes on a re-run, is a Flake: exit 0.
@@ -238,7 +238,7 @@ func TestCrashesLoseNoRecords(t *testing.T) {
 		t.Fatalf("list: exit %d", lcode)
 	}
 	want := strings.Fields(listed)
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

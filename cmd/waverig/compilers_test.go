@@ -52,7 +52,7 @@ func TestRunCommandCompiler(t *testing.T) {
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRunCommandCompilerFailures(t *testing.T) {
 		if code != want {
 			t.Fatalf("exit %d, want %d\n%s%s", code, want, stdout, stderr)
 		}
-		recs, _, _ := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+		recs, _, _ := results.ReadRunDir(out)
 		cases := 0
 		for _, r := range recs {
 			if r.Case == results.LayoutCase {
@@ -158,7 +158,7 @@ func TestRunCommandCompilerFailures(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, "-compilers") {
 			t.Errorf("%s: exit %d, want 2: %s", spec, code, stderr)
 		}
-		if _, err := os.Stat(filepath.Join(out, results.ResultsFile)); err == nil {
+		if _, err := results.FindResults(out); err == nil {
 			t.Errorf("%s: a run started", spec)
 		}
 	}
@@ -309,7 +309,7 @@ func TestRunCommandCompilerWebGPU(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%s: exit %d\n%s%s", dialect, code, stdout, stderr)
 		}
-		recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+		recs, _, err := results.ReadRunDir(out)
 		if err != nil {
 			t.Fatal(err)
 		}

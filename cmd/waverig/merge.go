@@ -138,13 +138,14 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if t.Unexpected > 0 {
 		fmt.Fprintf(stdout, "%d unexpected failures (wrong results, crashes or errors no expectation file knows)\n", t.Unexpected)
 	}
-	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s; %d repro files under %s/)\n", filepath.Join(*outDir, results.ResultsFile),
+	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s; %d repro files under %s/)\n", filepath.Join(*outDir, results.CompressedResultsFile),
 		results.SummaryFile, results.JUnitFile, results.CSVFile, results.HTMLFile, len(copies), results.ReproDir)
 	fmt.Fprintf(stdout, "exit %d: %s\n", exit, sum.Verdict)
 	return exit
 }
 
-// readMergeInputs reads every run directory: results.jsonl (whole: a cut last
+// readMergeInputs reads every run directory: its results file (results.jsonl
+// or results.jsonl.gz, whole: a cut last
 // line is a run that did not finish writing) and summary.json (a run without
 // one did not finish). The output may not be an input (opening it clears it).
 func readMergeInputs(dirs []string, out string) ([]mergeInput, error) {
@@ -160,9 +161,9 @@ func readMergeInputs(dirs []string, out string) ([]mergeInput, error) {
 			return nil, badInput("%s is given twice (%s)", d, prev)
 		}
 		seen[abs] = d
-		path := filepath.Join(d, results.ResultsFile)
-		if _, err := os.Stat(path); err != nil {
-			return nil, badInput("%s: no %s: not a run directory (%v)", d, results.ResultsFile, err)
+		path, err := results.FindResults(d)
+		if err != nil {
+			return nil, badInput("%v", err)
 		}
 		recs, truncated, err := results.ReadJSONL(path)
 		if err != nil {
@@ -578,6 +579,11 @@ func planReproCopies(inputs []mergeInput, remap map[hostDevice]int, several bool
 		// A run of several devices keeps each device's bundles in deviceN/.
 		perDevice := len(in.sum.Devices) > 1
 		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && e.IsDir() && e.Name() == harness.KnownMarkDir {
+				// The run's markers of which baseline lines have their bundle
+				// (every shard has its own): not a bundle.
+				return fs.SkipDir
+			}
 			if err != nil || e.IsDir() || !e.Type().IsRegular() {
 				return err
 			}

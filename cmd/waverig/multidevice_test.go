@@ -126,7 +126,7 @@ func runTwo(t *testing.T, env []string) (int, string, map[int][]results.Record, 
 	t.Helper()
 	out := t.TempDir()
 	code, text := waverig(t, env, "run", "-device", "all", "-api", "vulkan", "-compilers", "ours", "-sizes", "8", "-ops", "^WaveActiveSum$", "-out", out)
-	recs, truncated, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, truncated, err := results.ReadRunDir(out)
 	if err != nil || truncated {
 		t.Fatalf("results.jsonl: %v (truncated %v)\n%s", err, truncated, text)
 	}

@@ -33,7 +33,7 @@ func TestCrashDuringPrebuildRestartsSerially(t *testing.T) {
 	if code2 != exitOK {
 		t.Fatalf("run with a crash during the prebuild: exit %d\n%s%s", code2, stdout2, stderr2)
 	}
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // writeReports writes summary.json (when sum is given) and the JUnit, CSV and
-// HTML forms of a run next to its results.jsonl, each atomically; the first
+// HTML forms of a run next to its results file, each atomically; the first
 // failure is returned. The HTML page also reads what the run left in dir
 // (htmlPage): summary.json when sum is nil, expectation.json, devices.json.
 func writeReports(dir, title string, recs []results.Record, sum *results.Summary) error {
@@ -40,7 +40,7 @@ func writeReports(dir, title string, recs []results.Record, sum *results.Summary
 		f    func(io.Writer) error
 	}{
 		{results.JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, recs) }},
-		{results.CSVFile, func(w io.Writer) error { return report.WriteCSV(w, recs) }},
+		{results.CSVFile, func(w io.Writer) error { return report.WriteCSVGzip(w, recs) }},
 		{results.FailuresFile, func(w io.Writer) error {
 			_, err := io.WriteString(w, expect.FailuresCSV(recs))
 			return err
@@ -106,9 +106,10 @@ func htmlPage(dir, title string, recs []results.Record, sum *results.Summary) re
 }
 
 // runReport is `waverig report DIR`: rewrite the JUnit/CSV/HTML reports of a run
-// from its results.jsonl (e.g. one copied back from a device machine).
+// from its results.jsonl or results.jsonl.gz (e.g. one copied back from a
+// device machine).
 func runReport(args []string, stdout, stderr io.Writer) int {
-	const usage = "waverig report DIR   (DIR holds results.jsonl)"
+	const usage = "waverig report DIR   (DIR holds results.jsonl or results.jsonl.gz)"
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pos, code, cont := parseArgs(fs, args, stdout)
@@ -118,7 +119,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("report", pos, 1, 1, usage, stderr) {
 		return exitUsage
 	}
-	path := filepath.Join(pos[0], results.ResultsFile)
+	path, err := results.FindResults(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "waverig report: %v\n", err)
+		return exitUsage
+	}
 	recs, truncated, err := results.ReadJSONL(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig report: %v\n", err)
@@ -135,12 +140,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// runDiff is `waverig diff BASELINE.jsonl NEW.jsonl`: regressions, fixes and
-// changes between two runs of the same devices (e.g. two driver versions),
-// device by device. Exit 1 on regressions; 2 when the files are not two
+// runDiff is `waverig diff BASELINE NEW`: regressions, fixes and changes
+// between two runs of the same devices (e.g. two driver versions), device by
+// device. Each side is a results file (.jsonl or .jsonl.gz) or a run directory
+// (results.ResolveResults). Exit 1 on regressions; 2 when they are not two
 // complete runs of the same devices.
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	const usage = "waverig diff [-cross-device] BASELINE.jsonl NEW.jsonl"
+	const usage = "waverig diff [-cross-device] BASELINE NEW   (each a run directory or its results.jsonl[.gz])"
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cross := fs.Bool("cross-device", false, "compare runs of different devices (otherwise refused)")
@@ -150,6 +156,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	if !wantArgs("diff", pos, 2, 2, usage, stderr) {
 		return exitUsage
+	}
+	var err error
+	for i, p := range pos {
+		if pos[i], err = results.ResolveResults(p); err != nil {
+			fmt.Fprintf(stderr, "waverig diff: %s: %v\n", []string{"baseline", "new run"}[i], err)
+			return exitUsage
+		}
 	}
 	before, err := readRun(pos[0])
 	if err != nil {

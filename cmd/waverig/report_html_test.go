@@ -42,9 +42,15 @@ func TestReportHTMLInChromium(t *testing.T) {
 		}
 	}
 
-	// Plant a wrong result in the first Vulkan compute case that passed.
+	// Plant a wrong result in the first Vulkan compute case that passed: the
+	// run's results.jsonl.gz is replaced by a plain results.jsonl (report reads
+	// either).
+	saved, err := results.FindResults(out)
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(out, results.ResultsFile)
-	recs, _, err := results.ReadJSONL(path)
+	recs, _, err := results.ReadJSONL(saved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +80,9 @@ func TestReportHTMLInChromium(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	if saved != path {
+		os.Remove(saved)
 	}
 	if code, stdout, stderr := runCLI("report", out); code != exitOK {
 		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)

@@ -79,8 +79,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			if previous != "" {
 				return bad("-baseline: two previous runs (%s, %s): compare with one", previous, p)
 			}
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				p = filepath.Join(p, results.ResultsFile)
+			// A run directory, its results.jsonl or results.jsonl.gz, or the
+			// DIR/results.jsonl of a run saved (compressed) since.
+			p, err := results.ResolveResults(p)
+			if err != nil {
+				return bad("-baseline: %v (a baseline is a directory with fails.csv, flakes.txt or skips.txt, or a previous run's directory or results.jsonl[.gz])", err)
 			}
 			recs, err := readRun(p)
 			if err != nil {
@@ -342,7 +345,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig run: RESULTS NOT SAVED: %v\n", writeErr)
 		return exitIncomplete
 	}
-	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s, %s, %s; repro bundles under %s/)\n", filepath.Join(*outDir, results.ResultsFile),
+	fmt.Fprintf(stdout, "results: %s (also %s, %s, %s, %s, %s, %s; repro bundles under %s/)\n", filepath.Join(*outDir, results.CompressedResultsFile),
 		results.SummaryFile, results.HTMLFile, results.FailuresFile, results.CSVFile, results.JUnitFile, results.ExpectationFile, results.ReproDir)
 	fmt.Fprintf(stdout, "exit %d: %s\n", exit, sum.Verdict)
 	return exit

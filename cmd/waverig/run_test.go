@@ -64,7 +64,7 @@ func TestRunSummaryAndRecords(t *testing.T) {
 	if s.Total.Cases == 0 || s.Total.Kernels == 0 || s.Total.Seconds <= 0 || s.Total.Seconds > 3600 || s.ExitStatus != 0 {
 		t.Errorf("summary total %+v exit %d", s.Total, s.ExitStatus)
 	}
-	recs, truncated, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, truncated, err := results.ReadRunDir(out)
 	layouts := map[string]bool{}
 	for _, r := range recs {
 		if r.Case == results.LayoutCase {
@@ -95,7 +95,7 @@ func TestRunCrashIsUnexpectedAndNamesTheDevice(t *testing.T) {
 	if code != exitUnexpected {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	recs, _, _ := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, _ := results.ReadRunDir(out)
 	crashes := 0
 	for _, r := range recs {
 		if r.Status == results.Crash && strings.Contains(r.Reason, "crashed") {

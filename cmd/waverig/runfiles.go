@@ -63,13 +63,18 @@ func judgeRun(sum *results.Summary, incomplete, several bool) (exit int, title s
 }
 
 // saveRun finishes a run directory (a run's or a merge's): first the files
-// the reports read (files), then summary.json and the reports, then the
-// directory is closed (its lock released, every append checked). An error
-// means the results are not all on disk.
+// the reports read (files), then summary.json and the reports, then
+// results.jsonl becomes results.jsonl.gz (Dir.Seal: the plain file stays until
+// the compressed one is whole), then the directory is closed (its lock
+// released, every append checked). An error means the results are not all on
+// disk; the plain results.jsonl is then kept.
 func saveRun(dir *results.Dir, files func() error, title string, recs []results.Record, sum *results.Summary) error {
 	err := files()
 	if err == nil {
 		err = writeReports(dir.Path, title, recs, sum)
+	}
+	if err == nil {
+		err = dir.Seal()
 	}
 	if cerr := dir.Close(); err == nil {
 		err = cerr

@@ -25,7 +25,7 @@ var listFlags = []string{"-ops", "^WaveActiveSum$", "-sizes", "4,8", "-gen-seeds
 // what a run says, without layout and parity records.
 func caseStatuses(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	recs, truncated, err := results.ReadJSONL(filepath.Join(dir, results.ResultsFile))
+	recs, truncated, err := results.ReadRunDir(dir)
 	if err != nil || truncated {
 		t.Fatalf("%s: %v (truncated %v)", dir, err, truncated)
 	}
@@ -191,16 +191,20 @@ func TestListShardAndMerge(t *testing.T) {
 	})
 }
 
-// copyRun copies a run's results.jsonl and summary.json, the summary saying
-// it ran on host.
+// copyRun copies a run's results file (results.jsonl.gz, as the run left it)
+// and summary.json, the summary saying it ran on host.
 func copyRun(t *testing.T, from, to, host string) {
 	t.Helper()
 	os.MkdirAll(to, 0o755)
-	data, err := os.ReadFile(filepath.Join(from, results.ResultsFile))
+	path, err := results.FindResults(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(to, results.ResultsFile), data, 0o644)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(to, filepath.Base(path)), data, 0o644)
 	s, _ := readSummary(t, from)
 	s.Host = host
 	data, _ = json.Marshal(s)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 
 	"waverig/harness/results"
@@ -17,7 +16,7 @@ func TestRunStages(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // runView is `waverig view DIR`: a window on a run's results (package viewer),
 // in binaries built with -tags viewer.
 func runView(args []string, stdout, stderr io.Writer) int {
-	const usage = "waverig view [-select N] [-size WxH] [-frames N] [-screenshot FILE.png] DIR   (DIR holds results.jsonl)"
+	const usage = "waverig view [-select N] [-size WxH] [-frames N] [-screenshot FILE.png] DIR   (DIR holds results.jsonl or results.jsonl.gz)"
 	fs := flag.NewFlagSet("view", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sel := fs.Int("select", 0, "`N`: start on the N-th case that did not pass (0: the worst)")

@@ -627,7 +627,7 @@ table.lanes td{font-family:ui-monospace,monospace;font-size:12px;text-align:righ
 <h2>What needs you</h2>
 {{if .NothingNeedsYou}}<p class="nothing" id="nothing">Nothing: no regressions, no unexpected improvements, no flakes, no stale baseline lines.</p>{{end}}
 {{with .Regressions}}{{if .Items}}<h3 id="regressions">Regressions — new Fail, Crash or Timeout ({{len .Items}}{{if .More}} + {{.More}}{{end}})</h3>
-<ul>{{range .Items}}<li><span class="badge v-unexpected">{{.Status}}</span> {{template "needItem" .}}</li>{{end}}</ul>{{if .More}}<p>… and {{.More}} more (results.csv has every one).</p>{{end}}{{end}}{{end}}
+<ul>{{range .Items}}<li><span class="badge v-unexpected">{{.Status}}</span> {{template "needItem" .}}</li>{{end}}</ul>{{if .More}}<p>… and {{.More}} more (results.csv.gz has every one).</p>{{end}}{{end}}{{end}}
 {{with .Improved}}{{if .Items}}<h3 id="improved">Unexpected improvements — the baseline must change ({{len .Items}}{{if .More}} + {{.More}}{{end}})</h3>
 <ul>{{range .Items}}<li><span class="badge v-improved">{{.Status}}</span> {{template "needItem" .}}</li>{{end}}</ul>{{if .More}}<p>… and {{.More}} more.</p>{{end}}{{end}}{{end}}
 {{with .Flakes}}{{if .Items}}<h3 id="flakes">Flakes — failed, then passed on a re-run; KnownFlake: flakes.txt names it ({{len .Items}}{{if .More}} + {{.More}}{{end}})</h3>

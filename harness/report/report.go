@@ -7,6 +7,7 @@
 package report
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/xml"
 	"fmt"
@@ -356,10 +357,31 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
+// junitGroup is an aggregated testcase: the cases of one operation in one
+// suite that ended the same uneventful way (passed; skipped for one reason;
+// vacuous; failed as one baseline line says).
+type junitGroup struct {
+	at    int      // the testcase's index in its suite
+	what  string   // how they ended, for the name: "passed", "skipped (reason)"
+	cases []string // for known problems: "case: status" a line
+	n     int
+}
+
 // WriteJUnit writes one test suite per (device, API, stage, compiler, wave
 // size); two devices of one name are told apart by " #index" after the name.
+//
+// Every record a CI system must show on its own is a testcase of its own with
+// its full account (Describe): an unexpected failure or error, an unexpected
+// improvement, a flake, a parity difference. The rest — passes, skips,
+// vacuous cases and known problems, nearly all of a run's 300,000 records —
+// are aggregated per operation (and skip reason, or baseline line) into one
+// testcase whose name says how many cases it stands for ("WaveActiveSum: 412
+// cases passed"); a known problem's testcase lists its cases. The suite's
+// tests, failures, errors and skipped attributes count records, not
+// testcases, so dashboards show the run's true totals.
 func WriteJUnit(w io.Writer, recs []results.Record) error {
 	suites := map[string]*junitSuite{}
+	groups := map[string]map[string]*junitGroup{} // suite -> group key -> group
 	var names []string
 	suf := deviceSuffix(recs)
 	for _, r := range recs {
@@ -368,10 +390,31 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 		if s == nil {
 			s = &junitSuite{Name: name}
 			suites[name] = s
+			groups[name] = map[string]*junitGroup{}
 			names = append(names, name)
 		}
-		c := junitCase{Name: r.Case, Classname: "waverig." + r.Op}
 		s.Tests++
+		op := r.Op
+		if op == "" {
+			op = r.Case // the layout check
+		}
+		// group adds r to the aggregated testcase of its operation and kind
+		// (made at the first such record, where the case would have been).
+		group := func(what string, skipped *junitMessage) *junitGroup {
+			k := op + "\x00" + what
+			g := groups[name][k]
+			if g == nil {
+				g = &junitGroup{at: len(s.Cases), what: what}
+				groups[name][k] = g
+				s.Cases = append(s.Cases, junitCase{Classname: "waverig." + op, Skipped: skipped})
+			}
+			g.n++
+			if skipped != nil {
+				s.Skipped++
+			}
+			return g
+		}
+		c := junitCase{Name: r.Case, Classname: "waverig." + op}
 		// JUnit's failure/error is what fails the run (Verdict); a known problem
 		// is reported as skipped with its expectation entry, so dashboards stay
 		// green on known bugs and still show them.
@@ -387,29 +430,43 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 		case v.Counts():
 			c.Failure = &junitMessage{Message: r.Headline(), Body: r.Describe()}
 			s.Failures++
-		case v == results.VerdictKnown:
-			c.Skipped = &junitMessage{Message: "known problem: " + r.Known, Body: r.Describe()}
-			s.Skipped++
-		case v == results.VerdictSkip:
-			c.Skipped = &junitMessage{Message: r.Reason}
-			s.Skipped++
 		case v == results.VerdictFlake:
 			c.SystemOut = "Flake: " + r.Describe()
-		case v == results.VerdictVacuous:
-			// It ran, but nothing was compared: not a pass a dashboard should count.
-			c.Skipped = &junitMessage{Message: "vacuous: the case compared no lane, so it could not fail"}
-			s.Skipped++
 		case v == results.VerdictDiffers:
 			// Both APIs' outputs may be legal: shown, not failed.
 			c.Name += " (parity)"
 			c.SystemOut = r.Describe()
+		case v == results.VerdictKnown:
+			// The line's reason once; which cases, and how each ended (the lanes
+			// are in results.jsonl and the line's repro bundle).
+			g := group("known problem ("+knownWhere(r.Known)+")", &junitMessage{Message: "known problem: " + r.Known})
+			g.cases = append(g.cases, r.Case+": "+r.RunStatus())
+			continue
+		case v == results.VerdictSkip:
+			group("skipped ("+r.Reason+")", &junitMessage{Message: r.Reason})
+			continue
+		case v == results.VerdictVacuous:
+			// It ran, but nothing was compared: not a pass a dashboard should count.
+			group("vacuous", &junitMessage{Message: "vacuous: the case compared no lane, so it could not fail"})
+			continue
+		default:
+			group("passed", nil)
+			continue
 		}
 		s.Cases = append(s.Cases, c)
 	}
 	sort.Strings(names)
 	var out junitSuites
 	for _, n := range names {
-		out.Suites = append(out.Suites, *suites[n])
+		s := suites[n]
+		for _, g := range groups[n] {
+			c := &s.Cases[g.at]
+			if g.cases != nil {
+				c.Skipped.Body = strings.Join(g.cases, "\n") + "\n"
+			}
+			c.Name = fmt.Sprintf("%s: %d %s %s", strings.TrimPrefix(c.Classname, "waverig."), g.n, plural(g.n, "case", "cases"), g.what)
+		}
+		out.Suites = append(out.Suites, *s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -419,11 +476,19 @@ func WriteJUnit(w io.Writer, recs []results.Record) error {
 	return enc.Encode(out)
 }
 
-// WriteCSV writes results.csv: one row per case, led by deqp-runner's three
-// columns (test: the stable name; status: the outcome against the baseline —
-// Pass, Fail, Crash, Timeout, Skip, Flake, KnownFlake, ExpectedFail,
-// UnexpectedImprovement(X); duration: seconds) so its tools read it, then
-// waverig's own (failing lanes summarised in failing_lanes and first_failure).
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// WriteCSV writes the CSV of a run (a run keeps it gzipped: WriteCSVGzip):
+// one row per case, led by deqp-runner's three columns (test: the stable
+// name; status: the outcome against the baseline — Pass, Fail, Crash,
+// Timeout, Skip, Flake, KnownFlake, ExpectedFail, UnexpectedImprovement(X);
+// duration: seconds) so its tools read it, then waverig's own (failing lanes
+// summarised in failing_lanes and first_failure).
 func WriteCSV(w io.Writer, recs []results.Record) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"test", "status", "duration", "case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "result", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure", "device_index", "attempts"})
@@ -437,6 +502,26 @@ func WriteCSV(w io.Writer, recs []results.Record) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// knownWhere is the file:line of a record's Known (expect.Line.Known:
+// "file:line: reason", or "file:line" for a line without a reason).
+func knownWhere(known string) string {
+	where, _, _ := strings.Cut(known, ": ")
+	return where
+}
+
+// WriteCSVGzip writes results.csv.gz: WriteCSV, gzipped. One row per case is
+// what deqp-runner's tools and a spreadsheet want, and a run has ~300,000:
+// their test names alone are 20 MB, the whole CSV ~120 MB; gzipped it is
+// 25-30 times smaller (the rows repeat their device, driver and reasons), as
+// Mesa's CI keeps its results.csv (zstd) for the same reason.
+func WriteCSVGzip(w io.Writer, recs []results.Record) error {
+	z := gzip.NewWriter(w)
+	if err := WriteCSV(z, recs); err != nil {
+		return err
+	}
+	return z.Close()
 }
 
 func firstFailure(r results.Record) string {

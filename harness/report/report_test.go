@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -98,6 +100,139 @@ func TestJUnitFollowsTheVerdict(t *testing.T) {
 	}
 }
 
+// manyRecords is a suite's worth of every kind of record: passes and skips
+// (two reasons) of two operations, vacuous cases, known failures of two
+// baseline lines, a new failure, an error, an improvement, a flake, a parity
+// difference and the layout check.
+func manyRecords() []results.Record {
+	var out []results.Record
+	add := func(n int, r results.Record) {
+		for i := 0; i < n; i++ {
+			r.Case = fmt.Sprintf("%s/uint/c%d/whole", r.Op, len(out))
+			r.WaveSize, r.API, r.Stage, r.Compiler, r.Device = 8, "vulkan", "compute", "ours", "dev"
+			out = append(out, r)
+		}
+	}
+	add(1, results.Record{Op: "", Status: results.Pass})
+	out[0].Case = results.LayoutCase
+	add(40, results.Record{Op: "WaveActiveSum", Status: results.Pass})
+	add(25, results.Record{Op: "WavePrefixSum", Status: results.Pass})
+	add(7, results.Record{Op: "WaveActiveSum", Status: results.Skip, Reason: "device lacks shaderFloat16"})
+	add(3, results.Record{Op: "WaveActiveSum", Status: results.Skip, Reason: "WGSL cannot express this kernel"})
+	add(2, results.Record{Op: "WaveActiveSum", Status: results.Vacuous})
+	add(6, results.Record{Op: "WavePrefixSum", Status: results.Fail, Expected: results.OutcomeFail, Known: "glslang-12/fails.csv:8: inclusive scan",
+		Failures: []results.LaneFailure{{WaveKey: 0, Lane: 1, ActiveMask: "0xff", Input: "3", Expected: "0", Actual: "3"}}})
+	add(2, results.Record{Op: "WavePrefixSum", Status: results.Crash, Expected: results.OutcomeCrash, Known: "lavapipe/fails.csv:3: LLVM aborts"})
+	add(1, results.Record{Op: "WavePrefixSum", Status: results.Fail, Failures: []results.LaneFailure{{WaveKey: 8, Lane: 2, ActiveMask: "0xf", Input: "1", Expected: "1", Actual: "2"}}})
+	add(1, results.Record{Op: "WaveActiveSum", Status: results.Error, Reason: "spirv-val rejects the module"})
+	add(1, results.Record{Op: "WaveActiveSum", Status: results.Fail, Expected: results.OutcomeCrash, Known: "lavapipe/fails.csv:4: crash"})
+	add(1, results.Record{Op: "WaveActiveSum", Status: results.Flake, Reason: "failed, then passed on re-run 1 of 2"})
+	add(1, results.Record{Op: "WaveActiveSum", Status: results.Differs, Parity: []results.ParityLane{{Flat: 3, Values: map[string]string{"vulkan": "1", "webgpu": "2"}}}})
+	return out
+}
+
+// TestJUnitAggregatesWhatNeedsNoOne: every record a CI system must show —
+// new failures, errors, improvements, flakes, parity differences — is a
+// testcase of its own with its full account; passes, skips (per reason),
+// vacuous cases and known problems (per baseline line, listing their cases)
+// are one testcase per operation whose name says how many cases it stands
+// for; the suite's attributes count records, not testcases.
+func TestJUnitAggregatesWhatNeedsNoOne(t *testing.T) {
+	in := manyRecords()
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	var parsed junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if len(parsed.Suites) != 1 {
+		t.Fatalf("%d suites, want 1", len(parsed.Suites))
+	}
+	s := parsed.Suites[0]
+	var want junitSuite
+	own := map[string]results.Record{} // testcase name -> the record it must be
+	aggregated := map[string]int{}     // "op|kind" -> cases
+	for _, r := range in {
+		want.Tests++
+		op := r.Op
+		if op == "" {
+			op = r.Case
+		}
+		switch v := r.Verdict(); v {
+		case results.VerdictUnexpected, results.VerdictImproved:
+			if r.Status == results.Fail || v == results.VerdictImproved {
+				want.Failures++
+			} else {
+				want.Errors++
+			}
+			own[r.Case] = r
+		case results.VerdictFlake:
+			own[r.Case] = r
+		case results.VerdictDiffers:
+			own[r.Case+" (parity)"] = r
+		case results.VerdictKnown:
+			want.Skipped++
+			aggregated[op+"|known problem ("+knownWhere(r.Known)+")"]++
+		case results.VerdictSkip:
+			want.Skipped++
+			aggregated[op+"|skipped ("+r.Reason+")"]++
+		case results.VerdictVacuous:
+			want.Skipped++
+			aggregated[op+"|vacuous"]++
+		default:
+			aggregated[op+"|passed"]++
+		}
+	}
+	if s.Tests != want.Tests || s.Failures != want.Failures || s.Errors != want.Errors || s.Skipped != want.Skipped {
+		t.Errorf("suite counts tests=%d failures=%d errors=%d skipped=%d, want %d %d %d %d", s.Tests, s.Failures, s.Errors, s.Skipped, want.Tests, want.Failures, want.Errors, want.Skipped)
+	}
+	if len(s.Cases) != len(own)+len(aggregated) {
+		t.Errorf("%d testcases, want %d of their own and %d aggregated", len(s.Cases), len(own), len(aggregated))
+	}
+	for _, c := range s.Cases {
+		if r, ok := own[c.Name]; ok {
+			body := ""
+			for _, m := range []*junitMessage{c.Failure, c.Error, c.Skipped} {
+				if m != nil {
+					body += m.Body
+				}
+			}
+			if !strings.Contains(body+c.SystemOut, r.Describe()) {
+				t.Errorf("%s: the testcase lacks the record's account:\n%+v", c.Name, c)
+			}
+			delete(own, c.Name)
+			continue
+		}
+		op := strings.TrimPrefix(c.Classname, "waverig.")
+		found := false
+		for k, n := range aggregated {
+			kop, kind, _ := strings.Cut(k, "|")
+			if kop == op && c.Name == fmt.Sprintf("%s: %d %s %s", op, n, plural(n, "case", "cases"), kind) {
+				found = true
+				delete(aggregated, k)
+				if strings.HasPrefix(kind, "known problem") {
+					for _, r := range in {
+						if r.Op == op && "known problem ("+knownWhere(r.Known)+")" == kind && !strings.Contains(c.Skipped.Body, r.Case+": "+r.RunStatus()+"\n") {
+							t.Errorf("%s does not list %s", c.Name, r.Case)
+						}
+					}
+				}
+				if (kind == "passed") != (c.Skipped == nil) {
+					t.Errorf("%s: skipped %v", c.Name, c.Skipped)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("unexpected testcase %q", c.Name)
+		}
+	}
+	if len(own) > 0 || len(aggregated) > 0 {
+		t.Errorf("missing testcases: own %v, aggregated %v", own, aggregated)
+	}
+}
+
 func TestCSVAndHTML(t *testing.T) {
 	var c, h bytes.Buffer
 	if err := WriteCSV(&c, recs()); err != nil {
@@ -108,6 +243,18 @@ func TestCSVAndHTML(t *testing.T) {
 	}
 	if !strings.Contains(c.String(), ",unexpected,") || !strings.Contains(c.String(), ",known,glslang.txt:9") {
 		t.Errorf("csv lacks verdicts:\n%s", c.String())
+	}
+	// results.csv.gz is the same CSV, gzipped.
+	var z bytes.Buffer
+	if err := WriteCSVGzip(&z, recs()); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := io.ReadAll(zr); err != nil || !bytes.Equal(plain, c.Bytes()) {
+		t.Errorf("WriteCSVGzip is not WriteCSV gzipped (%v)", err)
 	}
 	if err := WriteHTML(&h, Page{Title: "lavapipe", Records: recs()}); err != nil {
 		t.Fatal(err)

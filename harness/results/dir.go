@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +25,7 @@ const (
 	ResultsFile = "results.jsonl"
 	SummaryFile = "summary.json"
 	JUnitFile   = "results.junit.xml"
-	CSVFile     = "results.csv"
+	CSVFile     = "results.csv.gz"
 	HTMLFile    = "report.html"
 	ReproDir    = "repro"
 	// FailuresFile lists every case that did not pass (Fail, Crash, Timeout) as
@@ -39,8 +40,18 @@ const (
 	lockFile    = ".waverig.lock"
 )
 
+// results.jsonl is where a run appends its records while it runs (plain, one
+// line per record, unbuffered: a crash loses no finished result);
+// CompressedResultsFile is what a saved run leaves instead (Dir.Seal): the same
+// bytes gzipped, 10-20 times smaller. FindResults finds either.
+const CompressedResultsFile = ResultsFile + ".gz"
+
 // runOwned lists what a new run clears out of its directory.
-var runOwned = []string{ResultsFile, SummaryFile, JUnitFile, CSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile}
+var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, plainCSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile}
+
+// plainCSVFile is where runs before results.csv.gz wrote their CSV: a run
+// into such a directory removes it with the rest.
+const plainCSVFile = "results.csv"
 
 // Dir is a result directory held by one run: locked against a second run, with
 // results.jsonl open for appending. Every write is checked; the first failure is
@@ -155,8 +166,109 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 // Err is the first write failure, if any.
 func (d *Dir) Err() error { return d.err }
 
-// Close syncs and closes results.jsonl and releases the lock; it returns the first
-// failure of the whole run's writes.
+// Seal ends a saved run's results: results.jsonl is synced and closed, its
+// bytes are written gzipped to results.jsonl.gz (atomically: a temporary file,
+// synced, renamed), and only then is the plain file removed. A crash at any
+// point leaves a complete results file: the plain one until the rename, both
+// (the same records) between the rename and the removal, the compressed one
+// after. No Append may follow. A failure (here or of an earlier write) keeps
+// the plain file and is returned; it is kept for Close.
+func (d *Dir) Seal() error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.out == nil {
+		return fmt.Errorf("%s: sealed twice or closed", d.Path)
+	}
+	plain := filepath.Join(d.Path, ResultsFile)
+	err := d.out.Sync()
+	if cerr := d.out.Close(); err == nil {
+		err = cerr
+	}
+	d.out = nil
+	if err == nil {
+		err = gzipFile(plain, filepath.Join(d.Path, CompressedResultsFile))
+	}
+	if err == nil {
+		err = os.Remove(plain)
+	}
+	if err != nil {
+		d.err = fmt.Errorf("writing %s: %w", filepath.Join(d.Path, CompressedResultsFile), err)
+	}
+	return d.err
+}
+
+// gzipFile writes src's bytes gzipped to dst through WriteFileAtomic.
+func gzipFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return WriteFileAtomic(dst, func(w io.Writer) error {
+		z := gzip.NewWriter(w)
+		if _, err := io.Copy(z, in); err != nil {
+			return err
+		}
+		return z.Close()
+	})
+}
+
+// FindResults is the results file of a run directory: results.jsonl while a
+// run writes it (or when one was killed before it was saved), else
+// results.jsonl.gz (a saved run). When both are there — a crash between
+// Seal's rename and its removal, or an older waverig's run appending into a
+// directory a newer one left — the plain file is the one written last. An
+// error names the directory and both names.
+func FindResults(dir string) (string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a run directory", dir)
+	}
+	for _, name := range []string{ResultsFile, CompressedResultsFile} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s: no %s or %s: not a run directory", dir, ResultsFile, CompressedResultsFile)
+}
+
+// ResolveResults turns what a user names as a run's results into its file: a
+// run directory (FindResults), a results file as it is, or DIR/results.jsonl
+// when that run was saved since and left DIR/results.jsonl.gz (so commands and
+// scripts written for the plain name keep working).
+func ResolveResults(path string) (string, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return FindResults(path)
+	case err == nil:
+		return path, nil
+	case errors.Is(err, fs.ErrNotExist) && filepath.Base(path) == ResultsFile:
+		if _, gzErr := os.Stat(path + ".gz"); gzErr == nil {
+			return path + ".gz", nil
+		}
+	}
+	return "", err
+}
+
+// ReadRunDir reads the records of a run directory (FindResults, ReadJSONL).
+func ReadRunDir(dir string) (recs []Record, truncated bool, err error) {
+	path, err := FindResults(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	return ReadJSONL(path)
+}
+
+// Close syncs and closes results.jsonl (when Seal did not) and releases the
+// lock; it returns the first failure of the whole run's writes.
 func (d *Dir) Close() error {
 	if d.out != nil {
 		if err := d.out.Sync(); err != nil && d.err == nil {
@@ -192,8 +304,8 @@ func (e *ReadError) Error() string {
 // failing lanes, a few KiB).
 const MaxLine = 16 << 20
 
-// ReadJSONL reads a results.jsonl. Every line must be a record with a case and a
-// known status; a truncated last line (a run killed mid-write) is reported in
+// ReadJSONL reads a results.jsonl (gzipped when the name ends in .gz). Every
+// line must be a record with a case and a known status; a truncated last line (a run killed mid-write) is reported in
 // truncated, with every complete record kept. An empty file is an error: it is
 // not a run.
 func ReadJSONL(path string) (recs []Record, truncated bool, err error) {
@@ -203,7 +315,8 @@ func ReadJSONL(path string) (recs []Record, truncated bool, err error) {
 	}
 	defer f.Close()
 	if strings.HasSuffix(path, ".gz") {
-		// Baselines kept in the repository (docs/hardware/…) are compressed.
+		// A saved run (Dir.Seal) and the baselines kept in the repository
+		// (docs/hardware/…) are compressed.
 		z, err := gzip.NewReader(f)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", path, err)
