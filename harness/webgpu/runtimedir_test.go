@@ -46,4 +46,3 @@ func TestPrivateRuntimeDir(t *testing.T) {
 		t.Error("a regular file was accepted")
 	}
 }
-
