@@ -247,6 +247,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		switch r.Verdict() {
 		case results.VerdictUnexpected:
+			if r.Status == results.Crash || r.Status == results.Timeout {
+				break // one line per dead child (crashLine), not one per case
+			}
 			if shown++; shown <= 20 {
 				say("%s %s%s: %s", strings.ToUpper(r.Outcome()), r.Name(), where, r.Headline())
 			}
@@ -266,8 +269,28 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	devResults := harness.RunDevices(runs, *jobs, harness.SelfCommand(self), emit)
+	// The children's stderr (the driver's crash dumps, Mesa's messages) goes
+	// to children.log, and each dead child to one line here. A stale log of
+	// an earlier run in this directory is truncated, an empty one removed.
+	logPath := filepath.Join(*outDir, harness.ChildLogFile)
+	watch := &harness.ChildWatch{Crashed: func(c harness.ChildCrash) {
+		say("%s", crashLine(c, several, logPath))
+	}}
+	childLog, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err == nil {
+		watch.Log = childLog
+	} else {
+		fmt.Fprintf(stderr, "waverig run: %v: the children's stderr goes to this terminal\n", err)
+	}
+	devResults := harness.RunDevices(runs, *jobs, harness.SelfCommand(self), watch, emit)
 	bar.Done()
+	if childLog != nil {
+		// Before the summary: the log is part of the run directory it describes.
+		if st, err := childLog.Stat(); err == nil && st.Size() == 0 {
+			os.Remove(logPath)
+		}
+		childLog.Close()
+	}
 
 	sum, incomplete := summarize(stdout, devs, names, devResults, all, sets)
 	sum.Total.Seconds = time.Since(start).Seconds()
@@ -346,6 +369,40 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		results.SummaryFile, results.HTMLFile, results.FailuresFile, results.CSVFile, results.JUnitFile, results.ExpectationFile, results.ReproDir)
 	fmt.Fprintf(stdout, "exit %d: %s\n", exit, sum.Verdict)
 	return exit
+}
+
+// crashLine is the one terminal line of a child process that died inside a
+// kernel: the first case's name, how many more cases share its fate, why in
+// a few words, whether a baseline knew, and where the driver's output went
+// (the records keep its tail in their reasons).
+func crashLine(c harness.ChildCrash, several bool, logPath string) string {
+	where := ""
+	if several {
+		where = fmt.Sprintf(" on device %d", c.Device)
+	}
+	name := fmt.Sprintf("%s at wave size %d", c.Job, c.WaveSize)
+	known := len(c.Records) > 0
+	for _, r := range c.Records {
+		known = known && r.Verdict() == results.VerdictKnown
+	}
+	if len(c.Records) > 0 {
+		name = c.Records[0].Name()
+		if n := len(c.Records) - 1; n > 0 {
+			name += fmt.Sprintf(" (+%d more cases of its kernel)", n)
+		}
+	}
+	why := fmt.Sprintf("the driver killed its child process (%s)", c.Exit)
+	if c.Status == results.Timeout {
+		why = "it did not finish within -kernel-timeout: its child process was killed"
+	}
+	word := strings.ToUpper(c.Status)
+	if known {
+		// Known is "FILE:LINE: reason"; the reason is the record's to tell.
+		line, _, _ := strings.Cut(c.Records[0].Known, ": ")
+		word = "known " + word
+		why += ", as " + line + " expects"
+	}
+	return fmt.Sprintf("%s %s%s: %s; driver output in %s", word, name, where, why, logPath)
 }
 
 // exitVerdict says an exit status in words (summary.json and the last line).
