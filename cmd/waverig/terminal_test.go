@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"waverig/harness"
+	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
 
@@ -116,5 +119,91 @@ func TestChildStderrGoesToLog(t *testing.T) {
 		if !strings.Contains(r.Reason, junk+" no newline") {
 			t.Errorf("%s: the reason lacks the driver's last output: %s", r.Name(), r.Reason)
 		}
+	}
+}
+
+// The summary leads with what ran; the skips (counted, by reason) come after,
+// then what the plan left out by design, counted by the same decision the
+// run and `waverig list` take (harness.NotApplicable): no record of such a
+// pair is written, and the list is what the run recorded.
+func TestSummaryLeadsWithWhatRan(t *testing.T) {
+	requireVulkan(t)
+	flags := []string{"-compilers", "ours", "-stages", "compute,vertex", "-sizes", "8", "-ops", "^(WaveActiveSum|WaveMatch)$", "-gen-seeds", "none"}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(append(append([]string{"run"}, flags...), "-out", out)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	at := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i
+			}
+		}
+		t.Fatalf("no line starts with %q:\n%s", prefix, stdout)
+		return -1
+	}
+	first := 1 // after "waverig run on …" (and "WebGPU not run: …")
+	for first < len(lines) && (lines[first] == "" || strings.HasPrefix(lines[first], "WebGPU not run") || strings.HasPrefix(lines[first], "waverig run on")) {
+		first++
+	}
+	ran, table, skipped, sizes := at("ran "), at("api "), at("skipped: "), at("size ")
+	if first != ran || table != ran+1 || skipped < table || sizes < skipped {
+		t.Errorf("order: ran at %d (first summary line %d), table %d, skipped %d, size table %d\n%s", ran, first, table, skipped, sizes, stdout)
+	}
+	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := readSummary(t, out)
+	if want := fmt.Sprintf("ran %d of %d cases: %d passed", sum.Total.Cases-sum.Total.Skipped, sum.Total.Cases, sum.Total.Passed); !strings.HasPrefix(lines[ran], want) {
+		t.Errorf("%q does not start with %q", lines[ran], want)
+	}
+	webgpu := strings.Contains(stdout, "APIs vulkan, webgpu")
+	f := kernels.Filter{Ops: regexp.MustCompile(flags[7])}
+	ks := append(kernels.Matrix(f), kernels.GraphicsMatrix(kernels.Vertex, f)...)
+	notApplicable := map[string]bool{}
+	excluded := 0
+	for _, k := range ks {
+		if harness.NotApplicable(harness.WebGPU, k) != "" {
+			notApplicable[k.Name] = true
+			excluded += len(k.Cases)
+		}
+	}
+	if excluded == 0 {
+		t.Fatal("no kernel of the selection is left out by design: the test proves nothing")
+	}
+	for _, r := range recs {
+		if r.API == harness.WebGPU && notApplicable[r.Kernel] {
+			t.Errorf("%s: a record of a kernel WebGPU cannot run by design", r.Name())
+		}
+	}
+	line := fmt.Sprintf("not applicable by design, so not planned: %d WebGPU cases (", excluded)
+	if got := strings.Contains(stdout, line); got != webgpu {
+		t.Errorf("WebGPU run %v, but the line %q is there: %v\n%s", webgpu, line, got, stdout)
+	}
+	if i := strings.Index(stdout, line); i >= 0 && i < strings.Index(stdout, "\nskipped: ") {
+		t.Errorf("the by-design line comes before the skips\n%s", stdout)
+	}
+	// list names exactly the records the run wrote.
+	code, listed, lerr := runCLI(append([]string{"list"}, flags...)...)
+	if code != exitOK {
+		t.Fatalf("list: exit %d: %s", code, lerr)
+	}
+	recorded := map[string]bool{}
+	for _, r := range recs {
+		if r.Case != results.LayoutCase && r.Status != results.Differs {
+			recorded[r.Name()] = true
+		}
+	}
+	names := strings.Fields(listed)
+	for _, n := range names {
+		if !recorded[n] {
+			t.Errorf("listed, not recorded: %s", n)
+		}
+	}
+	if len(names) != len(recorded) {
+		t.Errorf("list: %d names, run: %d records", len(names), len(recorded))
 	}
 }
