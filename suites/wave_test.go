@@ -158,9 +158,6 @@ func selected(f family, size uint32) (kernels.Filter, []string, []string) {
 	for _, k := range familyKernels(f.ops) {
 		for _, c := range k.Cases {
 			for _, t := range targets {
-				if harness.NotApplicable(t.api, k) != "" {
-					continue // no spec of it (see the case specs)
-				}
 				if match(append(append([]string{}, inherited...), caseLabels(c, stageOf(k), t)...)) {
 					filter.Cases[c.ID()] = true
 					comps[t.comp] = true
