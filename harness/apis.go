@@ -120,6 +120,40 @@ func (cfg Config) targets() []target {
 	return out
 }
 
+// NotApplicable says why an API can never run a kernel by its own design —
+// not a device's missing feature, a driver's bug or a compiler's gap, which
+// stay skips with their reasons — or "" when it can. The rig does not run
+// such a (kernel, API) pair (Rig.Run, and precompile through missingFeature),
+// PlanCases does not list it, the suites make no spec of it, and the run's
+// summary counts it in one line (PlanRun), so `waverig list`, the progress
+// total, shards and merge agree. Each rule is a skip the rig used to record
+// on every device: TestNotApplicableIsWhatWGSLRefuses holds the rules to what
+// waverig's WGSL back end and the rig's WebGPU checks say of every kernel.
+// The reasons are short: the summary prints them side by side.
+func NotApplicable(api string, k kernels.Kernel) string {
+	if api != WebGPU || len(k.Cases) == 0 {
+		return ""
+	}
+	c := k.Cases[0] // one kernel is one pipeline: its cases share these
+	_, sized := kernels.WaveSizeOf(c)
+	switch {
+	case len(k.Extensions) > 0:
+		// PartitionedNV's WaveMatch/WaveMultiPrefix*, SPV_KHR_quad_control's votes.
+		return "WebGPU cannot ask for the SPIR-V extension " + strings.Join(k.Extensions, ", ")
+	case sized:
+		return "WebGPU cannot require a wave size ([WaveSize], W0601)"
+	case kernels.IncludesHelperLanes(c):
+		return "WebGPU cannot make helper lanes take part in wave operations ([WaveOpsIncludeHelperLanes], W0602)"
+	case k.Stage == kernels.Vertex:
+		return "WebGPU has wave operations only in compute and fragment shaders (E0602)"
+	case k.Needs.Float64 || k.Needs.Int64:
+		return "WGSL has no 64-bit types (E0601)"
+	case k.Stage == kernels.Pixel && strings.Contains(k.HLSL, "IsHelperLane("):
+		return "WGSL has no helper-invocation builtin for IsHelperLane (E0612)"
+	}
+	return ""
+}
+
 // apis is the configured API list (Vulkan when none is named).
 func (c Config) apis() []string {
 	if len(c.APIs) == 0 {

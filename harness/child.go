@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -232,6 +233,12 @@ const maxRestarts = 64
 // as the reason, and a new child resumes after that kernel. Records already
 // received are never lost.
 func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
+	return runChild(newCmd, deviceIndex, sp, cfg, nil, emit)
+}
+
+// runChild is RunChild with a watch (nil: stderr as it comes, crashes told
+// by their records only).
+func runChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
 	layoutSent := map[string]bool{}
@@ -279,7 +286,16 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			cmd.Env = append(cmd.Env, fmt.Sprintf("LP_NATIVE_VECTOR_WIDTH=%d", sp.LPWidth))
 		}
 		tail := &tailWriter{max: 12}
-		cmd.Stderr = io.MultiWriter(os.Stderr, tail)
+		var errOut io.Writer = os.Stderr
+		var logged *linePrefixer
+		if watch != nil && watch.Log != nil {
+			// The driver's own output (LLVM's "Cannot select" dumps, Mesa's
+			// warnings) is for the log, not for the terminal between the
+			// progress lines; the crash record keeps its tail as before.
+			logged = &linePrefixer{prefix: fmt.Sprintf("device %d wave %d: ", deviceIndex, sp.Size), w: watch.Log}
+			errOut = logged
+		}
+		cmd.Stderr = io.MultiWriter(errOut, tail)
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			return st, err
@@ -336,6 +352,9 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 		io.Copy(io.Discard, stdout)
 		werr := cmd.Wait()
 		watchdog.Stop()
+		if logged != nil {
+			logged.flush() // Wait has copied all of stderr: a last line without its newline
+		}
 		st.Seconds = time.Since(start).Seconds()
 		switch {
 		case unavailable != "":
@@ -355,15 +374,85 @@ func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 			status = results.Timeout
 			why = fmt.Sprintf("the kernel did not finish within %s (-kernel-timeout): its child process was killed; its last output: %s", cfg.KernelTimeout, tail.String())
 		}
+		crashed := make([]results.Record, 0, len(pending))
 		for _, r := range pending {
 			r.Status, r.Reason = status, why
 			count(r)
+			r.DeviceIndex = deviceIndex
+			crashed = append(crashed, r)
+		}
+		if logged != nil {
+			// Which dump belongs to which crash: the log says where each child died.
+			fmt.Fprintf(logged, "== the child died in %s (%v); a new child goes on after it\n", running, werr)
+		}
+		if watch != nil && watch.Crashed != nil {
+			watch.Crashed(ChildCrash{Device: deviceIndex, WaveSize: sp.Size, Status: status, Job: running, Exit: fmt.Sprint(werr), Records: crashed})
 		}
 		if restart >= maxRestarts {
 			return st, fmt.Errorf("wave size %d: gave up after %d driver crashes", sp.Size, restart+1)
 		}
 		req.ResumeAfter = running
 		req.Crashed = append(req.Crashed, running)
+	}
+}
+
+// ChildLogFile is the file in a run directory that gets the stderr of the
+// run's child processes (`waverig run`: ChildWatch.Log).
+const ChildLogFile = "children.log"
+
+// ChildWatch is what a run does with its child processes' stderr and deaths.
+type ChildWatch struct {
+	// Log gets every line a child writes to stderr, prefixed with the
+	// child's device and wave size ("device 0 wave 8: "); lines of two
+	// children never mix. nil: the parent's stderr, as it comes.
+	Log io.Writer
+	// Crashed hears of every child that died inside a kernel (a driver crash,
+	// or the watchdog's kill), once, after that kernel's records were
+	// emitted; never from two children at once.
+	Crashed func(ChildCrash)
+}
+
+// ChildCrash is one child process that died inside a kernel.
+type ChildCrash struct {
+	Device   int
+	WaveSize uint32
+	Status   string // results.Crash or results.Timeout
+	Job      string // the kernel/compiler key it died in ("vulkan/KERNEL/ours")
+	Exit     string // how the process ended ("signal: aborted")
+	// Records are the records its cases got (status Status, the driver's last
+	// output in the reason); none for a job without cases (the prebuild).
+	Records []results.Record
+}
+
+// linePrefixer writes whole lines, each with a prefix, to w (RunDevices
+// serialises w's writes across children).
+type linePrefixer struct {
+	prefix string
+	w      io.Writer
+	part   []byte
+}
+
+func (l *linePrefixer) Write(p []byte) (int, error) {
+	l.part = append(l.part, p...)
+	var out []byte
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			break
+		}
+		out = append(append(out, l.prefix...), l.part[:i+1]...)
+		l.part = l.part[i+1:]
+	}
+	if len(out) > 0 {
+		l.w.Write(out) // a log that cannot be written loses lines, not the run
+	}
+	return len(p), nil
+}
+
+// flush writes a last line that had no newline.
+func (l *linePrefixer) flush() {
+	if len(l.part) > 0 {
+		l.Write([]byte("\n"))
 	}
 }
 
@@ -392,4 +481,15 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailWriter) String() string { return strings.Join(t.lines, " | ") }
+// String is the kept lines and a last one without its newline (a process
+// that aborts mid-line), joined.
+func (t *tailWriter) String() string {
+	lines := t.lines
+	if l := strings.TrimSpace(t.part); l != "" {
+		lines = append(append([]string{}, t.lines...), l)
+		if len(lines) > t.max {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, " | ")
+}

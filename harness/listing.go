@@ -91,7 +91,32 @@ func passDevice(d devices.Device, sp SizePlan) devices.Device {
 // The [WaveSize] kernels are compiled (waverig's compiler, no device) to read
 // their range, as the run does; nothing else is compiled.
 func PlanCases(p Plan, cfg Config) []PlannedCase {
+	cs, _ := PlanRun(p, cfg)
+	return cs
+}
+
+// Excluded counts the cases a plan leaves out on one API for one reason:
+// the API cannot run their kernels by design (NotApplicable).
+type Excluded struct {
+	API, Reason string
+	Cases       int
+}
+
+// PlanRun is PlanCases and what it left out by design, counted where the
+// case records would have been (on each target, in each pass that runs
+// the kernel), by API and reason in the order first met.
+func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
 	var out []PlannedCase
+	var excluded []Excluded
+	exclude := func(api, why string, n int) {
+		for i := range excluded {
+			if excluded[i].API == api && excluded[i].Reason == why {
+				excluded[i].Cases += n
+				return
+			}
+		}
+		excluded = append(excluded, Excluded{api, why, n})
+	}
 	ranges := map[string]*reflect.WaveSize{}
 	targets := cfg.targets()
 	for _, sp := range p.Sizes {
@@ -113,6 +138,10 @@ func PlanCases(p Plan, cfg Config) []PlannedCase {
 				if t.api == WebGPU && size != own {
 					continue // WebGPU cannot ask for a size: no layout, no records
 				}
+				if why := NotApplicable(t.api, k); why != "" {
+					exclude(t.api, why, len(k.Cases))
+					continue
+				}
 				for _, c := range k.Cases {
 					out = append(out, PlannedCase{Device: p.Device.Index, Kernel: k.Name, API: t.api, Stage: stageOf(k),
 						Case: c.ID(), Compiler: t.comp, WaveSize: size})
@@ -121,7 +150,7 @@ func PlanCases(p Plan, cfg Config) []PlannedCase {
 		}
 		out = append(out, cfg.planGen(p.Device.Index, size)...) // genrun.go
 	}
-	return out
+	return out, excluded
 }
 
 // CaseNames are the sorted, distinct test names of planned cases (two devices

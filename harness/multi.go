@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"io"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -75,12 +76,29 @@ func DefaultJobs() int { return max(1, runtime.NumCPU()) }
 // interleave. Every record carries its device's index. A unit that fails (its
 // child cannot start, or gives up after too many crashes) fails alone: its
 // records so far are kept, and every other unit runs to its end.
-func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, emit func(results.Record)) []DeviceResult {
+//
+// watch (nil: none) takes the children's stderr and hears of their crashes;
+// its Log and Crashed are serialised like emit.
+func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, watch *ChildWatch, emit func(results.Record)) []DeviceResult {
 	var mu sync.Mutex
 	safeEmit := func(r results.Record) {
 		mu.Lock()
 		defer mu.Unlock()
 		emit(r)
+	}
+	if watch != nil {
+		w := *watch
+		if w.Log != nil {
+			w.Log = &lockedWriter{w: w.Log}
+		}
+		if crashed := w.Crashed; crashed != nil {
+			w.Crashed = func(c ChildCrash) {
+				mu.Lock()
+				defer mu.Unlock()
+				crashed(c)
+			}
+		}
+		watch = &w
 	}
 	out := make([]DeviceResult, len(runs))
 	type unit struct{ dev, size int }
@@ -115,7 +133,7 @@ func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, emit func(resul
 				dr := runs[u.dev]
 				sp := dr.Plan.Sizes[u.size]
 				begin := time.Now()
-				out[u.dev].Sizes[u.size] = runSize(dr, sp, len(runs) > 1, newCmd, &inProcess, safeEmit)
+				out[u.dev].Sizes[u.size] = runSize(dr, sp, len(runs) > 1, newCmd, &inProcess, watch, safeEmit)
 				spanMu.Lock()
 				if first[u.dev].IsZero() || begin.Before(first[u.dev]) {
 					first[u.dev] = begin
@@ -140,12 +158,12 @@ func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, emit func(resul
 
 // runSize runs one wave size of one device: skipped, in a child, or in this
 // process (one device only, size control).
-func runSize(dr DeviceRun, sp SizePlan, several bool, newCmd ChildCommand, inProcess *sync.Mutex, emit func(results.Record)) SizeResult {
+func runSize(dr DeviceRun, sp SizePlan, several bool, newCmd ChildCommand, inProcess *sync.Mutex, watch *ChildWatch, emit func(results.Record)) SizeResult {
 	sr := SizeResult{Size: sp.Size, SkipReason: sp.SkipReason}
 	switch {
 	case sp.SkipReason != "":
 	case sp.LPWidth > 0 || several:
-		sr.Stats, sr.Err = RunChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, sp, dr.Config, emit)
+		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, sp, dr.Config, watch, emit)
 		var su *SizeUnavailableError
 		if errors.As(sr.Err, &su) && sp.Optional {
 			sr.SkipReason, sr.Err = su.Msg, nil
@@ -165,4 +183,17 @@ func runSize(dr DeviceRun, sp SizePlan, several bool, newCmd ChildCommand, inPro
 		})
 	}
 	return sr
+}
+
+// lockedWriter serialises writes: each child's lines arrive whole (one Write
+// per batch of lines, linePrefixer), so two children's lines never mix.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

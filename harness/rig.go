@@ -327,8 +327,8 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 		var runs []ran
 		for _, t := range targets {
 			layout, ok := layouts[t.api]
-			if !ok {
-				continue
+			if !ok || NotApplicable(t.api, k) != "" {
+				continue // not planned (PlanCases): no records
 			}
 			key := jobKey(t, k.Name)
 			if resumeHere && r.crashed[key] {
@@ -555,10 +555,10 @@ func (r *Rig) checkAttempt(k kernels.Kernel, t target, size uint32, out map[stri
 func (r *Rig) missingFeature(api string, k kernels.Kernel) string {
 	d, f := r.dev, k.Needs
 	if api == WebGPU {
-		if len(k.Extensions) > 0 {
-			// The WGSL of such a kernel is the portable kernel's: running it
-			// again would test nothing new.
-			return "the kernel tests the SPIR-V extension " + strings.Join(k.Extensions, ", ") + ", which WebGPU has no way to ask for"
+		if why := NotApplicable(api, k); why != "" {
+			// Never asked in a run (Run leaves the pair out); precompile and
+			// exec-like callers still get the reason.
+			return why
 		}
 		if f.Float16 && r.gpu != nil && !r.gpu.Adapter.ShaderF16 {
 			return "WebGPU adapter lacks shader-f16"

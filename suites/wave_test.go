@@ -401,6 +401,11 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 						stage := stageOf(k)
 						for _, c := range k.Cases {
 							for _, t := range targets {
+								if harness.NotApplicable(t.api, k) != "" {
+									// The API cannot run it by design: the rig plans no
+									// record of it, so there is no spec to skip either.
+									continue
+								}
 								c, t := c, t
 								It(fmt.Sprintf("%s [%s %s %s]", c.ID(), t.api, stage, t.comp), Label(caseLabels(c, stage, t)...), func() {
 									requireAPI(t.api)

@@ -100,8 +100,9 @@ func genSeeds(arg string, cfg harness.Config) ([]uint64, error) {
 }
 
 // runList is `waverig list`: every test name (results.Record.Name) the run of
-// the same flags records — skips included, layout and parity records not — one
-// per line, sorted, on stdout; the count on stderr. With several devices the
+// the same flags records — skips included, layout and parity records not, nor
+// the pairs an API cannot run by design (counted on stderr) — one per line,
+// sorted, on stdout; the count on stderr. With several devices the
 // names of all of them, each once.
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
@@ -130,6 +131,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var planned []harness.PlannedCase
+	var excluded []harness.Excluded
 	for _, idx := range idxs {
 		dc := cfg
 		if dc.APIs == nil {
@@ -140,7 +142,8 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		}
 		dev := devs[idx]
 		dev.Index = idx
-		planned = append(planned, harness.PlanCases(harness.MakePlan(dev, want), dc)...)
+		cs, ex := harness.PlanRun(harness.MakePlan(dev, want), dc)
+		planned, excluded = append(planned, cs...), append(excluded, ex...)
 	}
 	names := harness.CaseNames(planned)
 	for _, n := range names {
@@ -148,6 +151,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 			break // `waverig list | head`: the reader has what it wanted
 		}
 	}
+	// What the run leaves out by design, as its summary says it (before the
+	// count, which stays the last line).
+	printExcluded(stderr, excluded)
 	if len(idxs) > 1 {
 		fmt.Fprintf(stderr, "%d cases (%d records on %d devices)\n", len(names), len(planned), len(idxs))
 	} else {

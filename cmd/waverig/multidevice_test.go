@@ -33,6 +33,10 @@ const (
 	// abortAtEnv=prebuild moves the crash to the announcement of the parallel
 	// pipeline prebuild (a driver dying while pipelines are built on every core).
 	abortAtEnv = "WAVERIG_TEST_ABORT_AT"
+	// abortJunkEnv: before it dies, the child writes three lines starting
+	// with this text to stderr (the last without a newline), as a driver's
+	// crash dump would.
+	abortJunkEnv = "WAVERIG_TEST_ABORT_JUNK"
 )
 
 // injectedCrashChild runs ChildMain with the crash injection when this process
@@ -67,6 +71,9 @@ func (c crashAfterBegin) Write(p []byte) (int, error) {
 	if kernel {
 		if f, err := os.OpenFile(c.marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 			f.Close()
+			if j := os.Getenv(abortJunkEnv); j != "" {
+				os.Stderr.WriteString(j + " Cannot select: 0x1\n" + j + " In function: cs_variant\n" + j + " no newline")
+			}
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {} // the signal is on its way
 		}

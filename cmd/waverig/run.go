@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,12 +219,19 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	// The total is counted beside the run's start (seconds of CPU for the
 	// whole plan, which the children spend compiling anyway).
+	// What the plan leaves out by design (harness.NotApplicable) comes from
+	// the same walk, for the summary.
+	planned := make(chan []harness.Excluded, 1)
 	go func() {
 		total := 0
+		var excluded []harness.Excluded
 		for _, dr := range runs {
-			total += len(harness.PlanCases(dr.Plan, dr.Config))
+			cs, ex := harness.PlanRun(dr.Plan, dr.Config)
+			total += len(cs)
+			excluded = append(excluded, ex...)
 		}
 		bar.SetTotal(total)
+		planned <- excluded
 	}()
 	start := time.Now()
 	shown := 0
@@ -250,6 +259,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		switch r.Verdict() {
 		case results.VerdictUnexpected:
+			if r.Status == results.Crash || r.Status == results.Timeout {
+				break // one line per dead child (crashLine), not one per case
+			}
 			if shown++; shown <= 20 {
 				say("%s %s%s: %s", strings.ToUpper(r.Outcome()), r.Name(), where, r.Headline())
 			}
@@ -269,17 +281,36 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	devResults := harness.RunDevices(runs, *jobs, harness.SelfCommand(self), emit)
+	// The children's stderr (the driver's crash dumps, Mesa's messages) goes
+	// to children.log, and each dead child to one line here. A stale log of
+	// an earlier run in this directory is truncated, an empty one removed.
+	logPath := filepath.Join(*outDir, harness.ChildLogFile)
+	watch := &harness.ChildWatch{Crashed: func(c harness.ChildCrash) {
+		say("%s", crashLine(c, several, logPath))
+	}}
+	childLog, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err == nil {
+		watch.Log = childLog
+	} else {
+		fmt.Fprintf(stderr, "waverig run: %v: the children's stderr goes to this terminal\n", err)
+	}
+	devResults := harness.RunDevices(runs, *jobs, harness.SelfCommand(self), watch, emit)
 	bar.Done()
+	if childLog != nil {
+		// Before the summary: the log is part of the run directory it describes.
+		if st, err := childLog.Stat(); err == nil && st.Size() == 0 {
+			os.Remove(logPath)
+		}
+		childLog.Close()
+	}
 
-	sum, incomplete := summarize(stdout, devs, names, devResults, all, sets)
+	// What ran leads (per device, API, stage and size), then what did not
+	// and why, then the per-size table with its pipelines and seconds.
+	var sizeTable bytes.Buffer
+	sum, incomplete := summarize(&sizeTable, devs, names, devResults, all, sets)
 	sum.Total.Seconds = time.Since(start).Seconds()
 	sum.Shard = cfg.Shard.String()
 	t := sum.Total
-	fmt.Fprintf(stdout, "%s%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", tableIndent(several), "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
-	if t.Seconds > 0 {
-		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(t.Cases)/t.Seconds)
-	}
 	printBreakdown(stdout, all, several)
 	if t.ParityCases > 0 {
 		fmt.Fprintf(stdout, "parity: %d cases compared lane by lane on Vulkan and WebGPU (%d lanes), %d differ", t.ParityCases, t.ParityLanes, t.Differs)
@@ -288,7 +319,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout)
 	}
-	printCounts(stdout, "skipped, by reason:", skipReasons)
+	printSkips(stdout, t.Skipped, skipReasons)
+	printExcluded(stdout, <-planned)
+	io.Copy(stdout, &sizeTable)
+	fmt.Fprintf(stdout, "%s%-6s %8d %8d %8d %8d %8d %8d %10d %9.1f\n", tableIndent(several), "total", t.Cases, t.Passed, t.Failed, t.Errors, t.Skipped, t.Known, t.Pipelines, t.Seconds)
+	if t.Seconds > 0 {
+		fmt.Fprintf(stdout, "%.0f cases/s\n", float64(t.Cases)/t.Seconds)
+	}
 	if t.Known > 0 {
 		fmt.Fprintf(stdout, "%d known problems of this driver or compiler (ExpectedFail or KnownFlake in baselines %s), not counted\n", t.Known, strings.Join(sum.Expectations, ", "))
 	}
@@ -351,6 +388,40 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	return exit
 }
 
+// crashLine is the one terminal line of a child process that died inside a
+// kernel: the first case's name, how many more cases share its fate, why in
+// a few words, whether a baseline knew, and where the driver's output went
+// (the records keep its tail in their reasons).
+func crashLine(c harness.ChildCrash, several bool, logPath string) string {
+	where := ""
+	if several {
+		where = fmt.Sprintf(" on device %d", c.Device)
+	}
+	name := fmt.Sprintf("%s at wave size %d", c.Job, c.WaveSize)
+	known := len(c.Records) > 0
+	for _, r := range c.Records {
+		known = known && r.Verdict() == results.VerdictKnown
+	}
+	if len(c.Records) > 0 {
+		name = c.Records[0].Name()
+		if n := len(c.Records) - 1; n > 0 {
+			name += fmt.Sprintf(" (+%d more cases of its kernel)", n)
+		}
+	}
+	why := fmt.Sprintf("the driver killed its child process (%s)", c.Exit)
+	if c.Status == results.Timeout {
+		why = "it did not finish within -kernel-timeout: its child process was killed"
+	}
+	word := strings.ToUpper(c.Status)
+	if known {
+		// Known is "FILE:LINE: reason"; the reason is the record's to tell.
+		line, _, _ := strings.Cut(c.Records[0].Known, ": ")
+		word = "known " + word
+		why += ", as " + line + " expects"
+	}
+	return fmt.Sprintf("%s %s%s: %s; driver output in %s", word, name, where, why, logPath)
+}
+
 // exitVerdict says an exit status in words (summary.json and the last line).
 func exitVerdict(code int) string {
 	switch code {
@@ -362,14 +433,77 @@ func exitVerdict(code int) string {
 	return "the run did not complete or could not record its results"
 }
 
-func printCounts(w io.Writer, title string, m map[string]int) {
-	if len(m) == 0 {
+// topSkipReasons is how many skip reasons the summary lists; results.csv and
+// results.jsonl have every skip with its reason.
+const topSkipReasons = 10
+
+// printSkips counts the skipped cases (run, but not on this device or by
+// this compiler: a missing feature, a compiler's gap, a baseline's skip)
+// and lists the most common reasons, most first.
+func printSkips(w io.Writer, skipped int, reasons map[string]int) {
+	if skipped == 0 {
 		return
 	}
-	fmt.Fprintln(w, title)
-	for _, k := range sortedKeys(m) {
-		fmt.Fprintf(w, "  %5d  %s\n", m[k], k)
+	keys := sortedKeys(reasons)
+	sort.SliceStable(keys, func(i, j int) bool { return reasons[keys[i]] > reasons[keys[j]] })
+	fmt.Fprintf(w, "\nskipped: %d cases did not run here, by reason:\n", skipped)
+	rest := 0
+	for i, k := range keys {
+		if i >= topSkipReasons {
+			rest += reasons[k]
+			continue
+		}
+		fmt.Fprintf(w, "  %7d  %s\n", reasons[k], k)
 	}
+	if n := len(keys) - topSkipReasons; n > 0 {
+		fmt.Fprintf(w, "  %7d  in %d more reasons (every skip and its reason: %s)\n", rest, n, results.CSVFile)
+	}
+}
+
+// printExcluded is one line per API of what the plan left out because the
+// API cannot run it by design (harness.NotApplicable): not run, not
+// recorded, not counted above.
+func printExcluded(w io.Writer, ex []harness.Excluded) {
+	type reason struct {
+		why   string
+		cases int
+	}
+	by := map[string][]reason{}
+	total := map[string]int{}
+	var apis []string
+	for _, e := range ex {
+		if total[e.API] == 0 {
+			apis = append(apis, e.API)
+		}
+		total[e.API] += e.Cases
+		rs := by[e.API]
+		i := slices.IndexFunc(rs, func(r reason) bool { return r.why == e.Reason })
+		if i < 0 {
+			by[e.API] = append(rs, reason{e.Reason, e.Cases})
+		} else {
+			rs[i].cases += e.Cases
+		}
+	}
+	for _, api := range apis {
+		rs := by[api]
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].cases > rs[j].cases })
+		parts := make([]string, len(rs))
+		for i, r := range rs {
+			parts[i] = fmt.Sprintf("%d: %s", r.cases, r.why)
+		}
+		fmt.Fprintf(w, "not applicable by design, so not planned: %d %s cases (%s)\n", total[api], apiName(api), strings.Join(parts, "; "))
+	}
+}
+
+// apiName is an API as prose spells it.
+func apiName(api string) string {
+	switch api {
+	case harness.WebGPU:
+		return "WebGPU"
+	case harness.Vulkan:
+		return "Vulkan"
+	}
+	return api
 }
 
 // readRun reads a results.jsonl for comparison: it must hold records, and a cut
@@ -440,9 +574,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// printBreakdown prints the cases of a run per API, stage and wave size, and
-// per device when the run has several (the layout checks and parity records
-// are not cases).
+// printBreakdown prints the cases of a run that ran (not skipped) per API,
+// stage and wave size, and per device when the run has several: how they
+// ended, the known problems among them (failed or errors a baseline
+// expects), flakes and vacuous cases. The layout checks and parity records
+// are not cases; rows where nothing ran are left out (the skips say why).
 func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 	type key struct {
 		dev        int
@@ -451,6 +587,7 @@ func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 	}
 	counts := map[key]*results.Stats{}
 	var keys []key
+	var all results.Stats
 	for _, r := range recs {
 		k := key{0, r.API, r.Stage, r.WaveSize}
 		if several {
@@ -464,9 +601,7 @@ func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 			keys = append(keys, k)
 		}
 		counts[k].Add(r)
-	}
-	if len(keys) < 2 {
-		return
+		all.Add(r)
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
@@ -474,23 +609,36 @@ func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 			return a.dev < b.dev
 		}
 		if a.api != b.api {
-			return a.api > b.api // vulkan before webgpu
+			return a.api < b.api // vulkan before webgpu
 		}
 		if a.stage != b.stage {
 			return a.stage < b.stage
 		}
 		return a.size < b.size
 	})
+	ran := func(st *results.Stats) int { return st.Cases - st.Skipped }
+	fmt.Fprintf(w, "\nran %d of %d cases: %d passed, %d failed, %d errors or crashes (%d of the failed and errors known), %d flakes, %d vacuous; %d skipped (below)\n",
+		ran(&all), all.Cases, all.Passed, all.Failed, all.Errors, all.Known, all.Flakes, all.Vacuous, all.Skipped)
+	if ran(&all) == 0 {
+		return
+	}
 	col := ""
 	if several {
 		col = "dev  "
 	}
-	fmt.Fprintf(w, "\n%s%-8s %-8s %-6s %8s %8s %8s %8s %8s %8s\n", col, "api", "stage", "size", "cases", "passed", "failed", "errors", "skipped", "known")
+	line := func(dev, api, stage, size string, st *results.Stats) {
+		fmt.Fprintf(w, "%s%-8s %-8s %-6s %8d %8d %8d %8d %8d %8d %8d\n", dev, api, stage, size, ran(st), st.Passed, st.Failed, st.Errors, st.Known, st.Flakes, st.Vacuous)
+	}
+	fmt.Fprintf(w, "%s%-8s %-8s %-6s %8s %8s %8s %8s %8s %8s %8s\n", col, "api", "stage", "size", "ran", "passed", "failed", "errors", "known", "flakes", "vacuous")
 	for _, k := range keys {
 		st := counts[k]
-		if several {
-			fmt.Fprintf(w, "%-4d ", k.dev)
+		if ran(st) == 0 {
+			continue
 		}
-		fmt.Fprintf(w, "%-8s %-8s %-6d %8d %8d %8d %8d %8d %8d\n", k.api, k.stage, k.size, st.Cases, st.Passed, st.Failed, st.Errors, st.Skipped, st.Known)
+		dev := ""
+		if several {
+			dev = fmt.Sprintf("%-4d ", k.dev)
+		}
+		line(dev, k.api, k.stage, strconv.Itoa(int(k.size)), st)
 	}
 }

@@ -88,6 +88,7 @@ func describe(index int, a *wgpu.Adapter) Adapter {
 // (the caller owns the instance then), or nils. The instances of the other
 // backends are released.
 func walkAdapters(visit func(desc Adapter, inst *wgpu.Instance, a *wgpu.Adapter) (stop bool)) (*wgpu.Instance, *wgpu.Adapter) {
+	ensureRuntimeDir() // runtimedir.go: no libwayland line on stderr
 	index := 0
 	for _, b := range backends {
 		inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: b.bit})
