@@ -398,7 +398,7 @@ func runChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config,
 
 // ChildLogFile is the file in a run directory that gets the stderr of the
 // run's child processes (`waverig run`: ChildWatch.Log).
-const ChildLogFile = "children.log"
+const ChildLogFile = results.ChildLogFile
 
 // ChildWatch is what a run does with its child processes' stderr and deaths.
 type ChildWatch struct {

@@ -47,7 +47,12 @@ const (
 const CompressedResultsFile = ResultsFile + ".gz"
 
 // runOwned lists what a new run clears out of its directory.
-var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, plainCSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile}
+var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, plainCSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile, ChildLogFile}
+
+// ChildLogFile is where `waverig run` puts its child processes' stderr (the
+// driver's own output when it crashes: harness.ChildLogFile names the same
+// file); a new run, or a merge into the directory, clears the previous one.
+const ChildLogFile = "children.log"
 
 // plainCSVFile is where runs before results.csv.gz wrote their CSV: a run
 // into such a directory removes it with the rest.
