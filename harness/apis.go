@@ -9,6 +9,7 @@ import (
 	"waverig/compiler/reflect"
 	"waverig/devices"
 	"waverig/harness/kernels"
+	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
 	"waverig/harness/webgpu"
@@ -98,20 +99,20 @@ func (r *Rig) targets() []target { return r.cfg.targets() }
 func (cfg Config) targets() []target {
 	comps := cfg.Compilers
 	if len(comps) == 0 {
-		comps = DefaultCompilers()
+		comps = produce.DefaultCompilers()
 	}
 	var out []target
 	for _, api := range cfg.apis() {
 		switch api {
 		case Vulkan:
 			for _, c := range comps {
-				out = append(out, target{Vulkan, CompilerName(c)})
+				out = append(out, target{Vulkan, produce.CompilerName(c)})
 			}
 		case WebGPU:
 			// glslang emits no WGSL; a command compiler is asked for it
 			// (--target wgsl) and may say it cannot (exit 3: a skip).
 			for _, c := range comps {
-				if n := CompilerName(c); n == Ours || c != n {
+				if n := produce.CompilerName(c); n == Ours || c != n {
 					out = append(out, target{WebGPU, n})
 				}
 			}

@@ -10,8 +10,8 @@ import (
 
 	"waverig/compiler"
 	"waverig/compiler/reflect"
-	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
 )
@@ -32,14 +32,6 @@ type module struct {
 func (m *module) binding(register string) (reflect.Binding, bool) {
 	b, ok := m.bindings[reflect.NormalizeRegister(register)]
 	return b, ok
-}
-
-// DefaultCompilers is waverig's compiler, plus glslang when it is installed.
-func DefaultCompilers() []string {
-	if glslang.Installed() {
-		return []string{Ours, Glslang}
-	}
-	return []string{Ours}
 }
 
 func (r *Rig) compile(k kernels.Kernel, t target) *module {
@@ -71,7 +63,7 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	case comp == Glslang && t.api == WebGPU:
 		m = &module{skip: "glslang emits no WGSL"}
 	case comp == Glslang:
-		m = compileGlslang(k.HLSL, entry, stage, kernelRegisters(k))
+		m = produced(produce.CompileGlslang(k.HLSL, entry, stage, kernelRegisters(k)))
 	default:
 		cc, ok := r.cfg.command(comp)
 		if !ok {
@@ -81,11 +73,11 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 		// waverig's reflection of the same entry names each register's
 		// resource; the command's module is matched to it by those names.
 		names := resourceNames(r.compileEntry(k, target{Vulkan, Ours}, entry, stage))
-		in := CommandInput{Source: []byte(k.HLSL), FileName: k.Name + ".hlsl", Entry: entry, Stage: stage, Extensions: k.Extensions}
+		in := produce.CommandInput{Source: []byte(k.HLSL), FileName: k.Name + ".hlsl", Entry: entry, Stage: stage, Extensions: k.Extensions}
 		if t.api == WebGPU {
-			m = compileCommandWGSL(cc, in, kernelRegisters(k), names)
+			m = produced(produce.CompileCommandWGSL(cc, in, kernelRegisters(k), names))
 		} else {
-			m = compileCommand(cc, in, kernelRegisters(k), names)
+			m = produced(produce.CompileCommand(cc, in, kernelRegisters(k), names))
 		}
 	}
 	if m.err == nil && m.skip == "" && t.api == Vulkan {
@@ -185,48 +177,60 @@ func (r *Rig) precompile(ks []kernels.Kernel, targets []target) {
 	wg.Wait()
 }
 
-// compileOurs compiles with waverig's compiler and maps registers through the
-// reflection.
-func compileOurs(name string, src []byte, opts compiler.Options) *module {
-	res, err := compiler.Compile(name, src, opts)
-	if err != nil {
-		return &module{err: fmt.Errorf("waverig compile failed:\n%s", res.Render())}
-	}
-	ep := res.Entry(opts.Entry)
-	if ep == nil {
-		return &module{err: fmt.Errorf("entry point %s missing from the reflection", opts.Entry)}
-	}
-	m := &module{entry: opts.Entry, spirv: bytesToWords(res.Find(opts.Entry, compiler.SPIRV)), bindings: map[string]reflect.Binding{}, waveSize: ep.WaveSize}
-	for _, b := range ep.Bindings {
-		m.bindings[reflect.NormalizeRegister(b.Register)] = b
-	}
-	return m
-}
-
-// compileGlslang compiles with glslang; a kernel glslang cannot compile is a skip.
-func compileGlslang(text, entry, stage string, registers []string) *module {
-	g, skip, err := glslang.CompileStage(text, entry, stage, registers)
-	switch {
-	case err != nil:
-		return &module{err: err}
-	case skip != "":
-		return &module{skip: skip}
-	}
-	return &module{spirv: g.SPIRV, entry: g.Entry, bindings: g.Bindings}
-}
-
-func bytesToWords(b []byte) []uint32 {
-	w := make([]uint32, len(b)/4)
-	for i := range w {
-		w[i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
-	}
-	return w
-}
-
 func wordsToBytes(w []uint32) []byte {
 	b := make([]byte, 4*len(w))
 	for i, x := range w {
 		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
 	}
 	return b
+}
+
+// produced is a module of harness/produce as the rig keeps it: the skip or the
+// error in the module, so the cache holds every outcome once.
+func produced(pm produce.Module, skip string, err error) *module {
+	switch {
+	case err != nil:
+		return &module{err: err}
+	case skip != "":
+		return &module{skip: skip}
+	}
+	return &module{spirv: pm.SPIRV, wgsl: pm.WGSL, entry: pm.Entry, bindings: pm.Bindings, waveSize: pm.WaveSize}
+}
+
+// compileOurs compiles with waverig's compiler (produce.CompileOurs).
+func compileOurs(name string, src []byte, opts compiler.Options) *module {
+	pm, err := produce.CompileOurs(name, src, opts)
+	return produced(pm, "", err)
+}
+
+// command returns the command compiler a configuration calls name.
+func (c Config) command(name string) (produce.CommandCompiler, bool) {
+	for _, spec := range c.Compilers {
+		if cc, ok := produce.CommandOf(spec); ok && cc.Name == name {
+			return cc, true
+		}
+	}
+	return produce.CommandCompiler{}, false
+}
+
+// compilerSpec is how a command line names one of the configuration's
+// compilers: "cmd:NAME=PATH" for a command compiler, else its name.
+func (c Config) compilerSpec(name string) string {
+	if cc, ok := c.command(name); ok {
+		return produce.CommandPrefix + cc.Name + "=" + cc.Path
+	}
+	return name
+}
+
+// resourceNames maps each register of a module waverig compiled to its
+// resource's name.
+func resourceNames(m *module) map[string]string {
+	if m == nil || m.err != nil {
+		return nil
+	}
+	names := map[string]string{}
+	for reg, b := range m.bindings {
+		names[reg] = b.Name
+	}
+	return names
 }

@@ -16,6 +16,7 @@ import (
 	"waverig/devices/vkx"
 	"waverig/harness/casefile"
 	"waverig/harness/glslang"
+	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
 	"waverig/harness/webgpu"
@@ -49,7 +50,7 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 	var mod *module
 	var waveSize *reflect.WaveSize // the shader's [WaveSize] range (Vulkan)
 	switch {
-	case api == WebGPU && comp != "" && comp != Ours && !strings.HasPrefix(comp, CommandPrefix):
+	case api == WebGPU && comp != "" && comp != Ours && !strings.HasPrefix(comp, produce.CommandPrefix):
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
 	case api == WebGPU:
 		if r.gpu == nil {
@@ -57,11 +58,11 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		}
 		ours := compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
 		mod = ours
-		if cc, isCmd := commandOf(comp); isCmd {
+		if cc, isCmd := produce.CommandOf(comp); isCmd {
 			// The command's WGSL, bound by the names waverig's reflection
 			// gives the registers (as on Vulkan); [WaveSize] is waverig's.
-			in := CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
-			mod = compileCommandWGSL(cc, in, c.Registers(), resourceNames(ours))
+			in := produce.CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
+			mod = produced(produce.CompileCommandWGSL(cc, in, c.Registers(), resourceNames(ours)))
 			if mod.err != nil {
 				return nil, mod.err // the compiler failed on the case (exit 1)
 			}
@@ -104,15 +105,15 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 			defs = append(defs, fmt.Sprintf("#define %s %s\n", k, v))
 		}
 		sort.Strings(defs)
-		mod = compileGlslang(strings.Join(defs, "")+string(src), c.Entry, results.Compute, c.Registers())
+		mod = produced(produce.CompileGlslang(strings.Join(defs, "")+string(src), c.Entry, results.Compute, c.Registers()))
 		if mod.err != nil {
 			return nil, bad("%v", mod.err)
 		}
 		if mod.skip != "" {
 			return nil, bad("shader does not compile with glslang: %s", mod.skip)
 		}
-	case strings.HasPrefix(comp, CommandPrefix):
-		cc, ok := commandOf(comp)
+	case strings.HasPrefix(comp, produce.CommandPrefix):
+		cc, ok := produce.CommandOf(comp)
 		if !ok {
 			return nil, bad("compiler %q: write cmd:NAME=PATH", comp)
 		}
@@ -123,8 +124,8 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		if ours.err == nil {
 			waveSize = ours.waveSize
 		}
-		in := CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
-		mod = compileCommand(cc, in, c.Registers(), resourceNames(ours))
+		in := produce.CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
+		mod = produced(produce.CompileCommand(cc, in, c.Registers(), resourceNames(ours)))
 		if mod.err != nil {
 			return nil, mod.err // the compiler failed on the case (exit 1)
 		}

@@ -20,6 +20,7 @@ import (
 	"waverig/devices"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
+	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
 	"waverig/harness/webgpu"
@@ -120,7 +121,7 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 		return nil, err
 	}
 	if len(cfg.Compilers) == 0 {
-		cfg.Compilers = DefaultCompilers()
+		cfg.Compilers = produce.DefaultCompilers()
 	}
 	// The rig validates every module itself, in parallel, while precompiling; the
 	// runner's check before a pipeline build then finds it accepted (vulkan.Validate

@@ -10,6 +10,7 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/casefile"
+	"waverig/harness/produce"
 	"waverig/harness/vulkan"
 )
 
@@ -35,7 +36,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	file := files[0]
-	spec, err := harness.ParseCompiler(*comp)
+	spec, err := produce.ParseCompiler(*comp)
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: -compiler %q: %v\n", *comp, err)
 		return exitUsage

@@ -15,6 +15,7 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/kernels"
+	"waverig/harness/produce"
 )
 
 const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang,cmd:NAME=PATH] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
@@ -53,7 +54,7 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 		}
 	}
 	if *p.compilers != "" {
-		if cfg.Compilers, err = harness.ParseCompilers(*p.compilers); err != nil {
+		if cfg.Compilers, err = produce.ParseCompilers(*p.compilers); err != nil {
 			return cfg, nil, fmt.Errorf("-compilers: %v", err)
 		}
 	}

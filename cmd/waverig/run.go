@@ -19,6 +19,7 @@ import (
 	"waverig/harness"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
+	"waverig/harness/produce"
 	"waverig/harness/report"
 	"waverig/harness/results"
 	"waverig/internal/progress"
@@ -113,7 +114,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *comps != "" {
 		// Command compilers' paths are checked here: a missing program is
 		// bad usage (exit 2) before anything runs.
-		list, err := harness.ParseCompilers(*comps)
+		list, err := produce.ParseCompilers(*comps)
 		if err != nil {
 			return bad("-compilers: %v", err)
 		}

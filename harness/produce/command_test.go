@@ -1,4 +1,4 @@
-package harness
+package produce
 
 import (
 	"os"
@@ -33,16 +33,6 @@ func TestParseCompilers(t *testing.T) {
 	}
 	if n := CompilerName(got[2]); n != "mine" {
 		t.Errorf("name %q", n)
-	}
-	cfg := Config{Compilers: got}
-	if cc, found := cfg.command("mine"); !found || cc.Path != ok {
-		t.Errorf("command(mine) = %+v %v", cc, found)
-	}
-	if ts := cfg.targets(); len(ts) != 3 || ts[2] != (target{Vulkan, "mine"}) {
-		t.Errorf("targets %v", ts)
-	}
-	if s := cfg.compilerSpec("mine"); s != "cmd:mine="+ok {
-		t.Errorf("spec %q", s)
 	}
 	// A relative path is resolved now.
 	wd, _ := os.Getwd()
@@ -85,7 +75,7 @@ func TestCommandArgs(t *testing.T) {
 // or none, is an error too.
 func TestCommandCompilerExitStatuses(t *testing.T) {
 	dir := t.TempDir()
-	spv, err := filepath.Abs("../fixtures/cases/module.spv")
+	spv, err := filepath.Abs("../../fixtures/cases/module.spv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,31 +129,6 @@ func TestBindCommandModule(t *testing.T) {
 	}
 }
 
-func TestWGSLBindings(t *testing.T) {
-	src := `// @group(9) @binding(9) var<storage> Commented: array<u32>;
-@binding(2) @group(1) var<storage, read_write> Out: array<u32>;
-@group(0)
-@binding(0) var<uniform> P: Params;
-/* @compute fn other() {} */
-@compute @workgroup_size(64, 1, 1)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {}
-`
-	bs, err := wgslBindings(src, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bs) != 2 || bs["1:2"].Name != "Out" || bs["1:2"].Descriptor != "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER" ||
-		bs["0:0"].Name != "P" || bs["0:0"].Descriptor != "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER" {
-		t.Errorf("bindings %+v", bs)
-	}
-	if _, err := wgslBindings(src, "other"); err == nil || !strings.Contains(err.Error(), `no @compute entry point named "other"`) {
-		t.Errorf("commented-out entry: %v", err)
-	}
-	if _, err := wgslBindings("@group(0) var<storage> X: u32;\n@compute @workgroup_size(1) fn main() {}", "main"); err == nil || !strings.Contains(err.Error(), "lacks @group or @binding") {
-		t.Errorf("no binding: %v", err)
-	}
-}
-
 // A command asked for WGSL (WebGPU) gets --target wgsl and its text back;
 // bytes that are not text are an error naming the compiler.
 func TestCommandCompilerWGSL(t *testing.T) {
@@ -205,7 +170,7 @@ func TestNagaWGSL(t *testing.T) {
 // the rig's worker: a wrapper that runs waverig would run kernels (and call
 // itself again) instead of compiling.
 func TestCommandEnvDropsWorkerVariables(t *testing.T) {
-	t.Setenv(ChildEnv, `{"device":0}`)
+	t.Setenv("WAVERIG_CHILD", `{"device":0}`) // harness.ChildEnv: a wave-size child
 	t.Setenv("WAVERIG_SCORE_CHILD", "1")
 	dir := t.TempDir()
 	body := "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n" +

@@ -1,4 +1,4 @@
-package harness
+package produce
 
 import (
 	"bytes"
@@ -146,39 +146,20 @@ func ParseCompilers(list string) ([]string, error) {
 // CompilerName is the name records use for a spec: "ours", "glslang" or the
 // NAME of "cmd:NAME=PATH".
 func CompilerName(spec string) string {
-	if c, ok := commandOf(spec); ok {
+	if c, ok := CommandOf(spec); ok {
 		return c.Name
 	}
 	return spec
 }
 
-// commandOf splits a "cmd:NAME=PATH" spec.
-func commandOf(spec string) (CommandCompiler, bool) {
+// CommandOf splits a "cmd:NAME=PATH" spec.
+func CommandOf(spec string) (CommandCompiler, bool) {
 	rest, ok := strings.CutPrefix(spec, CommandPrefix)
 	if !ok {
 		return CommandCompiler{}, false
 	}
 	name, path, ok := strings.Cut(rest, "=")
 	return CommandCompiler{name, path}, ok
-}
-
-// command returns the command compiler a configuration calls name.
-func (c Config) command(name string) (CommandCompiler, bool) {
-	for _, spec := range c.Compilers {
-		if cc, ok := commandOf(spec); ok && cc.Name == name {
-			return cc, true
-		}
-	}
-	return CommandCompiler{}, false
-}
-
-// compilerSpec is how a command line names one of the configuration's
-// compilers: "cmd:NAME=PATH" for a command compiler, else its name.
-func (c Config) compilerSpec(name string) string {
-	if cc, ok := c.command(name); ok {
-		return CommandPrefix + cc.Name + "=" + cc.Path
-	}
-	return name
 }
 
 // CommandInput is one compile request to a command compiler.
@@ -237,7 +218,7 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 	if err != nil || skip != "" {
 		return nil, skip, err
 	}
-	words, err = spirvWords(data)
+	words, err = SPIRVWords(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("compiler %s: %v", c.Name, err)
 	}
@@ -330,9 +311,9 @@ func commandEnv(env []string) []string {
 	return out
 }
 
-// spirvWords checks that data is a SPIR-V binary (the magic number, in
+// SPIRVWords checks that data is a SPIR-V binary (the magic number, in
 // little-endian order) and returns its words.
-func spirvWords(data []byte) ([]uint32, error) {
+func SPIRVWords(data []byte) ([]uint32, error) {
 	if len(data) < 20 || len(data)%4 != 0 {
 		return nil, fmt.Errorf("%d bytes is not a SPIR-V module (a whole number of words, at least the 5-word header)", len(data))
 	}
@@ -404,42 +385,36 @@ func shiftedBinding(reg string) (set, binding uint32, ok bool) {
 	return 0, 0, false
 }
 
-// compileCommand compiles one entry point with a command compiler and binds
+// CompileCommand compiles one entry point with a command compiler and binds
 // its module (bindCommandModule); names come from waverig's reflection of the
 // same source, nil when waverig's compiler cannot compile it.
-func compileCommand(c CommandCompiler, in CommandInput, registers []string, names map[string]string) *module {
+func CompileCommand(c CommandCompiler, in CommandInput, registers []string, names map[string]string) (Module, string, error) {
 	words, skip, err := c.Compile(in)
-	switch {
-	case err != nil:
-		return &module{err: err}
-	case skip != "":
-		return &module{skip: skip}
+	if err != nil || skip != "" {
+		return Module{}, skip, err
 	}
 	mb, err := vulkan.ModuleBindings(words, in.Entry, in.Stage)
 	if err != nil {
-		return &module{err: fmt.Errorf("compiler %s's module: %v", c.Name, err)}
+		return Module{}, "", fmt.Errorf("compiler %s's module: %v", c.Name, err)
 	}
-	return &module{spirv: words, entry: in.Entry, bindings: bindCommandModule(mb, registers, names)}
+	return Module{SPIRV: words, Entry: in.Entry, Bindings: bindCommandModule(mb, registers, names)}, "", nil
 }
 
-// compileCommandWGSL compiles one entry point with a command compiler for
+// CompileCommandWGSL compiles one entry point with a command compiler for
 // WebGPU and binds its WGSL by its @group/@binding declarations, as
-// compileCommand binds SPIR-V: by the names waverig's reflection gives the
+// CompileCommand binds SPIR-V: by the names waverig's reflection gives the
 // registers, else by the requested shifts (group = space).
-func compileCommandWGSL(c CommandCompiler, in CommandInput, registers []string, names map[string]string) *module {
+func CompileCommandWGSL(c CommandCompiler, in CommandInput, registers []string, names map[string]string) (Module, string, error) {
 	src, skip, err := c.CompileWGSL(in)
-	switch {
-	case err != nil:
-		return &module{err: err}
-	case skip != "":
-		return &module{skip: skip}
+	if err != nil || skip != "" {
+		return Module{}, skip, err
 	}
 	src = nagaWGSL(src)
-	mb, err := wgslModuleBindings(src, in.Entry, in.Stage)
+	mb, err := WGSLModuleBindings(src, in.Entry, in.Stage)
 	if err != nil {
-		return &module{err: fmt.Errorf("compiler %s's WGSL: %v", c.Name, err)}
+		return Module{}, "", fmt.Errorf("compiler %s's WGSL: %v", c.Name, err)
 	}
-	return &module{wgsl: src, entry: in.Entry, bindings: bindCommandModule(mb, registers, names)}
+	return Module{WGSL: src, Entry: in.Entry, Bindings: bindCommandModule(mb, registers, names)}, "", nil
 }
 
 // enableSubgroupsRE matches WGSL's `enable subgroups;` directive, alone or in
@@ -476,17 +451,4 @@ func nagaWGSL(src string) string {
 		}
 		return m[1] + strings.Join(keep, ", ") + m[3]
 	})
-}
-
-// resourceNames maps each register of a module waverig compiled to its
-// resource's name.
-func resourceNames(m *module) map[string]string {
-	if m == nil || m.err != nil {
-		return nil
-	}
-	names := map[string]string{}
-	for reg, b := range m.bindings {
-		names[reg] = b.Name
-	}
-	return names
 }
