@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"waverig/compiler"
-	"waverig/compiler/diag"
 	"waverig/compiler/reflect"
 	"waverig/devices"
 	"waverig/harness/kernels"
@@ -173,58 +171,6 @@ func (r *Rig) openWebGPU() {
 		return
 	}
 	r.gpu = d
-}
-
-// compileWGSL compiles a kernel to WGSL for wgpu-native. What WGSL cannot
-// express (64-bit types, wave operations in vertex shaders, …: the WGSL back
-// end's E06xx codes) is a skip naming the compiler's coded reason, not an error;
-// so is a pixel entry with [WaveOpsIncludeHelperLanes] (W0602: emitted without
-// it).
-func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string) *module {
-	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines,
-		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: "naga"})
-	if err != nil {
-		if why := wgslInexpressible(res.Diagnostics); why != "" {
-			return &module{skip: "WGSL cannot express this kernel: " + why}
-		}
-		return &module{err: fmt.Errorf("waverig compile (WGSL) failed:\n%s", res.Render())}
-	}
-	for _, d := range res.Diagnostics {
-		if d.Code == diag.WarnWGSLHelperLanes {
-			// The WGSL was emitted without [WaveOpsIncludeHelperLanes]: running it
-			// would hold a device to a request WebGPU cannot make.
-			return &module{skip: "WebGPU cannot make helper lanes take part in wave operations: " + string(d.Code) + ": " + d.Text}
-		}
-	}
-	ep := res.Entry(entry)
-	if ep == nil {
-		return &module{err: fmt.Errorf("entry point %s missing from the reflection", entry)}
-	}
-	m := &module{entry: entry, wgsl: string(res.Find(entry, compiler.WGSL)), bindings: map[string]reflect.Binding{}, waveSize: ep.WaveSize}
-	for _, b := range ep.Bindings {
-		m.bindings[reflect.NormalizeRegister(b.Register)] = b
-	}
-	return m
-}
-
-// wgslInexpressible returns "E0601: message" when every error of a failed
-// compile is a WGSL back end limitation (E06xx other than E0699, an internal
-// error), and "" when any error is something else.
-func wgslInexpressible(ds []diag.Msg) string {
-	var first string
-	for _, d := range ds {
-		if d.Severity != diag.Error {
-			continue
-		}
-		c := string(d.Code)
-		if !strings.HasPrefix(c, "E06") || d.Code == diag.ErrWGSLInternal {
-			return ""
-		}
-		if first == "" {
-			first = c + ": " + d.Text
-		}
-	}
-	return first
 }
 
 // layoutKernel is the layout kernel of an API: WebGPU's is 1-D (see

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"waverig/compiler"
 	"waverig/compiler/reflect"
 	"waverig/harness/kernels"
 	"waverig/harness/produce"
@@ -38,8 +37,38 @@ func (r *Rig) compile(k kernels.Kernel, t target) *module {
 	return r.compileEntry(k, t, k.Entry, results.Compute)
 }
 
+// compilers are the rig's compilers by the name records give them: those
+// the configuration lists, and waverig's always (its reflection names the
+// resources a command compiler's module is bound by). Built on first use,
+// so a Rig made without New (tests) has them too.
+func (r *Rig) compilers() map[string]produce.Compiler {
+	r.compilersOnce.Do(func() {
+		r.byName = map[string]produce.Compiler{produce.Ours: produce.OursCompiler{}}
+		for _, spec := range r.cfg.Compilers {
+			if c, ok := produce.FromSpec(spec); ok {
+				r.byName[produce.CompilerName(spec)] = c
+			}
+		}
+	})
+	return r.byName
+}
+
+// apiTarget is what an API runs: WGSL on WebGPU, SPIR-V on Vulkan.
+func apiTarget(api string) produce.Target {
+	if api == WebGPU {
+		return produce.WGSL
+	}
+	return produce.SPIRV
+}
+
+// kernelSource is one entry point of a kernel as every compiler is given it.
+func kernelSource(k kernels.Kernel, entry, stage string) produce.Source {
+	return produce.Source{Name: k.Name + ".hlsl", HLSL: []byte(k.HLSL), Entry: entry, Stage: stage, Extensions: k.Extensions, Registers: kernelRegisters(k)}
+}
+
 // compileEntry compiles one entry point of a kernel's source for a stage
-// (draw kernels hold a vertex and a pixel entry point in one source).
+// (draw kernels hold a vertex and a pixel entry point in one source), once
+// per target (API and compiler): the rig's compile cache.
 func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *module {
 	h := sha256.Sum256([]byte(k.HLSL))
 	// One source compiled with different SPIR-V extensions (a portable and a
@@ -54,31 +83,15 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	// Compile outside the lock so precompile can use every core; two racing
 	// compiles of one kernel give the same module, and the first stored wins.
 	var m *module
-	comp := t.comp
-	switch {
-	case t.api == WebGPU && comp == Ours:
-		m = compileWGSL(k.Name+".hlsl", []byte(k.HLSL), entry, stage, nil)
-	case comp == Ours:
-		m = compileOurs(k.Name+".hlsl", []byte(k.HLSL), oursOptions(k, entry, stage))
-	case comp == Glslang && t.api == WebGPU:
-		m = &module{skip: "glslang emits no WGSL"}
-	case comp == Glslang:
-		m = produced(produce.CompileGlslang(k.HLSL, entry, stage, kernelRegisters(k)))
-	default:
-		cc, ok := r.cfg.command(comp)
-		if !ok {
-			m = &module{err: fmt.Errorf("unknown compiler %q", comp)}
-			break
-		}
-		// waverig's reflection of the same entry names each register's
-		// resource; the command's module is matched to it by those names.
-		names := resourceNames(r.compileEntry(k, target{Vulkan, Ours}, entry, stage))
-		in := produce.CommandInput{Source: []byte(k.HLSL), FileName: k.Name + ".hlsl", Entry: entry, Stage: stage, Extensions: k.Extensions}
-		if t.api == WebGPU {
-			m = produced(produce.CompileCommandWGSL(cc, in, kernelRegisters(k), names))
-		} else {
-			m = produced(produce.CompileCommand(cc, in, kernelRegisters(k), names))
-		}
+	if c, ok := r.compilers()[t.comp]; ok {
+		src := kernelSource(k, entry, stage)
+		// waverig's reflection of the same entry (its Vulkan module, cached)
+		// names each register's resource: a command's module is matched to
+		// it by those names.
+		src.Names = func() map[string]string { return resourceNames(r.compileEntry(k, target{Vulkan, Ours}, entry, stage)) }
+		m = produced(c.Compile(src, apiTarget(t.api)))
+	} else {
+		m = &module{err: fmt.Errorf("unknown compiler %q", t.comp)}
 	}
 	if m.err == nil && m.skip == "" && t.api == Vulkan {
 		if err := r.validate(m); err != nil {
@@ -101,12 +114,6 @@ func kernelRegisters(k kernels.Kernel) []string {
 		regs = append(regs, b.Register)
 	}
 	return regs
-}
-
-// oursOptions are the options waverig's compiler compiles a kernel's entry
-// point with (the run, and the listing that reads [WaveSize] ranges).
-func oursOptions(k kernels.Kernel, entry, stage string) compiler.Options {
-	return compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Vulkan: "1.2", Extensions: k.Extensions}
 }
 
 // validate is the rig's spirv-val policy on top of vulkan.Validate: a missing
@@ -197,27 +204,25 @@ func produced(pm produce.Module, skip string, err error) *module {
 	return &module{spirv: pm.SPIRV, wgsl: pm.WGSL, entry: pm.Entry, bindings: pm.Bindings, waveSize: pm.WaveSize}
 }
 
-// compileOurs compiles with waverig's compiler (produce.CompileOurs).
-func compileOurs(name string, src []byte, opts compiler.Options) *module {
-	pm, err := produce.CompileOurs(name, src, opts)
-	return produced(pm, "", err)
+// compileOurs compiles a source with waverig's compiler to SPIR-V.
+func compileOurs(src produce.Source) *module {
+	return produced(produce.OursCompiler{}.Compile(src, produce.SPIRV))
 }
 
-// command returns the command compiler a configuration calls name.
-func (c Config) command(name string) (produce.CommandCompiler, bool) {
-	for _, spec := range c.Compilers {
-		if cc, ok := produce.CommandOf(spec); ok && cc.Name == name {
-			return cc, true
-		}
-	}
-	return produce.CommandCompiler{}, false
+// compileWGSL compiles a source with waverig's compiler to WGSL for
+// wgpu-native (a skip for what WGSL cannot express).
+func compileWGSL(name string, hlsl []byte, entry, stage string, defines map[string]string) *module {
+	return produced(produce.OursCompiler{}.Compile(produce.Source{Name: name, HLSL: hlsl, Entry: entry, Stage: stage, Defines: defines}, produce.WGSL))
 }
 
 // compilerSpec is how a command line names one of the configuration's
-// compilers: "cmd:NAME=PATH" for a command compiler, else its name.
+// compilers (a repro's -compiler): "cmd:NAME=PATH" for a command compiler,
+// else its name.
 func (c Config) compilerSpec(name string) string {
-	if cc, ok := c.command(name); ok {
-		return produce.CommandPrefix + cc.Name + "=" + cc.Path
+	for _, spec := range c.Compilers {
+		if comp, ok := produce.FromSpec(spec); ok && produce.CompilerName(spec) == name {
+			return comp.Spec()
+		}
 	}
 	return name
 }

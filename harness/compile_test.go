@@ -9,7 +9,7 @@ import (
 	"waverig/harness/produce"
 )
 
-// A configuration finds its command compilers by NAME, lists them among its
+// A rig finds its compilers by the NAME records give them, lists them among its
 // targets after the built-ins, and names them on a repro command line by
 // their full spec.
 func TestConfigCommandCompilers(t *testing.T) {
@@ -23,8 +23,12 @@ func TestConfigCommandCompilers(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Compilers: got}
-	if cc, found := cfg.command("mine"); !found || cc.Path != ok {
-		t.Errorf("command(mine) = %+v %v", cc, found)
+	r := &Rig{cfg: cfg}
+	if cc, found := r.compilers()["mine"].(produce.CommandCompiler); !found || cc.Path != ok {
+		t.Errorf("compilers()[mine] = %+v %v", cc, found)
+	}
+	if _, found := r.compilers()[Glslang].(produce.GlslangCompiler); !found {
+		t.Errorf("compilers() lacks glslang: %v", r.compilers())
 	}
 	if ts := cfg.targets(); len(ts) != 3 || ts[2] != (target{Vulkan, "mine"}) {
 		t.Errorf("targets %v", ts)

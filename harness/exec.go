@@ -49,6 +49,8 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 	}
 	var mod *module
 	var waveSize *reflect.WaveSize // the shader's [WaveSize] range (Vulkan)
+	in := produce.Source{Name: shaderPath, Path: shaderPath, HLSL: src, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions, Registers: c.Registers()}
+	cc, isCmd := produce.CommandOf(comp)
 	switch {
 	case api == WebGPU && comp != "" && comp != Ours && !strings.HasPrefix(comp, produce.CommandPrefix):
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
@@ -56,13 +58,13 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		if r.gpu == nil {
 			return nil, &casefile.Skip{Reason: r.gpuSkip}
 		}
-		ours := compileWGSL(shaderPath, src, c.Entry, "compute", c.Defines)
+		ours := produced(produce.OursCompiler{}.Compile(in, produce.WGSL))
 		mod = ours
-		if cc, isCmd := produce.CommandOf(comp); isCmd {
+		if isCmd {
 			// The command's WGSL, bound by the names waverig's reflection
 			// gives the registers (as on Vulkan); [WaveSize] is waverig's.
-			in := produce.CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
-			mod = produced(produce.CompileCommandWGSL(cc, in, c.Registers(), resourceNames(ours)))
+			in.Names = func() map[string]string { return resourceNames(ours) }
+			mod = produced(cc.Compile(in, produce.WGSL))
 			if mod.err != nil {
 				return nil, mod.err // the compiler failed on the case (exit 1)
 			}
@@ -87,25 +89,20 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		}
 		return r.execWebGPU(c, mod)
 	case comp == "" || comp == Ours:
-		mod = compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, Extensions: c.Extensions})
+		mod = compileOurs(in)
 		if mod.err != nil {
 			return nil, bad("shader does not compile:\n%s", strings.TrimPrefix(mod.err.Error(), "waverig compile failed:\n"))
 		}
 		waveSize = mod.waveSize
 	case comp == Glslang:
 		// glslang has no [WaveSize] reflection: the range comes from waverig's.
-		if ours := compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, Extensions: c.Extensions}); ours.err == nil {
+		if ours := compileOurs(in); ours.err == nil {
 			waveSize = ours.waveSize
 		}
 		if !glslang.Installed() {
 			return nil, &casefile.Skip{Reason: glslang.NotInstalled}
 		}
-		var defs []string
-		for k, v := range c.Defines {
-			defs = append(defs, fmt.Sprintf("#define %s %s\n", k, v))
-		}
-		sort.Strings(defs)
-		mod = produced(produce.CompileGlslang(strings.Join(defs, "")+string(src), c.Entry, results.Compute, c.Registers()))
+		mod = produced(produce.GlslangCompiler{}.Compile(in, produce.SPIRV))
 		if mod.err != nil {
 			return nil, bad("%v", mod.err)
 		}
@@ -113,19 +110,18 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 			return nil, bad("shader does not compile with glslang: %s", mod.skip)
 		}
 	case strings.HasPrefix(comp, produce.CommandPrefix):
-		cc, ok := produce.CommandOf(comp)
-		if !ok {
+		if !isCmd {
 			return nil, bad("compiler %q: write cmd:NAME=PATH", comp)
 		}
 		// As for glslang, [WaveSize] and the resources' names (which bind
 		// the command's module) come from waverig's reflection, when waverig
 		// can compile the shader.
-		ours := compileOurs(shaderPath, src, compiler.Options{Entry: c.Entry, Stage: "compute", Defines: c.Defines, AutoBindings: true, Extensions: c.Extensions})
+		ours := compileOurs(in)
 		if ours.err == nil {
 			waveSize = ours.waveSize
 		}
-		in := produce.CommandInput{Source: src, Path: shaderPath, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions}
-		mod = produced(produce.CompileCommand(cc, in, c.Registers(), resourceNames(ours)))
+		in.Names = func() map[string]string { return resourceNames(ours) }
+		mod = produced(cc.Compile(in, produce.SPIRV))
 		if mod.err != nil {
 			return nil, mod.err // the compiler failed on the case (exit 1)
 		}

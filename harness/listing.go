@@ -176,7 +176,7 @@ func reflectedWaveSize(k kernels.Kernel) *reflect.WaveSize {
 	if !declaresWaveSize(k) {
 		return nil
 	}
-	return compileOurs(k.Name+".hlsl", []byte(k.HLSL), oursOptions(k, k.Entry, results.Compute)).waveSize
+	return compileOurs(kernelSource(k, k.Entry, results.Compute)).waveSize
 }
 
 // declaresWaveSize reports whether a kernel can have a [WaveSize] range: only

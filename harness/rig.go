@@ -89,7 +89,10 @@ type Rig struct {
 	gpuSkip string
 	cfg     Config
 	cache   map[string]*module // key: compiler + kernel hash
-	mu      sync.Mutex
+	// byName holds the rig's compilers by name (compilers, built once).
+	byName        map[string]produce.Compiler
+	compilersOnce sync.Once
+	mu            sync.Mutex
 
 	// resumeAfter (child processes only) skips kernel/compiler pairs up to and
 	// including this "kernel/compiler" key: a predecessor crashed in it.

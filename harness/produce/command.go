@@ -208,11 +208,11 @@ func (in CommandInput) Args(src, out string) []string {
 	return args
 }
 
-// Compile runs the command on one request for SPIR-V. skip is non-empty when
+// RunSPIRV runs the command on one request for SPIR-V. skip is non-empty when
 // the compiler declared it cannot compile the shader (exit
 // CommandCannotCompile); err is any other failure (its message holds the
 // compiler's stderr).
-func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, err error) {
+func (c CommandCompiler) RunSPIRV(in CommandInput) (words []uint32, skip string, err error) {
 	in.Target = CommandTarget
 	data, skip, err := c.run(in)
 	if err != nil || skip != "" {
@@ -225,9 +225,9 @@ func (c CommandCompiler) Compile(in CommandInput) (words []uint32, skip string, 
 	return words, "", nil
 }
 
-// CompileWGSL runs the command on one request for WGSL (WebGPU): the module's
-// text, as Compile's words.
-func (c CommandCompiler) CompileWGSL(in CommandInput) (wgsl string, skip string, err error) {
+// RunWGSL runs the command on one request for WGSL (WebGPU): the module's
+// text, as RunSPIRV's words.
+func (c CommandCompiler) RunWGSL(in CommandInput) (wgsl string, skip string, err error) {
 	in.Target = CommandTargetWGSL
 	data, skip, err := c.run(in)
 	if err != nil || skip != "" {
@@ -385,11 +385,33 @@ func shiftedBinding(reg string) (set, binding uint32, ok bool) {
 	return 0, 0, false
 }
 
-// CompileCommand compiles one entry point with a command compiler and binds
-// its module (bindCommandModule); names come from waverig's reflection of the
-// same source, nil when waverig's compiler cannot compile it.
-func CompileCommand(c CommandCompiler, in CommandInput, registers []string, names map[string]string) (Module, string, error) {
-	words, skip, err := c.Compile(in)
+// Spec is "cmd:NAME=PATH".
+func (c CommandCompiler) Spec() string { return CommandPrefix + c.Name + "=" + c.Path }
+
+// Compile runs the command on one entry point (RunSPIRV or RunWGSL) and binds
+// its module by its own declarations (bindCommandModule): SPIR-V by its
+// DescriptorSet/Binding decorations, WGSL (adapted to naga, nagaWGSL) by its
+// @group/@binding attributes; either by the names src.Names gives the
+// registers, else by the requested shifts (set or group = space).
+func (c CommandCompiler) Compile(src Source, t Target) (Module, string, error) {
+	in := CommandInput{Source: src.HLSL, FileName: src.Name, Path: src.Path, Entry: src.Entry, Stage: src.Stage, Defines: src.Defines, Extensions: src.Extensions}
+	var names map[string]string
+	if src.Names != nil {
+		names = src.Names()
+	}
+	if t == WGSL {
+		text, skip, err := c.RunWGSL(in)
+		if err != nil || skip != "" {
+			return Module{}, skip, err
+		}
+		text = nagaWGSL(text)
+		mb, err := WGSLModuleBindings(text, in.Entry, in.Stage)
+		if err != nil {
+			return Module{}, "", fmt.Errorf("compiler %s's WGSL: %v", c.Name, err)
+		}
+		return Module{WGSL: text, Entry: in.Entry, Bindings: bindCommandModule(mb, src.Registers, names)}, "", nil
+	}
+	words, skip, err := c.RunSPIRV(in)
 	if err != nil || skip != "" {
 		return Module{}, skip, err
 	}
@@ -397,24 +419,7 @@ func CompileCommand(c CommandCompiler, in CommandInput, registers []string, name
 	if err != nil {
 		return Module{}, "", fmt.Errorf("compiler %s's module: %v", c.Name, err)
 	}
-	return Module{SPIRV: words, Entry: in.Entry, Bindings: bindCommandModule(mb, registers, names)}, "", nil
-}
-
-// CompileCommandWGSL compiles one entry point with a command compiler for
-// WebGPU and binds its WGSL by its @group/@binding declarations, as
-// CompileCommand binds SPIR-V: by the names waverig's reflection gives the
-// registers, else by the requested shifts (group = space).
-func CompileCommandWGSL(c CommandCompiler, in CommandInput, registers []string, names map[string]string) (Module, string, error) {
-	src, skip, err := c.CompileWGSL(in)
-	if err != nil || skip != "" {
-		return Module{}, skip, err
-	}
-	src = nagaWGSL(src)
-	mb, err := WGSLModuleBindings(src, in.Entry, in.Stage)
-	if err != nil {
-		return Module{}, "", fmt.Errorf("compiler %s's WGSL: %v", c.Name, err)
-	}
-	return Module{WGSL: src, Entry: in.Entry, Bindings: bindCommandModule(mb, registers, names)}, "", nil
+	return Module{SPIRV: words, Entry: in.Entry, Bindings: bindCommandModule(mb, src.Registers, names)}, "", nil
 }
 
 // enableSubgroupsRE matches WGSL's `enable subgroups;` directive, alone or in

@@ -86,20 +86,20 @@ func TestCommandCompilerExitStatuses(t *testing.T) {
 	}
 	in := CommandInput{Source: []byte("// nothing\n"), Entry: "main", Stage: "compute"}
 
-	words, skip, err := cc("good", "cp '"+spv+"' \"$out\"\n").Compile(in)
+	words, skip, err := cc("good", "cp '"+spv+"' \"$out\"\n").RunSPIRV(in)
 	if err != nil || skip != "" || len(words) < 5 || words[0] != 0x07230203 {
 		t.Fatalf("good: %d words, skip %q, %v", len(words), skip, err)
 	}
-	if _, skip, err := cc("cannot", "echo 'no wave ops in this back end' >&2; exit 3\n").Compile(in); err != nil || skip != "compiler cannot cannot compile this shader: no wave ops in this back end" {
+	if _, skip, err := cc("cannot", "echo 'no wave ops in this back end' >&2; exit 3\n").RunSPIRV(in); err != nil || skip != "compiler cannot cannot compile this shader: no wave ops in this back end" {
 		t.Errorf("exit 3: skip %q, %v", skip, err)
 	}
-	if _, _, err := cc("broken", "echo 'internal error: boom' >&2; exit 1\n").Compile(in); err == nil || !strings.Contains(err.Error(), "compiler broken failed (exit 1):\ninternal error: boom") {
+	if _, _, err := cc("broken", "echo 'internal error: boom' >&2; exit 1\n").RunSPIRV(in); err == nil || !strings.Contains(err.Error(), "compiler broken failed (exit 1):\ninternal error: boom") {
 		t.Errorf("exit 1: %v", err)
 	}
-	if _, _, err := cc("silent", "exit 0\n").Compile(in); err == nil || !strings.Contains(err.Error(), "wrote no module") {
+	if _, _, err := cc("silent", "exit 0\n").RunSPIRV(in); err == nil || !strings.Contains(err.Error(), "wrote no module") {
 		t.Errorf("no module: %v", err)
 	}
-	if _, _, err := cc("text", "echo 'not spir-v at all, no' > \"$out\"\n").Compile(in); err == nil || !strings.Contains(err.Error(), "not a SPIR-V module") {
+	if _, _, err := cc("text", "echo 'not spir-v at all, no' > \"$out\"\n").RunSPIRV(in); err == nil || !strings.Contains(err.Error(), "not a SPIR-V module") {
 		t.Errorf("not SPIR-V: %v", err)
 	}
 }
@@ -136,16 +136,16 @@ func TestCommandCompilerWGSL(t *testing.T) {
 	findOut := "while [ $# -gt 0 ]; do [ \"$1\" = --target ] && target=$2; [ \"$1\" = --out ] && out=$2; shift; done\n"
 	in := CommandInput{Source: []byte("// nothing\n"), Entry: "main", Stage: "compute"}
 	cc := CommandCompiler{Name: "w", Path: script(t, dir, "w", findOut+"[ \"$target\" = wgsl ] || exit 7\necho '@compute @workgroup_size(1) fn main() {}' > \"$out\"\n")}
-	src, skip, err := cc.CompileWGSL(in)
+	src, skip, err := cc.RunWGSL(in)
 	if err != nil || skip != "" || !strings.Contains(src, "fn main()") {
 		t.Fatalf("wgsl: %q %q %v", src, skip, err)
 	}
 	bin := CommandCompiler{Name: "bin", Path: script(t, dir, "bin", findOut+"printf 'a\\000b' > \"$out\"\n")}
-	if _, _, err := bin.CompileWGSL(in); err == nil || !strings.Contains(err.Error(), "not WGSL text") {
+	if _, _, err := bin.RunWGSL(in); err == nil || !strings.Contains(err.Error(), "not WGSL text") {
 		t.Errorf("binary output: %v", err)
 	}
 	// The SPIR-V request of the same command says vulkan1.1 (exit 7 here).
-	if _, _, err := cc.Compile(in); err == nil || !strings.Contains(err.Error(), "exit 7") {
+	if _, _, err := cc.RunSPIRV(in); err == nil || !strings.Contains(err.Error(), "exit 7") {
 		t.Errorf("spir-v request: %v", err)
 	}
 }
@@ -177,7 +177,58 @@ func TestCommandEnvDropsWorkerVariables(t *testing.T) {
 		"env | grep -q '^WAVERIG_.*CHILD=' && { echo inherited >&2; exit 9; }\n" +
 		"[ -n \"$PATH\" ] || exit 8\nprintf '@compute @workgroup_size(1) fn main() {}' > \"$out\"\n"
 	cc := CommandCompiler{Name: "env", Path: script(t, dir, "env", body)}
-	if _, _, err := cc.CompileWGSL(CommandInput{Source: []byte("x"), Entry: "main", Stage: "compute"}); err != nil {
+	if _, _, err := cc.RunWGSL(CommandInput{Source: []byte("x"), Entry: "main", Stage: "compute"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every spec ParseCompiler accepts is a Compiler whose Spec is that spec
+// (what repro command lines name it by); anything else is no compiler.
+func TestFromSpec(t *testing.T) {
+	ok := script(t, t.TempDir(), "cc.sh", "exit 0\n")
+	specs, err := ParseCompilers("ours,glslang,cmd:mine=" + ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range specs {
+		c, found := FromSpec(spec)
+		if !found || c.Spec() != spec {
+			t.Errorf("FromSpec(%q) = %v %v", spec, c, found)
+		}
+	}
+	for _, spec := range []string{"dxc", "cmd:mine", "cmd:=" + ok, ""} {
+		if c, found := FromSpec(spec); found {
+			t.Errorf("FromSpec(%q) = %v, want none", spec, c)
+		}
+	}
+}
+
+// glslang emits no WGSL: asked for it, it is a skip, not an error.
+func TestGlslangWGSLIsASkip(t *testing.T) {
+	_, skip, err := GlslangCompiler{}.Compile(Source{HLSL: []byte("x"), Entry: "main", Stage: "compute"}, WGSL)
+	if err != nil || skip == "" {
+		t.Errorf("skip %q, err %v", skip, err)
+	}
+}
+
+// A command compiler through the interface: its WGSL is adapted for naga,
+// and bound by the names Source.Names gives the registers (the module's
+// @binding(5) is not where the shifts would put u0).
+func TestCommandCompilerBindsByNames(t *testing.T) {
+	body := "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n" +
+		"printf 'enable subgroups;\\n@group(0) @binding(5) var<storage, read_write> Out: array<u32>;\\n@compute @workgroup_size(1) fn main() {}\\n' > \"$out\"\n"
+	cc := CommandCompiler{Name: "w", Path: script(t, t.TempDir(), "w", body)}
+	asked := 0
+	src := Source{Name: "k.hlsl", HLSL: []byte("x"), Entry: "main", Stage: "compute", Registers: []string{"u0"},
+		Names: func() map[string]string { asked++; return map[string]string{"u0": "Out"} }}
+	m, skip, err := cc.Compile(src, WGSL)
+	if err != nil || skip != "" {
+		t.Fatalf("skip %q, err %v", skip, err)
+	}
+	if strings.Contains(m.WGSL, "enable subgroups;\n") || m.Entry != "main" || asked != 1 {
+		t.Errorf("module %q entry %q, names asked %d times", m.WGSL, m.Entry, asked)
+	}
+	if b, ok := m.Bindings["u0"]; !ok || b.Set != 0 || b.Binding != 5 || b.Name != "Out" {
+		t.Errorf("u0 bound at %+v (%v)", b, ok)
 	}
 }

@@ -2,30 +2,14 @@ package produce
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"waverig/compiler"
+	"waverig/compiler/diag"
 	"waverig/compiler/reflect"
 	"waverig/harness/glslang"
-	"waverig/harness/results"
 )
-
-// The built-in compilers' names (results.Record.Compiler).
-const (
-	Ours    = results.Ours
-	Glslang = results.Glslang
-)
-
-// Module is one kernel entry point compiled by one compiler: SPIR-V for
-// Vulkan or WGSL for WebGPU, with the binding of each HLSL register.
-type Module struct {
-	SPIRV    []uint32 // Vulkan
-	WGSL     string   // WebGPU
-	Entry    string
-	Bindings map[string]reflect.Binding // reflect.NormalizeRegister(register) -> binding
-	// WaveSize is the [WaveSize] range waverig's reflection reports for the
-	// entry point (nil without the attribute, and for other compilers' modules).
-	WaveSize *reflect.WaveSize
-}
 
 // DefaultCompilers is waverig's compiler, plus glslang when it is installed.
 func DefaultCompilers() []string {
@@ -35,9 +19,33 @@ func DefaultCompilers() []string {
 	return []string{Ours}
 }
 
-// CompileOurs compiles with waverig's compiler and maps registers through the
+// OursCompiler is waverig's own compiler (compiler/), in process: SPIR-V
+// for Vulkan 1.2 and naga-dialect WGSL, bound by its own reflection.
+type OursCompiler struct{}
+
+// Spec is "ours".
+func (OursCompiler) Spec() string { return Ours }
+
+// Compile compiles with waverig's compiler. For WGSL, what WGSL cannot
+// express is a skip (compileWGSL); any other failure is an error.
+func (OursCompiler) Compile(src Source, t Target) (Module, string, error) {
+	if t == WGSL {
+		return compileWGSL(src.Name, src.HLSL, src.Entry, src.Stage, src.Defines)
+	}
+	m, err := compileOurs(src.Name, src.HLSL, OursOptions(src))
+	return m, "", err
+}
+
+// OursOptions are the options waverig's compiler compiles a Source to
+// SPIR-V with (the run, exec cases, and the listing that reads [WaveSize]
+// ranges): bindings chosen by the compiler as DXC would, Vulkan 1.2.
+func OursOptions(src Source) compiler.Options {
+	return compiler.Options{AutoBindings: true, Entry: src.Entry, Stage: src.Stage, Vulkan: "1.2", Defines: src.Defines, Extensions: src.Extensions}
+}
+
+// compileOurs compiles with waverig's compiler and maps registers through the
 // reflection.
-func CompileOurs(name string, src []byte, opts compiler.Options) (Module, error) {
+func compileOurs(name string, src []byte, opts compiler.Options) (Module, error) {
 	res, err := compiler.Compile(name, src, opts)
 	if err != nil {
 		return Module{}, fmt.Errorf("waverig compile failed:\n%s", res.Render())
@@ -53,9 +61,78 @@ func CompileOurs(name string, src []byte, opts compiler.Options) (Module, error)
 	return m, nil
 }
 
-// CompileGlslang compiles with glslang; a kernel glslang cannot compile is a skip.
-func CompileGlslang(text, entry, stage string, registers []string) (Module, string, error) {
-	g, skip, err := glslang.CompileStage(text, entry, stage, registers)
+// compileWGSL compiles an entry point to WGSL for wgpu-native (naga dialect). What WGSL cannot
+// express (64-bit types, wave operations in vertex shaders, …: the WGSL back
+// end's E06xx codes) is a skip naming the compiler's coded reason, not an error;
+// so is a pixel entry with [WaveOpsIncludeHelperLanes] (W0602: emitted without
+// it).
+func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string) (Module, string, error) {
+	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines,
+		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: "naga"})
+	if err != nil {
+		if why := wgslInexpressible(res.Diagnostics); why != "" {
+			return Module{}, "WGSL cannot express this kernel: " + why, nil
+		}
+		return Module{}, "", fmt.Errorf("waverig compile (WGSL) failed:\n%s", res.Render())
+	}
+	for _, d := range res.Diagnostics {
+		if d.Code == diag.WarnWGSLHelperLanes {
+			// The WGSL was emitted without [WaveOpsIncludeHelperLanes]: running it
+			// would hold a device to a request WebGPU cannot make.
+			return Module{}, "WebGPU cannot make helper lanes take part in wave operations: " + string(d.Code) + ": " + d.Text, nil
+		}
+	}
+	ep := res.Entry(entry)
+	if ep == nil {
+		return Module{}, "", fmt.Errorf("entry point %s missing from the reflection", entry)
+	}
+	m := Module{Entry: entry, WGSL: string(res.Find(entry, compiler.WGSL)), Bindings: map[string]reflect.Binding{}, WaveSize: ep.WaveSize}
+	for _, b := range ep.Bindings {
+		m.Bindings[reflect.NormalizeRegister(b.Register)] = b
+	}
+	return m, "", nil
+}
+
+// wgslInexpressible returns "E0601: message" when every error of a failed
+// compile is a WGSL back end limitation (E06xx other than E0699, an internal
+// error), and "" when any error is something else.
+func wgslInexpressible(ds []diag.Msg) string {
+	var first string
+	for _, d := range ds {
+		if d.Severity != diag.Error {
+			continue
+		}
+		c := string(d.Code)
+		if !strings.HasPrefix(c, "E06") || d.Code == diag.ErrWGSLInternal {
+			return ""
+		}
+		if first == "" {
+			first = c + ": " + d.Text
+		}
+	}
+	return first
+}
+
+// GlslangCompiler is glslangValidator (harness/glslang): SPIR-V only,
+// bound by glslang's register map (set = space, binding = number).
+type GlslangCompiler struct{}
+
+// Spec is "glslang".
+func (GlslangCompiler) Spec() string { return Glslang }
+
+// Compile compiles with glslang; a shader glslang cannot compile is a skip,
+// and so is any WGSL request. The Source's defines become #define lines
+// ahead of its text (glslang's HLSL front end is given text, not a file).
+func (GlslangCompiler) Compile(src Source, t Target) (Module, string, error) {
+	if t == WGSL {
+		return Module{}, "glslang emits no WGSL", nil
+	}
+	var defs []string
+	for k, v := range src.Defines {
+		defs = append(defs, fmt.Sprintf("#define %s %s\n", k, v))
+	}
+	sort.Strings(defs)
+	g, skip, err := glslang.CompileStage(strings.Join(defs, "")+string(src.HLSL), src.Entry, src.Stage, src.Registers)
 	if err != nil || skip != "" {
 		return Module{}, skip, err
 	}
