@@ -31,8 +31,18 @@ func TestSentinelLeftWhereNoStoreBelongs(t *testing.T) {
 				}
 			}
 		}
-		if strings.Contains(k.HLSL, " = o0;") {
-			t.Errorf("%s: the record kernel still stores o0 after the arms:\n%s", k.Name, k.HLSL)
+		// Every store of an output word sits inside the arms (after "if (outer)",
+		// before the header stores that follow all divergence).
+		arms, after := strings.Index(k.HLSL, "    if (outer) {"), strings.Index(k.HLSL, "    rec[b + 0u] = flat;")
+		stores := regexp.MustCompile(`rec\[b \+ (1[6-9]|2[0-3])u\] =`).FindAllStringIndex(k.HLSL, -1)
+		if arms < 0 || after < arms || len(stores) == 0 {
+			t.Fatalf("%s: no arms, header stores or output stores found:\n%s", k.Name, k.HLSL)
+		}
+		for _, at := range stores {
+			if at[0] < arms || at[0] > after {
+				t.Errorf("%s: an output word is stored outside the arms:\n%s", k.Name, k.HLSL)
+				break
+			}
 		}
 		out, err := Simulate(k, SimLayout{WaveSize: 8, Seed: 3})
 		if err != nil {
