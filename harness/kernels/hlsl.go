@@ -253,9 +253,10 @@ func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int, rec
 }
 
 // kernelHLSL generates the source of one operation kernel. Layout of the code:
-// record the wave layout in uniform control flow, decide the arm from the pattern, then
-// for the invocation's type variant load x, run the op in the arm, and store the result;
-// the record is written after all divergence, by every invocation.
+// record the wave layout and load the operand's words in uniform control flow, decide
+// the arm from the pattern, then in the arm run the op on the invocation's type variant
+// and store the result's words (emitVariants); the record's header is written after all
+// divergence, by every invocation.
 func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, error) {
 	var sb strings.Builder
 	threads := sh.Threads()
