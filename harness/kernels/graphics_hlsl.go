@@ -74,9 +74,7 @@ func pixelHLSL(name string, op intrinsics.Op, sc Scene, types []Type, helpers bo
 	emitPattern(&sb, "lane == cnt - 1u", true)
 	pw, _ := sc.Padded()
 	emitPixelCoverage(&sb, op, pw)
-	emitVariants(&sb, op, types, func(t Type) string {
-		return loadAt(t, func(i int) string { return fmt.Sprintf("inp[t + %du]", tIn+i) })
-	}, false)
+	emitVariants(&sb, op, types, func(i int) string { return fmt.Sprintf("inp[t + %du]", tIn+i) }, false)
 	emitPixelStores(&sb, "0u", false)
 	sb.WriteString("    return uint4(flat, rep, o0, o1);\n}\n")
 	return sb.String()

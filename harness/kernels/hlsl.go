@@ -253,9 +253,10 @@ func emitCall(sb *strings.Builder, ind string, op intrinsics.Op, branch int, rec
 }
 
 // kernelHLSL generates the source of one operation kernel. Layout of the code:
-// record the wave layout in uniform control flow, decide the arm from the pattern, then
-// for the invocation's type variant load x, run the op in the arm, and store the result;
-// the record is written after all divergence, by every invocation.
+// record the wave layout and load the operand's words in uniform control flow, decide
+// the arm from the pattern, then in the arm run the op on the invocation's type variant
+// and store the result's words (emitVariants); the record's header is written after all
+// divergence, by every invocation.
 func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, error) {
 	var sb strings.Builder
 	threads := sh.Threads()
@@ -276,7 +277,7 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 func emitRecordBody(sb *strings.Builder, op intrinsics.Op, threads int, types []Type) {
 	emitPrologue(sb, threads)
 	emitCoverage(sb, op)
-	emitVariants(sb, op, types, load, true)
+	emitVariants(sb, op, types, func(i int) string { return fmt.Sprintf("rec[b + %du]", wIn+i) }, true)
 	emitRecordStores(sb)
 }
 
@@ -343,41 +344,88 @@ func emitPattern(sb *strings.Builder, lastCond string, outVars bool) {
 	}
 }
 
-// emitVariants runs the op once per type variant: load x (ld spells the load), call the
-// op in the pattern's arms, convert the result to the output words.
-// The result's words are stored to the record inside each arm; a pixel kernel
-// (!record) also puts them in o0..o7 after the arms, for its colour output.
-// record: a record kernel's lane arguments (waveReadArgs).
-func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, ld func(Type) string, record bool) {
-	for v, t := range types {
-		kw := "if"
-		if v > 0 {
-			kw = "} else if"
-		}
-		fmt.Fprintf(sb, "    %s (variant == %du) {\n", kw, v)
+// emitVariants runs the op of the invocation's type variant in the pattern's arms.
+// w spells the invocation's i-th input word (a record's, or a pixel kernel's input
+// block). The code is laid out for the driver's shader compiler, whose cost is
+// mostly in the memory accesses (lavapipe turns each load or store into a loop
+// over the lanes): the input words are loaded once, in uniform control flow; each
+// arm holds the chain of type variants (load x from those words, call the op,
+// convert the result to the words o0..), and stores o0.. to the record once,
+// guarded by the running variant's word count nw. So the stores still happen
+// inside the arm that ran the operation, by exactly its lanes and only as many
+// words as the result has (the sentinel checks, outSentinel), with one store
+// per output word and arm instead of one per word, arm and type.
+// A pixel kernel (!record) keeps o0..o7 (declared by emitPattern) for its colour
+// output; a record kernel declares them here. record: a record kernel's lane
+// arguments (waveReadArgs).
+func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, w func(int) string, record bool) {
+	nin, nout := 0, 0
+	for _, t := range types {
+		nin = max(nin, t.N*wordsPer(mustScalar(t)))
 		rt := resultType(op, t)
-		switch op {
-		case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
-		default:
-			fmt.Fprintf(sb, "        %s x = %s;\n", t.HLSL(), ld(t))
-		}
-		fmt.Fprintf(sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
-		arm := func(branch int) {
-			emitCall(sb, "                ", op, branch, record)
-			storeResult(sb, "                ", rt, outWord)
-		}
-		sb.WriteString("        if (outer) {\n            if (inner) {\n")
-		arm(1)
-		if elseArm(t) {
-			sb.WriteString("            } else {\n")
-			arm(2)
-		}
-		sb.WriteString("            }\n        }\n")
-		if !record {
-			storeResult(sb, "        ", rt, outVar)
+		nout = max(nout, rt.N*wordsPer(mustScalar(rt)))
+	}
+	switch op {
+	case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
+		nin = 0 // no operand
+	}
+	if nin > 0 {
+		sb.WriteString("    // The operand's words, loaded before any divergence.\n")
+	}
+	for i := 0; i < nin; i++ {
+		fmt.Fprintf(sb, "    uint i%d = %s;\n", i, w(i))
+	}
+	if record {
+		for k := 0; k < nout; k++ {
+			fmt.Fprintf(sb, "    uint o%d = 0u;\n", k)
 		}
 	}
-	sb.WriteString("    }\n")
+	sb.WriteString("    uint nw = 0u;\n")
+	ld := func(t Type) string { return loadAt(t, func(i int) string { return fmt.Sprintf("i%d", i) }) }
+	arm := func(branch int, scalarsOnly bool) {
+		first := true
+		for v, t := range types {
+			if scalarsOnly && !elseArm(t) {
+				continue
+			}
+			kw := "} else if"
+			if first {
+				kw, first = "if", false
+			}
+			fmt.Fprintf(sb, "            %s (variant == %du) {\n", kw, v)
+			rt := resultType(op, t)
+			ind := "                "
+			switch op {
+			case intrinsics.WaveGetLaneCount, intrinsics.WaveGetLaneIndex, intrinsics.WaveIsFirstLane:
+			default:
+				fmt.Fprintf(sb, "%s%s x = %s;\n", ind, t.HLSL(), ld(t))
+			}
+			fmt.Fprintf(sb, "%s%s r = %s;\n", ind, rt.HLSL(), splat(rt, zero(rt.Scalar)))
+			emitCall(sb, ind, op, branch, record)
+			storeResult(sb, ind, rt, outVar)
+			fmt.Fprintf(sb, "%snw = %du;\n", ind, rt.N*wordsPer(mustScalar(rt)))
+		}
+		sb.WriteString("            }\n")
+		for k := 0; k < nout; k++ {
+			fmt.Fprintf(sb, "            if (nw > %du) {\n                %s = o%d;\n            }\n", k, outWord(k), k)
+		}
+	}
+	sb.WriteString("    if (outer) {\n        if (inner) {\n")
+	arm(1, false)
+	for _, t := range types {
+		if elseArm(t) {
+			sb.WriteString("        } else {\n")
+			arm(2, true)
+			break
+		}
+	}
+	sb.WriteString("        }\n    }\n")
+}
+
+// mustScalar is a (valid) type's model scalar.
+func mustScalar(t Type) models.Scalar {
+	s, _ := models.ParseScalar(t.Scalar)
+	return s
 }
 
 // eachReplica calls visit for each of the rep replicas (modes) of every case of one

@@ -1,11 +1,13 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
 	"testing"
 
+	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
 )
 
@@ -31,8 +33,18 @@ func TestSentinelLeftWhereNoStoreBelongs(t *testing.T) {
 				}
 			}
 		}
-		if strings.Contains(k.HLSL, " = o0;") {
-			t.Errorf("%s: the record kernel still stores o0 after the arms:\n%s", k.Name, k.HLSL)
+		// Every store of an output word sits inside the arms (after "if (outer)",
+		// before the header stores that follow all divergence).
+		arms, after := strings.Index(k.HLSL, "    if (outer) {"), strings.Index(k.HLSL, "    rec[b + 0u] = flat;")
+		stores := regexp.MustCompile(`rec\[b \+ (1[6-9]|2[0-3])u\] =`).FindAllStringIndex(k.HLSL, -1)
+		if arms < 0 || after < arms || len(stores) == 0 {
+			t.Fatalf("%s: no arms, header stores or output stores found:\n%s", k.Name, k.HLSL)
+		}
+		for _, at := range stores {
+			if at[0] < arms || at[0] > after {
+				t.Errorf("%s: an output word is stored outside the arms:\n%s", k.Name, k.HLSL)
+				break
+			}
 		}
 		out, err := Simulate(k, SimLayout{WaveSize: 8, Seed: 3})
 		if err != nil {
@@ -203,4 +215,49 @@ func TestPixelSentinel(t *testing.T) {
 			t.Errorf("%s: results %q, want a failure saying %q", tc.name, all, tc.want)
 		}
 	}
+}
+
+// TestMemoryAccessesPerKernel: lavapipe compiles every buffer load and store into a
+// loop over the lanes, so a record kernel loads each operand word once and stores
+// each output word once per arm, however many type variants it holds (emitVariants).
+func TestMemoryAccessesPerKernel(t *testing.T) {
+	ks := Matrix(Filter{Ops: regexp.MustCompile(`^(WaveActiveSum|WaveReadLaneAt|QuadReadAcrossX|WaveActiveBallot|WaveGetLaneIndex)$`), Shapes: []string{"whole"}})
+	if len(ks) < 5 {
+		t.Fatalf("%d kernels", len(ks))
+	}
+	for _, k := range ks {
+		nin, nout, arms := 0, 0, 1
+		for _, c := range k.Cases {
+			mt, _ := c.Type.Model()
+			rt := resultType(c.Op, c.Type)
+			rm, _ := rt.Model()
+			if !operandFree(c.Op) {
+				nin = max(nin, mt.N*wordsPer(mt.Scalar))
+			}
+			nout = max(nout, rm.N*wordsPer(rm.Scalar))
+			if elseArm(c.Type) {
+				arms = 2
+			}
+		}
+		for w := 0; w < 8; w++ {
+			want := 0
+			if w < nin {
+				want = 1
+			}
+			if got := strings.Count(k.HLSL, fmt.Sprintf("rec[b + %du];", wIn+w)); got != want {
+				t.Errorf("%s: input word %d loaded %d times, want %d", k.Name, w, got, want)
+			}
+			want = 0
+			if w < nout {
+				want = arms
+			}
+			if got := strings.Count(k.HLSL, fmt.Sprintf("rec[b + %du] =", wOut+w)); got != want {
+				t.Errorf("%s: output word %d stored %d times, want %d (once per arm)", k.Name, w, got, want)
+			}
+		}
+	}
+}
+
+func operandFree(op intrinsics.Op) bool {
+	return op == intrinsics.WaveGetLaneCount || op == intrinsics.WaveGetLaneIndex || op == intrinsics.WaveIsFirstLane
 }
