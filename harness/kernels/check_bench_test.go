@@ -1,0 +1,104 @@
+package kernels
+
+import (
+	"sync"
+	"testing"
+)
+
+// The checker benchmarks run over a fixed, representative part of the matrix
+// simulated at wave size 32 (the NVIDIA H200's): every benchStride-th compute
+// kernel of Matrix(Filter{}) — every operation, type family and shape occur —
+// and every benchStride-th pixel kernel. The whole matrix is ~470 MB of records
+// and half a minute to simulate, too much to set up per benchmark run.
+const benchStride = 8
+
+type benchKernel struct {
+	k   Kernel
+	out map[string][]byte
+}
+
+var (
+	benchOnce sync.Once
+	benchSet  []benchKernel
+	benchErr  error
+)
+
+func benchKernels(b *testing.B) []benchKernel {
+	benchOnce.Do(func() {
+		ks := Matrix(Filter{})
+		var picked []Kernel
+		for i := 0; i < len(ks); i += benchStride {
+			picked = append(picked, ks[i])
+		}
+		px := GraphicsMatrix(Pixel, Filter{})
+		for i := 0; i < len(px); i += benchStride {
+			picked = append(picked, px[i])
+		}
+		for _, k := range picked {
+			out, err := Simulate(k, SimLayout{WaveSize: 32, Seed: 7, Helpers: IncludesHelperLanes(k.Cases[0])})
+			if err != nil {
+				benchErr = err
+				return
+			}
+			benchSet = append(benchSet, benchKernel{k, out})
+		}
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchSet
+}
+
+// copyOut is a second API's buffers: the same device's bits (two correct paths
+// to one device usually agree bit for bit).
+func copyOut(out map[string][]byte) map[string][]byte {
+	c := make(map[string][]byte, len(out))
+	for r, b := range out {
+		c[r] = append([]byte(nil), b...)
+	}
+	return c
+}
+
+// BenchmarkCheckMatrix is one Check of every benchmark kernel per op; the
+// kernel/op metric is ns per kernel.
+func BenchmarkCheckMatrix(b *testing.B) {
+	ks := benchKernels(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, bk := range ks {
+			for _, r := range Check(bk.k, bk.out, 32) {
+				if !r.Passed {
+					b.Fatalf("%s: a simulated correct device fails: %s", bk.k.Name, r)
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ks)), "ns/kernel")
+}
+
+// BenchmarkCompareMatrix is the rig's parity step for every benchmark kernel:
+// what a run adds to the two Checks it does anyway.
+func BenchmarkCompareMatrix(b *testing.B) {
+	ks := benchKernels(b)
+	outB := make([]map[string][]byte, len(ks))
+	for i, bk := range ks {
+		outB[i] = copyOut(bk.out)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, bk := range ks {
+			ps, err := Compare(bk.k, "vulkan", bk.out, "webgpu", outB[j])
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, p := range ps {
+				if p.Differing != 0 {
+					b.Fatalf("%s: identical outputs differ", p.Case.ID())
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ks)), "ns/kernel")
+}
