@@ -1,11 +1,12 @@
 package kernels
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"math/bits"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,22 +118,38 @@ func waveProblems(ws []hdr, waveSize uint32) []string {
 	return p
 }
 
-// groupWaves splits records into waves by key, each sorted by lane, waves in key order.
+// groupWaves splits records into waves by key, each sorted by lane, waves in key order
+// (records of one key and lane stay in record order). One stable sort of a copy by
+// (key, lane): a GPU run groups ~150,000 records per size this way on every check.
 func groupWaves(hs []hdr) [][]hdr {
-	m := map[uint32][]hdr{}
-	var keys []uint32
-	for _, h := range hs {
-		if _, ok := m[h.key]; !ok {
-			keys = append(keys, h.key)
-		}
-		m[h.key] = append(m[h.key], h)
+	// Sort positions, not the records: a record is ~90 bytes. The position
+	// breaks ties, so the order is the stable one.
+	order := make([]int32, len(hs))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-	out := make([][]hdr, 0, len(keys))
-	for _, k := range keys {
-		w := m[k]
-		sort.SliceStable(w, func(a, b int) bool { return w[a].lane < w[b].lane })
-		out = append(out, w)
+	slices.SortFunc(order, func(a, b int32) int {
+		ha, hb := &hs[a], &hs[b]
+		if c := cmp.Compare(ha.key, hb.key); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ha.lane, hb.lane); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	s := make([]hdr, len(hs))
+	for i, o := range order {
+		s[i] = hs[o]
+	}
+	var out [][]hdr
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j].key == s[i].key {
+			j++
+		}
+		out = append(out, s[i:j:j])
+		i = j
 	}
 	return out
 }

@@ -1,9 +1,11 @@
 package kernels
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,10 +86,12 @@ func pixelKey(buf keyBuf, wv pixelWave, rep int, arm, count uint32, helperBranch
 	return buf
 }
 
-// defVal is a record index the models define and the value they give it.
+// defVal is a record index the models define and the value they give it; seq
+// is the lane's place in the wave's walk (arm, then lane), the same for every
+// helper set.
 type defVal struct {
-	idx  int
-	want models.Value
+	idx, seq int
+	want     models.Value
 }
 
 func (ps *pixelState) block(rep int, x, y uint32) []uint32 {
@@ -348,16 +352,16 @@ func (ps *pixelState) checkWaves(all []*pxRec, waveSize uint32, check func(pixel
 		}
 		byKey[p.wave()] = append(byKey[p.wave()], p)
 	}
-	sort.Slice(keys, func(a, b int) bool {
-		if keys[a][0] != keys[b][0] {
-			return keys[a][0] < keys[b][0]
+	slices.SortFunc(keys, func(a, b waveID) int { // keys are distinct
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
 		}
-		return keys[a][1] < keys[b][1]
+		return cmp.Compare(a[1], b[1])
 	})
 	kernelCount := waveSize
 	for _, key := range keys {
 		ws := byKey[key]
-		sort.SliceStable(ws, func(a, b int) bool { return ws[a].lane < ws[b].lane })
+		slices.SortStableFunc(ws, func(a, b *pxRec) int { return cmp.Compare(a.lane, b.lane) })
 		st := ps.states[ps.caseOf[ws[0].rep]]
 		st.waves++
 		wv, probs := ps.waveLayout(ws)
@@ -567,6 +571,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	var failE, failI []results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
 	var defE, defI []defVal // record indices each helper set defines, with the value
+	seq := 0
 	for arm := uint32(1); arm <= 2; arm++ {
 		active := 0
 		for _, h := range wv.lanes {
@@ -596,11 +601,18 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			return
 		}
 		exc, inc := v.a, v.b
-		mask := pxMask(wv, arm)
+		mask := ""
+		maskOf := func() string { // only a failure needs it
+			if mask == "" {
+				mask = pxMask(wv, arm)
+			}
+			return mask
+		}
 		for j, h := range wv.lanes {
 			if h.branch != arm {
 				continue
 			}
+			seq++
 			recW := ps.got[h.idx*recWords:][:recWords]
 			actual := readComps(recW, wOut, rt.Scalar, rt.N)
 			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]defVal) {
@@ -609,9 +621,9 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 					return
 				}
 				*lanes++
-				*def = append(*def, defVal{h.idx, want})
+				*def = append(*def, defVal{h.idx, seq, want})
 				if unwritten(recW, rt, want) {
-					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(h),
+					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: describe(h),
 						Expected: formatWant(op, rt, want), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)})
 					return
 				}
@@ -620,7 +632,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 					if !fixed && len(wv.helpers) > 0 {
 						in += " (helpers " + set + ")"
 					}
-					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: in,
+					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: in,
 						Expected: formatWant(op, rt, want), Actual: formatResult(op, rt, actual)})
 				}
 			}
@@ -632,15 +644,22 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		if ps.defined == nil {
 			return
 		}
-		seen := map[int][]models.Value{}
-		for _, set := range sets {
-			for _, d := range set {
-				seen[d.idx] = append(seen[d.idx], d.want)
+		// A record is defined where every set defines it: each set lists the
+		// wave's lanes in one walk order (seq), so the sets meet in one pass.
+		pos := make([]int, len(sets))
+		for _, d := range sets[0] {
+			ws := []models.Value{d.want}
+			for n := 1; n < len(sets); n++ {
+				set := sets[n]
+				for pos[n] < len(set) && set[pos[n]].seq < d.seq {
+					pos[n]++
+				}
+				if pos[n] < len(set) && set[pos[n]].seq == d.seq {
+					ws = append(ws, set[pos[n]].want)
+				}
 			}
-		}
-		for i, ws := range seen {
-			if len(ws) == len(sets) && i < len(ps.defined) {
-				ps.defined[i] = ws
+			if len(ws) == len(sets) && d.idx < len(ps.defined) {
+				ps.defined[d.idx] = ws
 			}
 		}
 	}
