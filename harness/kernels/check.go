@@ -228,7 +228,11 @@ type Memo struct {
 	init      []uint32 // u0 as written before the dispatch, decoded once
 	initErr   error
 	initDone  bool
-	pixel     map[*byte]pixelDefined
+	// pixel: per returned u0 buffer (its first byte: the key keeps the
+	// buffer alive, so no other buffer can take its address while the memo
+	// lives), what the pixel check of it defined. The rig does not change a
+	// buffer between its check and the comparison.
+	pixel map[*byte]pixelDefined
 }
 
 type memoCase struct {

@@ -568,7 +568,9 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			Input:    fmt.Sprintf("layout word key2 (WaveActiveSum of padded index × (lane + 1)) of draw %d, %d helper lanes; [WaveOpsIncludeHelperLanes] requires them", rep, len(wv.helpers)),
 			Expected: "the sum with helpers included", Actual: fmt.Sprintf("%d, the sum without helpers", wv.lanes[0].key2)})
 	}
-	var failE, failI []results.LaneFailure
+	// A helper set's failures are built when reported: the set a wave does not
+	// take (every deciding wave has one) is only counted.
+	var failE, failI []func() results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
 	var defE, defI []defVal // record indices each helper set defines, with the value
 	seq := 0
@@ -615,7 +617,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			seq++
 			recW := ps.got[h.idx*recWords:][:recWords]
 			actual := readComps(recW, wOut, rt.Scalar, rt.N)
-			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]defVal) {
+			cmp := func(want models.Value, set string, fails *[]func() results.LaneFailure, lanes, undef *int, def *[]defVal) {
 				if want.Undefined {
 					*undef++
 					return
@@ -623,17 +625,21 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 				*lanes++
 				*def = append(*def, defVal{h.idx, seq, want})
 				if unwritten(recW, rt, want) {
-					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: describe(h),
-						Expected: formatWant(op, rt, want), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)})
+					*fails = append(*fails, func() results.LaneFailure {
+						return results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: describe(h),
+							Expected: formatWant(op, rt, want), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)}
+					})
 					return
 				}
 				if !want.AcceptsAll(rt.Scalar, actual) {
-					in := describe(h)
-					if !fixed && len(wv.helpers) > 0 {
-						in += " (helpers " + set + ")"
-					}
-					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: in,
-						Expected: formatWant(op, rt, want), Actual: formatResult(op, rt, actual)})
+					*fails = append(*fails, func() results.LaneFailure {
+						in := describe(h)
+						if !fixed && len(wv.helpers) > 0 {
+							in += " (helpers " + set + ")"
+						}
+						return results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: in,
+							Expected: formatWant(op, rt, want), Actual: formatResult(op, rt, actual)}
+					})
 				}
 			}
 			cmp(exc[j], HelpersExcluded, &failE, &lanesE, &undefE, &defE)
@@ -663,6 +669,17 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			}
 		}
 	}
+	// report is st.fail of a built failure; one past MaxFailures only fails
+	// the case, so it is not built.
+	report := func(f func() results.LaneFailure, suffix string) {
+		if len(st.res.Failures) >= MaxFailures {
+			st.fail(results.LaneFailure{})
+			return
+		}
+		lf := f()
+		lf.Input += suffix
+		st.fail(lf)
+	}
 	switch {
 	case ps.included:
 		// [WaveOpsIncludeHelperLanes]: only the helper-included result is correct.
@@ -682,10 +699,11 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			st.choices[choice]++
 		}
 		for _, f := range failI {
+			suffix := ""
 			if len(failE) == 0 {
-				f.Input += "; the device left helpers out, [WaveOpsIncludeHelperLanes] requires them"
+				suffix = "; the device left helpers out, [WaveOpsIncludeHelperLanes] requires them"
 			}
-			st.fail(f)
+			report(f, suffix)
 		}
 		if len(failI) == 0 {
 			mark(defI)
@@ -714,7 +732,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		}
 		st.res.Lanes += lanesE
 		for _, f := range fails {
-			st.fail(f)
+			report(f, "")
 		}
 	}
 }
