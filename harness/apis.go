@@ -216,13 +216,14 @@ func (r *Rig) runWebGPU(k kernels.Kernel, m *module) (map[string][]byte, error) 
 // parity compares waverig's outputs of one kernel on Vulkan and WebGPU (same
 // device, same wave size; compute and pixel kernels, see kernels.Compare) and
 // returns one Differs record per case that differs. Cases that agree produce no record: their two case records say
-// enough.
-func (r *Rig) parity(k kernels.Kernel, outs map[string]map[string][]byte, layouts map[string]results.Record, st *results.Stats) []results.Record {
+// enough. memo is the one the kernel's checks used: the comparison takes the
+// models' values from it.
+func (r *Rig) parity(k kernels.Kernel, memo *kernels.Memo, outs map[string]map[string][]byte, layouts map[string]results.Record, st *results.Stats) []results.Record {
 	a, b := outs[Vulkan], outs[WebGPU]
 	if a == nil || b == nil || layouts[Vulkan].WaveSize != layouts[WebGPU].WaveSize || stageOf(k) == results.Vertex {
 		return nil
 	}
-	ps, err := kernels.Compare(k, Vulkan, a, WebGPU, b)
+	ps, err := memo.Compare(Vulkan, a, WebGPU, b)
 	t := target{Vulkan + "+" + WebGPU, Ours}
 	size := layouts[Vulkan].WaveSize
 	if err != nil {

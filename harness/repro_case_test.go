@@ -44,7 +44,7 @@ func TestReproCaseFromFailingOutput(t *testing.T) {
 	const rec = 5 // in the first workgroup, the "all" pattern's: every lane active
 	const word = rec*24 + 16
 	binary.LittleEndian.PutUint32(bad["u0"][4*word:], binary.LittleEndian.Uint32(bad["u0"][4*word:])+5)
-	_, failed := r.checkCases(k, tg, size, bad)
+	_, failed := r.checkCases(k, kernels.NewMemo(k), tg, size, bad)
 	if len(failed) != 1 || len(failed[0].Failures) != 1 {
 		t.Fatalf("planted one wrong lane, Check failed %d cases: %+v", len(failed), failed)
 	}

@@ -13,7 +13,7 @@ import (
 // record keeps the first run's failing lanes and says how many runs it took);
 // one that fails every time stays a Fail. Known failures are not re-run: the
 // baseline already says what they do.
-func (r *Rig) retryNew(k kernels.Kernel, t target, size uint32, recs, failed []results.Record) ([]results.Record, []results.Record) {
+func (r *Rig) retryNew(k kernels.Kernel, memo *kernels.Memo, t target, size uint32, recs, failed []results.Record) ([]results.Record, []results.Record) {
 	if r.cfg.Retries <= 0 || len(failed) == 0 {
 		return recs, failed
 	}
@@ -28,7 +28,7 @@ func (r *Rig) retryNew(k kernels.Kernel, t target, size uint32, recs, failed []r
 		if err != nil {
 			break // it ran before: an error now is not the case's result
 		}
-		again, _ := r.checkAttempt(k, t, size, out, attempt)
+		again, _ := r.checkAttempt(k, memo, t, size, out, attempt)
 		for _, rec := range again {
 			i, ok := open[rec.Case]
 			if !ok {

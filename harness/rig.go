@@ -349,13 +349,16 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 		}
 		k := k
 		fin.submit(func(item *finished) {
+			// One memo for the kernel's checks on every target and its parity:
+			// the models run once per distinct wave (kernels.Memo).
+			memo := kernels.NewMemo(k)
 			passedOurs := map[string]bool{}
 			outs := map[string]map[string][]byte{} // API -> waverig's output, for parity
 			for _, rn := range runs {
 				recs, failed := rn.recs, []results.Record(nil)
 				t0 := time.Now()
 				if rn.out != nil {
-					recs, failed = r.checkCases(k, rn.t, rn.size, rn.out)
+					recs, failed = r.checkCases(k, memo, rn.t, rn.size, rn.out)
 					if rn.t.comp == Ours {
 						outs[rn.t.api] = rn.out
 					}
@@ -384,7 +387,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 				}
 			}
 			t0 := time.Now()
-			item.recs = append(item.recs, r.parity(k, outs, layouts, &item.st)...)
+			item.recs = append(item.recs, r.parity(k, memo, outs, layouts, &item.st)...)
 			r.prof.add("parity", t0)
 		})
 	}
@@ -517,16 +520,17 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 
 // checkCases is the CPU half (after runOnDevice): the records of a dispatched kernel,
 // checked against the models, and the failing ones (for the repro bundle). New
-// failures are re-run first (retryNew).
-func (r *Rig) checkCases(k kernels.Kernel, t target, size uint32, out map[string][]byte) (recs, failed []results.Record) {
-	recs, failed = r.checkAttempt(k, t, size, out, 0)
-	return r.retryNew(k, t, size, recs, failed)
+// failures are re-run first (retryNew). memo is the kernel's (kernels.Memo),
+// shared with its other targets' checks and its parity comparison.
+func (r *Rig) checkCases(k kernels.Kernel, memo *kernels.Memo, t target, size uint32, out map[string][]byte) (recs, failed []results.Record) {
+	recs, failed = r.checkAttempt(k, memo, t, size, out, 0)
+	return r.retryNew(k, memo, t, size, recs, failed)
 }
 
 // checkAttempt checks one run (attempt 0 is the first) of a kernel.
-func (r *Rig) checkAttempt(k kernels.Kernel, t target, size uint32, out map[string][]byte, attempt int) (recs, failed []results.Record) {
+func (r *Rig) checkAttempt(k kernels.Kernel, memo *kernels.Memo, t target, size uint32, out map[string][]byte, attempt int) (recs, failed []results.Record) {
 	t0 := time.Now()
-	checked := kernels.Check(k, out, size)
+	checked := memo.Check(out, size)
 	r.prof.add("check", t0)
 	for _, cr := range checked {
 		rec := r.caseRecord(k, cr.Case, t, size)

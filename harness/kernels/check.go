@@ -1,11 +1,12 @@
 package kernels
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"math/bits"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,22 +118,38 @@ func waveProblems(ws []hdr, waveSize uint32) []string {
 	return p
 }
 
-// groupWaves splits records into waves by key, each sorted by lane, waves in key order.
+// groupWaves splits records into waves by key, each sorted by lane, waves in key order
+// (records of one key and lane stay in record order). One stable sort of a copy by
+// (key, lane): a GPU run groups ~150,000 records per size this way on every check.
 func groupWaves(hs []hdr) [][]hdr {
-	m := map[uint32][]hdr{}
-	var keys []uint32
-	for _, h := range hs {
-		if _, ok := m[h.key]; !ok {
-			keys = append(keys, h.key)
-		}
-		m[h.key] = append(m[h.key], h)
+	// Sort positions, not the records: a record is ~90 bytes. The position
+	// breaks ties, so the order is the stable one.
+	order := make([]int32, len(hs))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-	out := make([][]hdr, 0, len(keys))
-	for _, k := range keys {
-		w := m[k]
-		sort.SliceStable(w, func(a, b int) bool { return w[a].lane < w[b].lane })
-		out = append(out, w)
+	slices.SortFunc(order, func(a, b int32) int {
+		ha, hb := &hs[a], &hs[b]
+		if c := cmp.Compare(ha.key, hb.key); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ha.lane, hb.lane); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	s := make([]hdr, len(hs))
+	for i, o := range order {
+		s[i] = hs[o]
+	}
+	var out [][]hdr
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j].key == s[i].key {
+			j++
+		}
+		out = append(out, s[i:j:j])
+		i = j
 	}
 	return out
 }
@@ -180,8 +197,156 @@ func (s *caseState) problem(p string) {
 // checker takes the lane count the waves report, which must be a power of two and the
 // same for every wave of the kernel. Pixel kernels go to the pixel checker
 // (check_pixel.go); vertex kernels share the compute record and checker (a draw is a
-// workgroup, SV_VertexID the group index).
+// workgroup, SV_VertexID the group index). Check is Memo.Check with a memo of its
+// own: the rig, which checks a kernel on several targets and compares two of
+// them, shares one memo between those calls.
 func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
+	m := NewMemo(k)
+	m.keepPixel = false
+	return m.Check(out, waveSize)
+}
+
+// Memo keeps what the models said about one kernel's waves, so that the checks
+// of the kernel on every target (Vulkan with each compiler, WebGPU) and the
+// parity comparison run each model once per distinct wave instead of once per
+// call. An entry's key is everything the model reads of the wave, one lane at a
+// time: the record (or pixel) each lane is, whose input the kernel wrote before
+// the dispatch and which is the same on every target, its recorded lane index,
+// lane argument and whether it ran the arm, plus the lane count and the case; a
+// target that lays out a wave differently gets its own entry. A memo's values
+// are shared between calls and never changed. The pixel checker also leaves the
+// values it defined per returned u0 buffer, which Compare takes instead of
+// checking both sides again. A Memo is safe for concurrent use.
+type Memo struct {
+	k Kernel
+	// cases[i] holds case i's entries: the checks of one kernel's cases run on
+	// every core, each case on one at a time.
+	cases []memoCase
+	// keepPixel: pixel checks leave their defined values (Compare needs them).
+	keepPixel bool
+	mu        sync.Mutex
+	init      []uint32 // u0 as written before the dispatch, decoded once
+	initErr   error
+	initDone  bool
+	// pixel: per returned u0 buffer (its first byte: the key keeps the
+	// buffer alive, so no other buffer can take its address while the memo
+	// lives), what the pixel check of it defined. The rig does not change a
+	// buffer between its check and the comparison.
+	pixel map[*byte]pixelDefined
+}
+
+type memoCase struct {
+	mu sync.Mutex
+	m  map[string]memoVal
+}
+
+// memoVal is one model call's answer: a, b the values (b: the helper-included
+// set of a pixel wave), err its error.
+type memoVal struct {
+	a, b []models.Value
+	err  error
+}
+
+// pixelDefined is what a pixel check defined for one returned u0 buffer, kept
+// where it is what Compare's own check of that buffer (at no required size)
+// would define.
+type pixelDefined struct {
+	defined [][]models.Value
+}
+
+// The kinds of memo entries: a compute check's model (expectedOf over the
+// inputs partitionInput gives), the model parity uses where that differs
+// (models.Expected over the pre-written inputs: WaveMatch and the native quad
+// votes), and a pixel wave's helper sets.
+const (
+	memoCheck byte = iota + 1
+	memoParity
+	memoPixel
+)
+
+// NewMemo is an empty memo for kernel k.
+func NewMemo(k Kernel) *Memo {
+	return &Memo{k: k, cases: make([]memoCase, len(k.Cases)), keepPixel: true}
+}
+
+// get returns case ci's entry for key, computing it with f when there is none
+// (two goroutines may both compute one; either answer is the same).
+func (m *Memo) get(ci int, key []byte, f func() memoVal) memoVal {
+	if ci < 0 || ci >= len(m.cases) {
+		return f()
+	}
+	c := &m.cases[ci]
+	c.mu.Lock()
+	v, ok := c.m[string(key)]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = f()
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]memoVal{}
+	}
+	c.m[string(key)] = v
+	c.mu.Unlock()
+	return v
+}
+
+// words returns the kernel's u0 before the dispatch and the returned one.
+func (m *Memo) words(out map[string][]byte) (init, got []uint32, err error) {
+	m.mu.Lock()
+	if !m.initDone {
+		m.initDone = true
+		var initB []byte
+		for _, b := range m.k.Buffers {
+			if b.Register == "u0" {
+				initB = b.Data
+			}
+		}
+		if initB == nil {
+			m.initErr = fmt.Errorf("kernel %s has no u0 buffer", m.k.Name)
+		} else {
+			m.init, m.initErr = words(initB)
+		}
+	}
+	init, err = m.init, m.initErr
+	m.mu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
+	gotB, ok := out["u0"]
+	if !ok {
+		return nil, nil, fmt.Errorf("no u0 buffer came back")
+	}
+	if len(gotB) != 4*len(init) {
+		return nil, nil, fmt.Errorf("u0 came back with %d bytes, expected %d", len(gotB), 4*len(init))
+	}
+	got, err = words(gotB)
+	return init, got, err
+}
+
+// keyBuf builds a memo key.
+type keyBuf []byte
+
+func (b keyBuf) u32(v uint32) keyBuf { return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)) }
+
+// waveKey is the key of one arm of a compute wave: what armLanes gives the models.
+func waveKey(buf keyBuf, kind byte, wv []hdr, arm, count uint32) keyBuf {
+	buf = append(buf[:0], kind)
+	buf = buf.u32(count).u32(arm)
+	for _, h := range wv {
+		a := uint32(0)
+		if h.branch == arm {
+			a = 1
+		}
+		buf = buf.u32(uint32(h.idx)).u32(h.lane).u32(h.laneArg).u32(a)
+	}
+	return buf
+}
+
+// Check is Check through the memo.
+func (m *Memo) Check(out map[string][]byte, waveSize uint32) []CaseResult {
+	k := m.k
 	res := make([]CaseResult, len(k.Cases))
 	states := make([]*caseState, len(k.Cases))
 	for i, c := range k.Cases {
@@ -189,7 +354,7 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 		states[i] = &caseState{res: &res[i], choices: map[string]int{}}
 	}
 	if k.Stage == Pixel && len(k.Cases) > 0 {
-		return checkPixel(k, out, waveSize, res, states)
+		return checkPixel(k, out, waveSize, res, states, m)
 	}
 	failAll := func(note string) []CaseResult {
 		for i := range res {
@@ -201,7 +366,7 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 	if len(k.Cases) == 0 {
 		return res
 	}
-	init, got, err := kernelWords(k, out)
+	init, got, err := m.words(out)
 	if err != nil {
 		return failAll(err.Error())
 	}
@@ -252,8 +417,9 @@ func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 		perCase[wv[0].caseIdx] = append(perCase[wv[0].caseIdx], wv)
 	}
 	eachParallel(len(k.Cases), func(i int) {
+		var key keyBuf
 		for _, wv := range perCase[i] {
-			checkWave(op, k.Cases[i], wv, init, got, threads, waveSize, states[i])
+			key = m.checkWave(op, i, wv, init, got, threads, waveSize, states[i], key)
 		}
 	})
 	for i, st := range states {
@@ -355,27 +521,49 @@ func armLanes(wv []hdr, inputs [][]uint64, arm uint32) (lanes []models.Lane, act
 	return lanes, active
 }
 
-// checkWave checks one wave of one case: the arm each lane ran in, the lane argument,
-// and, per arm, every active lane's output against the model.
-func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads int, waveSize uint32, st *caseState) {
-	mt, rt, count, inputs, err := waveInputs(op, c, wv, init, waveSize)
+// checkWave checks one wave of case ci: the arm each lane ran in, the lane
+// argument, and, per arm, every active lane's output against the model (asked
+// through the memo; the lanes' inputs are decoded only when it has no answer or
+// a failure names them). key is scratch space for the memo's keys, returned for
+// the next wave.
+func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32, threads int, waveSize uint32, st *caseState, key keyBuf) keyBuf {
+	c := m.k.Cases[ci]
+	mt, err := c.Type.Model()
 	if err != nil {
 		st.problem(err.Error())
-		return
+		return key
+	}
+	rt := models.ResultType(op, mt)
+	count := wv[0].count
+	if waveSize != 0 {
+		count = waveSize
+	}
+	partitioned := models.IsPartitioned(op)
+	var inputs [][]uint64
+	lanesInput := func() [][]uint64 {
+		if inputs == nil {
+			inputs = make([][]uint64, len(wv))
+			for j, h := range wv {
+				inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
+			}
+		}
+		return inputs
 	}
 	describe := func(j int) string {
 		h := wv[j]
-		s := "x=" + models.FormatComps(mt.Scalar, inputs[j])
+		s := "x=" + models.FormatComps(mt.Scalar, lanesInput()[j])
 		if hasLaneArg(op) {
 			s += fmt.Sprintf(" lane=%d", h.laneArg)
 		}
-		if models.IsPartitioned(op) {
+		if partitioned {
 			s += fmt.Sprintf(" key=%d", h.laneArg)
 		}
 		return s
 	}
-	if models.IsPartitioned(op) {
-		partitionLanes(op, c, mt, wv, init, inputs, st)
+	if partitioned {
+		// It checks the recorded keys and turns the inputs into the models' (a
+		// WaveMatch lane's value comes from its key).
+		partitionLanes(op, c, mt, wv, init, lanesInput(), st)
 	}
 	arms, args := waveArms(c, wv, threads)
 	for j, h := range wv {
@@ -390,21 +578,40 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 			}
 		}
 	}
-	checkSentinels(wv, arms, got, rt.N*wordsPer(rt.Scalar), describe, st)
+	nw := rt.N * wordsPer(rt.Scalar)
+	checkSentinels(wv, arms, got, nw, describe, st)
+	var actual []uint64
 	for arm := uint32(1); arm <= 2; arm++ {
-		lanes, active := armLanes(wv, inputs, arm)
+		active := 0
+		for _, h := range wv {
+			if h.branch == arm {
+				active++
+			}
+		}
 		if active == 0 {
 			continue
 		}
 		st.arms++
-		want, err := expectedOf(c, op, mt, lanes, count)
-		if err != nil {
-			st.problem(err.Error())
-			return
+		key = waveKey(key, memoCheck, wv, arm, count)
+		v := m.get(ci, key, func() memoVal {
+			lanes, _ := armLanes(wv, lanesInput(), arm)
+			want, err := expectedOf(c, op, mt, lanes, count)
+			return memoVal{a: want, err: err}
+		})
+		if v.err != nil {
+			st.problem(v.err.Error())
+			return key
 		}
-		mask := armMask(wv, arm)
+		want := v.a
+		mask := ""
+		maskOf := func() string { // only a failure needs it
+			if mask == "" {
+				mask = armMask(wv, arm)
+			}
+			return mask
+		}
 		for j, h := range wv {
-			if !lanes[j].Active {
+			if h.branch != arm {
 				continue
 			}
 			if want[j].Undefined {
@@ -414,17 +621,18 @@ func checkWave(op intrinsics.Op, c Case, wv []hdr, init, got []uint32, threads i
 			st.res.Lanes++
 			rec := got[h.idx*recWords:][:recWords]
 			if unwritten(rec, rt, want[j]) {
-				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: describe(j),
 					Expected: formatWant(op, rt, want[j]), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)})
 				continue
 			}
-			actual := readComps(rec, wOut, rt.Scalar, rt.N)
+			actual = readCompsInto(actual, rec, wOut, rt.Scalar, rt.N)
 			if !want[j].AcceptsAll(rt.Scalar, actual) {
-				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(j),
+				st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: describe(j),
 					Expected: formatWant(op, rt, want[j]), Actual: formatResult(op, rt, actual)})
 			}
 		}
 	}
+	return key
 }
 
 // checkSentinels checks the output words no lane should have stored (outSentinel):
@@ -469,6 +677,19 @@ func unwritten(rec []uint32, rt models.Type, want models.Value) bool {
 		}
 	}
 	return false
+}
+
+// readCompsInto is readComps into dst's storage (grown when short).
+func readCompsInto(dst []uint64, rec []uint32, off int, s models.Scalar, n int) []uint64 {
+	if cap(dst) < n {
+		dst = make([]uint64, n)
+	}
+	dst = dst[:n]
+	wp := wordsPer(s)
+	for k := 0; k < n; k++ {
+		dst[k] = decodeComp(s, rec[off+k*wp:off+k*wp+wp])
+	}
+	return dst
 }
 
 // ranMask is the hex mask of the lanes of a wave that ran the operation in either arm.
@@ -519,4 +740,16 @@ func formatWant(op intrinsics.Op, rt models.Type, v models.Value) string {
 		return formatResult(op, rt, v.Comps)
 	}
 	return models.FormatWant(rt.Scalar, v)
+}
+
+// entries counts the memo's model answers (tests).
+func (m *Memo) entries() int {
+	n := 0
+	for i := range m.cases {
+		c := &m.cases[i]
+		c.mu.Lock()
+		n += len(c.m)
+		c.mu.Unlock()
+	}
+	return n
 }

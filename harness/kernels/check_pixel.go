@@ -1,9 +1,11 @@
 package kernels
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,27 +53,99 @@ type pixelState struct {
 	// the helper set(s) the wave was explained by, the models' value under each
 	// of those sets (nil unless asked for: parity compares through their
 	// accepted sets).
-	defined map[int][]models.Value
+	defined [][]models.Value
+	memo    *Memo
+	// firstCount is the lane count of the first wave without layout problems
+	// (sawGood: there was one): a check at a required size defines what one at
+	// none does when the two agree (Memo.pixel).
+	firstCount uint32
+	sawGood    bool
+	key        keyBuf // scratch for the memo's keys
 }
 
-// defVal is a record index the models define and the value they give it.
+// pixelKey is the memo key of one arm of a pixel wave: what checkOpWave gives
+// the helper-set models. A lane's input is its pixel's in the draw (rep); a
+// helper's lane argument follows from its lane and the count.
+func pixelKey(buf keyBuf, wv pixelWave, rep int, arm, count uint32, helperBranch []uint32) keyBuf {
+	buf = append(buf[:0], memoPixel)
+	buf = buf.u32(uint32(rep)).u32(count).u32(arm).u32(uint32(len(wv.lanes)))
+	for _, h := range wv.lanes {
+		a := uint32(0)
+		if h.branch == arm {
+			a = 1
+		}
+		buf = buf.u32(h.x).u32(h.y).u32(h.lane).u32(h.laneArg).u32(a)
+	}
+	for i, h := range wv.helpers {
+		a := uint32(0)
+		if helperBranch[i] == arm {
+			a = 1
+		}
+		buf = buf.u32(h.x).u32(h.y).u32(h.lane).u32(a)
+	}
+	return buf
+}
+
+// defVal is a record index the models define and the value they give it; seq
+// is the lane's place in the wave's walk (arm, then lane), the same for every
+// helper set.
 type defVal struct {
-	idx  int
-	want models.Value
+	idx, seq int
+	want     models.Value
 }
 
 func (ps *pixelState) block(rep int, x, y uint32) []uint32 {
 	return ps.in[ps.lay.padded(rep, x, y)*tWords:][:tWords]
 }
 
-// checkPixel is Check for pixel kernels.
-func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState) []CaseResult {
-	return checkPixelInto(k, out, waveSize, res, states, nil)
+// checkPixel is Check for pixel kernels. When the memo keeps pixel values
+// (Memo.keepPixel), it leaves there the values this check defined for out's
+// u0, for Compare.
+func checkPixel(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, m *Memo) []CaseResult {
+	u0 := out["u0"]
+	if !m.keepPixel || len(u0) == 0 || len(u0)%(4*recWords) != 0 {
+		return checkPixelInto(k, out, waveSize, res, states, nil, m)
+	}
+	defined := make([][]models.Value, len(u0)/4/recWords)
+	var ps *pixelState
+	res = checkPixelState(k, out, waveSize, res, states, defined, m, &ps)
+	// A check at a required size defines what Compare's check at none would
+	// when the first well-formed wave had that size (pixelState.firstCount):
+	// then both take the same waves.
+	if ps != nil && (waveSize == 0 || !ps.sawGood || ps.firstCount == waveSize) {
+		m.mu.Lock()
+		if m.pixel == nil {
+			m.pixel = map[*byte]pixelDefined{}
+		}
+		m.pixel[&u0[0]] = pixelDefined{defined: defined}
+		m.mu.Unlock()
+	}
+	return res
 }
 
-// checkPixelInto is checkPixel that also records, in defined (when not nil), the
-// record indices whose values the models define, with those values.
-func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, defined map[int][]models.Value) []CaseResult {
+// pixelDefinedOf is what a pixel check through m left for out's u0 (ok false:
+// nothing, or not what a check at no required size defines).
+func (m *Memo) pixelDefinedOf(out map[string][]byte) (d [][]models.Value, ok bool) {
+	u0 := out["u0"]
+	if len(u0) == 0 {
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.pixel[&u0[0]]
+	return p.defined, ok
+}
+
+// checkPixelInto is checkPixel that also records, in defined (when not nil,
+// one entry per record), the record indices whose values the models define,
+// with those values.
+func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, defined [][]models.Value, m *Memo) []CaseResult {
+	return checkPixelState(k, out, waveSize, res, states, defined, m, nil)
+}
+
+// checkPixelState is checkPixelInto that also hands back its state (when
+// state is not nil and the check got as far as the waves).
+func checkPixelState(k Kernel, out map[string][]byte, waveSize uint32, res []CaseResult, states []*caseState, defined [][]models.Value, m *Memo, state **pixelState) []CaseResult {
 	failAll := func(note string) []CaseResult {
 		for i := range res {
 			res[i].Passed, res[i].Note = false, note
@@ -83,7 +157,7 @@ func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []Case
 	}
 	sc := *k.Cases[0].Shape.Scene
 	pw, ph := sc.Padded()
-	ps := &pixelState{k: k, sc: sc, states: states, defined: defined, included: IncludesHelperLanes(k.Cases[0]),
+	ps := &pixelState{k: k, sc: sc, states: states, defined: defined, memo: m, included: IncludesHelperLanes(k.Cases[0]),
 		lay: pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}}
 	if k.Cases[0].Name == slopeName {
 		ps.checkSlope(out)
@@ -98,7 +172,7 @@ func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []Case
 	if err != nil || len(ps.in) != ps.lay.draws*int(pw*ph)*tWords {
 		return failAll(fmt.Sprintf("kernel %s: input buffer t0 missing or of the wrong size", k.Name))
 	}
-	if ps.init, ps.got, err = kernelWords(k, out); err != nil {
+	if ps.init, ps.got, err = m.words(out); err != nil {
 		return failAll(err.Error())
 	}
 	if len(ps.got) != ps.lay.draws*int(sc.Width*sc.Height)*recWords {
@@ -110,6 +184,9 @@ func checkPixelInto(k Kernel, out map[string][]byte, waveSize uint32, res []Case
 			return failAll(fmt.Sprintf("draw %d names case %d of %d", r, ci, len(k.Cases)))
 		}
 		ps.caseOf, ps.modeOf = append(ps.caseOf, ci), append(ps.modeOf, m)
+	}
+	if state != nil {
+		*state = ps
 	}
 	all := ps.readRecords()
 	ps.checkCoverage()
@@ -275,19 +352,22 @@ func (ps *pixelState) checkWaves(all []*pxRec, waveSize uint32, check func(pixel
 		}
 		byKey[p.wave()] = append(byKey[p.wave()], p)
 	}
-	sort.Slice(keys, func(a, b int) bool {
-		if keys[a][0] != keys[b][0] {
-			return keys[a][0] < keys[b][0]
+	slices.SortFunc(keys, func(a, b waveID) int { // keys are distinct
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
 		}
-		return keys[a][1] < keys[b][1]
+		return cmp.Compare(a[1], b[1])
 	})
 	kernelCount := waveSize
 	for _, key := range keys {
 		ws := byKey[key]
-		sort.SliceStable(ws, func(a, b int) bool { return ws[a].lane < ws[b].lane })
+		slices.SortStableFunc(ws, func(a, b *pxRec) int { return cmp.Compare(a.lane, b.lane) })
 		st := ps.states[ps.caseOf[ws[0].rep]]
 		st.waves++
 		wv, probs := ps.waveLayout(ws)
+		if len(probs) == 0 && !ps.sawGood {
+			ps.sawGood, ps.firstCount = true, wv.count
+		}
 		if kernelCount == 0 && len(probs) == 0 {
 			kernelCount = wv.count
 		}
@@ -488,57 +568,78 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			Input:    fmt.Sprintf("layout word key2 (WaveActiveSum of padded index × (lane + 1)) of draw %d, %d helper lanes; [WaveOpsIncludeHelperLanes] requires them", rep, len(wv.helpers)),
 			Expected: "the sum with helpers included", Actual: fmt.Sprintf("%d, the sum without helpers", wv.lanes[0].key2)})
 	}
-	var failE, failI []results.LaneFailure
+	// A helper set's failures are built when reported: the set a wave does not
+	// take (every deciding wave has one) is only counted.
+	var failE, failI []func() results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
 	var defE, defI []defVal // record indices each helper set defines, with the value
+	seq := 0
 	for arm := uint32(1); arm <= 2; arm++ {
-		var rec, hl []models.Lane
-		var act []*pxRec
+		active := 0
 		for _, h := range wv.lanes {
-			rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: input(h.x, h.y), LaneArg: h.laneArg})
 			if h.branch == arm {
-				act = append(act, h)
+				active++
 			}
 		}
-		if len(act) == 0 {
+		if active == 0 {
 			continue
 		}
-		for i, h := range wv.helpers {
-			hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: input(h.x, h.y),
-				LaneArg: laneArgOf(op, mode, h.lane, count)})
-		}
 		st.arms++
-		exc, inc, err := helperSetsOf(c, mt, rec, hl, count)
-		if err != nil {
-			st.problem(err.Error())
+		ps.key = pixelKey(ps.key, wv, rep, arm, count, helperBranch)
+		v := ps.memo.get(ps.caseOf[rep], ps.key, func() memoVal {
+			var rec, hl []models.Lane
+			for _, h := range wv.lanes {
+				rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: input(h.x, h.y), LaneArg: h.laneArg})
+			}
+			for i, h := range wv.helpers {
+				hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: input(h.x, h.y),
+					LaneArg: laneArgOf(op, mode, h.lane, count)})
+			}
+			exc, inc, err := helperSetsOf(c, mt, rec, hl, count)
+			return memoVal{a: exc, b: inc, err: err}
+		})
+		if v.err != nil {
+			st.problem(v.err.Error())
 			return
 		}
-		mask := pxMask(wv, arm)
+		exc, inc := v.a, v.b
+		mask := ""
+		maskOf := func() string { // only a failure needs it
+			if mask == "" {
+				mask = pxMask(wv, arm)
+			}
+			return mask
+		}
 		for j, h := range wv.lanes {
 			if h.branch != arm {
 				continue
 			}
+			seq++
 			recW := ps.got[h.idx*recWords:][:recWords]
 			actual := readComps(recW, wOut, rt.Scalar, rt.N)
-			cmp := func(want models.Value, set string, fails *[]results.LaneFailure, lanes, undef *int, def *[]defVal) {
+			cmp := func(want models.Value, set string, fails *[]func() results.LaneFailure, lanes, undef *int, def *[]defVal) {
 				if want.Undefined {
 					*undef++
 					return
 				}
 				*lanes++
-				*def = append(*def, defVal{h.idx, want})
+				*def = append(*def, defVal{h.idx, seq, want})
 				if unwritten(recW, rt, want) {
-					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: describe(h),
-						Expected: formatWant(op, rt, want), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)})
+					*fails = append(*fails, func() results.LaneFailure {
+						return results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: describe(h),
+							Expected: formatWant(op, rt, want), Actual: fmt.Sprintf("not written (the sentinel %#x is still there)", outSentinel)}
+					})
 					return
 				}
 				if !want.AcceptsAll(rt.Scalar, actual) {
-					in := describe(h)
-					if !fixed && len(wv.helpers) > 0 {
-						in += " (helpers " + set + ")"
-					}
-					*fails = append(*fails, results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: mask, Input: in,
-						Expected: formatWant(op, rt, want), Actual: formatResult(op, rt, actual)})
+					*fails = append(*fails, func() results.LaneFailure {
+						in := describe(h)
+						if !fixed && len(wv.helpers) > 0 {
+							in += " (helpers " + set + ")"
+						}
+						return results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: maskOf(), Input: in,
+							Expected: formatWant(op, rt, want), Actual: formatResult(op, rt, actual)}
+					})
 				}
 			}
 			cmp(exc[j], HelpersExcluded, &failE, &lanesE, &undefE, &defE)
@@ -549,17 +650,35 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		if ps.defined == nil {
 			return
 		}
-		seen := map[int][]models.Value{}
-		for _, set := range sets {
-			for _, d := range set {
-				seen[d.idx] = append(seen[d.idx], d.want)
+		// A record is defined where every set defines it: each set lists the
+		// wave's lanes in one walk order (seq), so the sets meet in one pass.
+		pos := make([]int, len(sets))
+		for _, d := range sets[0] {
+			ws := []models.Value{d.want}
+			for n := 1; n < len(sets); n++ {
+				set := sets[n]
+				for pos[n] < len(set) && set[pos[n]].seq < d.seq {
+					pos[n]++
+				}
+				if pos[n] < len(set) && set[pos[n]].seq == d.seq {
+					ws = append(ws, set[pos[n]].want)
+				}
+			}
+			if len(ws) == len(sets) && d.idx < len(ps.defined) {
+				ps.defined[d.idx] = ws
 			}
 		}
-		for i, ws := range seen {
-			if len(ws) == len(sets) {
-				ps.defined[i] = ws
-			}
+	}
+	// report is st.fail of a built failure; one past MaxFailures only fails
+	// the case, so it is not built.
+	report := func(f func() results.LaneFailure, suffix string) {
+		if len(st.res.Failures) >= MaxFailures {
+			st.fail(results.LaneFailure{})
+			return
 		}
+		lf := f()
+		lf.Input += suffix
+		st.fail(lf)
 	}
 	switch {
 	case ps.included:
@@ -580,10 +699,11 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			st.choices[choice]++
 		}
 		for _, f := range failI {
+			suffix := ""
 			if len(failE) == 0 {
-				f.Input += "; the device left helpers out, [WaveOpsIncludeHelperLanes] requires them"
+				suffix = "; the device left helpers out, [WaveOpsIncludeHelperLanes] requires them"
 			}
-			st.fail(f)
+			report(f, suffix)
 		}
 		if len(failI) == 0 {
 			mark(defI)
@@ -612,7 +732,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		}
 		st.res.Lanes += lanesE
 		for _, f := range fails {
-			st.fail(f)
+			report(f, "")
 		}
 	}
 }

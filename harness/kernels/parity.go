@@ -3,8 +3,8 @@ package kernels
 import (
 	"fmt"
 	"math"
-	"sync"
 
+	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
 	"waverig/harness/results"
 )
@@ -27,19 +27,28 @@ type Parity struct {
 // place and its result, where the model defines one, differs (agree). Values the model leaves undefined are never compared:
 // two correct devices may disagree on them. A parity difference is reported even
 // when both sides pass their models: it says the two paths to the same hardware
-// disagree, which a driver engineer wants to know.
+// disagree, which a driver engineer wants to know. Compare is Memo.Compare with
+// a memo of its own.
 func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
+	return NewMemo(k).Compare(apiA, outA, apiB, outB)
+}
+
+// Compare is Compare through the memo: the model values of the waves (and,
+// for pixel kernels, what each side's check defined) that Check put there
+// when it checked the same buffers are taken, not worked out again.
+func (m *Memo) Compare(apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
+	k := m.k
 	if len(k.Cases) == 0 {
 		return nil, nil
 	}
 	if k.Stage == Pixel {
-		return comparePixel(k, apiA, outA, apiB, outB)
+		return m.comparePixel(apiA, outA, apiB, outB)
 	}
-	init, gotA, err := kernelWords(k, outA)
+	init, gotA, err := m.words(outA)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", apiA, err)
 	}
-	_, gotB, err := kernelWords(k, outB)
+	_, gotB, err := m.words(outB)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", apiB, err)
 	}
@@ -60,60 +69,83 @@ func Compare(k Kernel, apiA string, outA map[string][]byte, apiB string, outB ma
 	for i, c := range k.Cases {
 		out[i].Case = c
 	}
-	add := func(p *Parity, h hdr, input, va, vb string) {
+	add := func(p *Parity, h hdr, input func() string, va, vb string) {
 		p.Differing++
 		if len(p.Lanes) < MaxFailures {
-			p.Lanes = append(p.Lanes, results.ParityLane{Flat: h.flat, WaveKey: h.key, Lane: h.lane, Input: input,
+			p.Lanes = append(p.Lanes, results.ParityLane{Flat: h.flat, WaveKey: h.key, Lane: h.lane, Input: input(),
 				Values: map[string]string{apiA: va, apiB: vb}})
 		}
 	}
+	var key keyBuf
+	var defined []*models.Value
+	var ra, rb []uint64
 	for _, wv := range groupWaves(ha) {
-		c := k.Cases[wv[0].caseIdx]
-		p := &out[wv[0].caseIdx]
+		ci := wv[0].caseIdx
+		c := k.Cases[ci]
+		p := &out[ci]
 		mt, err := c.Type.Model()
 		if err != nil {
 			return nil, err
 		}
 		rt := models.ResultType(op, mt)
-		defined := map[int]models.Value{} // record index -> the model's value, where it defines one
+		// The model parity holds each side to is models.Expected over the
+		// pre-written inputs at the wave's own lane count; where that is the
+		// model Check asked (every operation but WaveMatch, whose inputs Check
+		// derives from the keys, and the native quad votes), Check's entries
+		// answer it.
+		kind := memoCheck
+		if op == intrinsics.WaveMatch || (models.IsQuadVote(op) && nativeQuadVote(c)) {
+			kind = memoParity
+		}
+		inputOf := func(h hdr) []uint64 { return readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N) }
+		defined = append(defined[:0], make([]*models.Value, len(wv))...) // the model's value where it defines one
 		for arm := uint32(1); arm <= 2; arm++ {
-			lanes := make([]models.Lane, len(wv))
 			active := false
-			for j, h := range wv {
-				lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm, LaneArg: h.laneArg,
-					Input: readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)}
+			for _, h := range wv {
 				active = active || h.branch == arm
 			}
 			if !active {
 				continue
 			}
-			want, err := models.Expected(op, mt, lanes, wv[0].count)
-			if err != nil {
+			key = waveKey(key, kind, wv, arm, wv[0].count)
+			v := m.get(ci, key, func() memoVal {
+				lanes := make([]models.Lane, len(wv))
+				for j, h := range wv {
+					lanes[j] = models.Lane{Index: h.lane, Active: h.branch == arm, LaneArg: h.laneArg, Input: inputOf(h)}
+				}
+				if kind == memoCheck {
+					want, err := expectedOf(c, op, mt, lanes, wv[0].count)
+					return memoVal{a: want, err: err}
+				}
+				want, err := models.Expected(op, mt, lanes, wv[0].count)
+				return memoVal{a: want, err: err}
+			})
+			if v.err != nil {
 				// The checker reports a layout the model cannot take; nothing to compare.
 				continue
 			}
 			for j, h := range wv {
-				if lanes[j].Active && !want[j].Undefined {
-					defined[h.idx] = want[j]
+				if h.branch == arm && !v.a[j].Undefined {
+					defined[j] = &v.a[j]
 				}
 			}
 		}
-		for _, a := range wv {
+		for j, a := range wv {
 			b := hb[a.idx]
-			input := models.FormatComps(mt.Scalar, readComps(init[a.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N))
+			input := func() string { return models.FormatComps(mt.Scalar, inputOf(a)) }
 			if a.key != b.key || a.lane != b.lane || a.count != b.count || a.branch != b.branch {
 				add(p, a, input, wavePlace(a), wavePlace(b))
 				continue
 			}
-			w, ok := defined[a.idx]
-			if !ok {
+			w := defined[j]
+			if w == nil {
 				continue
 			}
 			p.Compared++
-			ra := readComps(gotA[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
-			rb := readComps(gotB[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
+			ra = readCompsInto(ra, gotA[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
+			rb = readCompsInto(rb, gotB[a.idx*recWords:][:recWords], wOut, rt.Scalar, rt.N)
 			for x := range ra {
-				if !agree(rt.Scalar, w, x, ra[x], rb[x]) {
+				if !agree(rt.Scalar, *w, x, ra[x], rb[x]) {
 					add(p, a, input, formatResult(op, rt, ra), formatResult(op, rt, rb))
 					break
 				}
@@ -136,16 +168,20 @@ func wavePlace(h hdr) string {
 // side's wave was explained by), differs: not Equal and not both inside one of
 // those values' accepted sets (agreeAny). PSSlope, which writes no records, is
 // compared by its colour target, within the slope model's tolerance.
-func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
+func (m *Memo) comparePixel(apiA string, outA map[string][]byte, apiB string, outB map[string][]byte) ([]Parity, error) {
+	k := m.k
+	if k.Cases[0].Shape.Scene == nil {
+		return nil, fmt.Errorf("kernel %s: pixel kernel without a scene", k.Name)
+	}
 	sc := *k.Cases[0].Shape.Scene
 	out := make([]Parity, len(k.Cases))
 	for i, c := range k.Cases {
 		out[i].Case = c
 	}
-	add := func(p *Parity, flat, key, lane uint32, input, va, vb string) {
+	add := func(p *Parity, flat, key, lane uint32, input func() string, va, vb string) {
 		p.Differing++
 		if len(p.Lanes) < MaxFailures {
-			p.Lanes = append(p.Lanes, results.ParityLane{Flat: flat, WaveKey: key, Lane: lane, Input: input,
+			p.Lanes = append(p.Lanes, results.ParityLane{Flat: flat, WaveKey: key, Lane: lane, Input: input(),
 				Values: map[string]string{apiA: va, apiB: vb}})
 		}
 	}
@@ -159,7 +195,7 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 			out[0].Compared++
 			for c := range pa {
 				if math.Abs(float64(pa[c]-pb[c])) > slopeTolerance {
-					add(&out[0], uint32(i), 0, 0, fmt.Sprintf("pixel %d,%d", uint32(i)%sc.Width, uint32(i)/sc.Width),
+					add(&out[0], uint32(i), 0, 0, func() string { return fmt.Sprintf("pixel %d,%d", uint32(i)%sc.Width, uint32(i)/sc.Width) },
 						fmt.Sprint(pa), fmt.Sprint(pb))
 					break
 				}
@@ -167,32 +203,29 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		}
 		return out, nil
 	}
-	defined := func(o map[string][]byte) map[int][]models.Value {
-		d := map[int][]models.Value{}
+	// What each side's check defined: left in the memo by the rig's Check of
+	// the same buffers, else a check at no required size of its own.
+	defined := func(o map[string][]byte) [][]models.Value {
+		if d, ok := m.pixelDefinedOf(o); ok {
+			return d
+		}
+		u0 := o["u0"]
+		d := make([][]models.Value, len(u0)/4/recWords)
 		res := make([]CaseResult, len(k.Cases))
 		states := make([]*caseState, len(k.Cases))
 		for i, c := range k.Cases {
 			res[i] = CaseResult{Case: c, Passed: true}
 			states[i] = &caseState{res: &res[i], choices: map[string]int{}}
 		}
-		checkPixelInto(k, o, 0, res, states, d)
+		checkPixelInto(k, o, 0, res, states, d, m)
 		return d
 	}
-	// The two sides are independent checker runs: one on another core.
-	var defA map[int][]models.Value
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defA = defined(outA)
-	}()
-	defB := defined(outB)
-	wg.Wait()
-	_, gotA, err := kernelWords(k, outA)
+	defA, defB := defined(outA), defined(outB)
+	_, gotA, err := m.words(outA)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", apiA, err)
 	}
-	_, gotB, err := kernelWords(k, outB)
+	_, gotB, err := m.words(outB)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", apiB, err)
 	}
@@ -215,6 +248,7 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 		}
 		return fmt.Sprintf("wave %#x/%#x lane %d of %d, arm %d", r[wKey], r[pKey2], r[wLane], r[wCount], r[wBranch])
 	}
+	var va, vb []uint64
 	for d := 0; d < lay.draws; d++ {
 		_, _, _, ci := unctl(in[lay.padded(d, 0, 0)*tWords+tCtl])
 		if ci >= len(k.Cases) {
@@ -230,8 +264,10 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 			for x := uint32(0); x < sc.Width; x++ {
 				i := lay.flat(d, x, y)
 				ra, rb := gotA[i*recWords:][:recWords], gotB[i*recWords:][:recWords]
-				input := fmt.Sprintf("pixel %d,%d draw %d x=%s", x, y, d,
-					models.FormatComps(mt.Scalar, readComps(in[lay.padded(d, x, y)*tWords:][:tWords], tIn, mt.Scalar, mt.N)))
+				input := func() string { // only a difference needs it
+					return fmt.Sprintf("pixel %d,%d draw %d x=%s", x, y, d,
+						models.FormatComps(mt.Scalar, readComps(in[lay.padded(d, x, y)*tWords:][:tWords], tIn, mt.Scalar, mt.N)))
+				}
 				if written(ra) != written(rb) || ra[wKey] != rb[wKey] || ra[pKey2] != rb[pKey2] || ra[wLane] != rb[wLane] ||
 					ra[wCount] != rb[wCount] || ra[wBranch] != rb[wBranch] {
 					add(p, uint32(i), ra[wKey], ra[wLane], input, place(ra), place(rb))
@@ -240,12 +276,11 @@ func comparePixel(k Kernel, apiA string, outA map[string][]byte, apiB string, ou
 				if !written(ra) || defA[i] == nil || defB[i] == nil {
 					continue
 				}
-				wants := append(append([]models.Value(nil), defA[i]...), defB[i]...)
 				p.Compared++
-				va := readComps(ra, wOut, rt.Scalar, rt.N)
-				vb := readComps(rb, wOut, rt.Scalar, rt.N)
+				va = readCompsInto(va, ra, wOut, rt.Scalar, rt.N)
+				vb = readCompsInto(vb, rb, wOut, rt.Scalar, rt.N)
 				for c := range va {
-					if !agreeAny(rt.Scalar, wants, c, va[c], vb[c]) {
+					if !agreeAny(rt.Scalar, defA[i], c, va[c], vb[c]) && !agreeAny(rt.Scalar, defB[i], c, va[c], vb[c]) {
 						add(p, uint32(i), ra[wKey], ra[wLane], input, formatResult(op, rt, va), formatResult(op, rt, vb))
 						break
 					}

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"math/rand"
+	"reflect"
 	"testing"
 
 	"waverig/compiler/intrinsics"
@@ -301,5 +302,63 @@ func TestExpectedDispatchCoversWave24(t *testing.T) {
 		if n := ResultType(op, ty).N; len(got[0].Comps) != n {
 			t.Errorf("%s: %d components, result type has %d", op, len(got[0].Comps), n)
 		}
+	}
+}
+
+// TestScanSetsMatchScanAllowed: Prefix's running sets (scanSets) are, prefix by
+// prefix, the sets scanAllowed works out from the prefix's terms anew: sums and
+// products of every float type, waves up to 128 lanes, terms of mixed
+// magnitudes and signs, NaNs and infinities.
+func TestScanSetsMatchScanAllowed(t *testing.T) {
+	seed := uint64(11)
+	next := func() uint64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return seed >> 11
+	}
+	specials := map[Scalar][]uint64{
+		Float16: {0x7e00, 0x7c00, 0x8000, 0x0001},
+		Float32: {0x7fc00000, 0xff800000, 0x80000000, 0x00000001},
+		Float64: {0x7ff8000000000000, 0x7ff0000000000000, 0x8000000000000000, 1},
+	}
+	compared := 0
+	for _, s := range []Scalar{Float16, Float32, Float64} {
+		for _, a := range []arith{opAdd, opMul} {
+			for _, n := range []int{1, 2, 7, 32, 128} {
+				for trial := 0; trial < 3; trial++ {
+					ty := Type{s, 2}
+					lanes := make([]Lane, n)
+					for i := range lanes {
+						in := make([]uint64, 2)
+						for k := range in {
+							// Products stay near 1 (as the rig's inputs do), sums roam.
+							f := float64(int64(next()%2001)-1000) / 64
+							if a == opMul {
+								f = 1 + float64(int64(next()%201)-100)/1024
+							}
+							in[k] = FromFloat64(s, f)
+							if next()%97 == 0 {
+								in[k] = specials[s][next()%4]
+							}
+						}
+						lanes[i] = Lane{Index: uint32(i), Active: true, Input: in}
+					}
+					sc := newScanSets(a, ty)
+					ord := ordered(lanes)
+					for m := range ord {
+						if m > 0 {
+							got, want := sc.sets(), scanAllowed(a, ty, lanes, ord[:m])
+							if !reflect.DeepEqual(got, want) {
+								t.Fatalf("%s %d lanes, prefix %d: running sets %v, from the terms %v", s, n, m, got, want)
+							}
+							compared++
+						}
+						sc.add(lanes[ord[m]])
+					}
+				}
+			}
+		}
+	}
+	if compared == 0 {
+		t.Fatal("nothing compared")
 	}
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 
 	"waverig/compiler/intrinsics"
@@ -363,6 +364,70 @@ func scanAllowed(a arith, t Type, lanes []Lane, terms []int) []*Allowed {
 	return reduceAllowed(a, t, lanes, terms)
 }
 
+// scanSets is scanAllowed for every prefix of one scan, one term at a time:
+// the exact sum (or product) and sum of magnitudes of the terms so far, so
+// that a wave of n lanes costs n exact additions, not n²/2. The sets are
+// SumAllowed's and ProductAllowed's for the same terms: the same exact
+// rationals, bounded and rounded by the same intervalAround.
+type scanSets struct {
+	a     arith
+	t     Type
+	n     int
+	x     []*big.Rat // per component: the sum or the product
+	abs   []*big.Rat // per component: Σ|x_i| (sums)
+	nofin []bool     // per component: a NaN or infinite term was added (no bound)
+}
+
+func newScanSets(a arith, t Type) *scanSets {
+	sc := &scanSets{a: a, t: t, x: make([]*big.Rat, t.N), abs: make([]*big.Rat, t.N), nofin: make([]bool, t.N)}
+	for k := range sc.x {
+		if a == opMul {
+			sc.x[k] = big.NewRat(1, 1)
+		} else {
+			sc.x[k] = new(big.Rat)
+		}
+		sc.abs[k] = new(big.Rat)
+	}
+	return sc
+}
+
+// add adds lane l's input as the next term.
+func (sc *scanSets) add(l Lane) {
+	sc.n++
+	for k := range sc.x {
+		v := mask(sc.t.Scalar, l.Input[k])
+		if sc.nofin[k] || !isFinite(sc.t.Scalar, v) {
+			sc.nofin[k] = true
+			continue
+		}
+		r := ratOf(sc.t.Scalar, v)
+		if sc.a == opMul {
+			sc.x[k].Mul(sc.x[k], r)
+			continue
+		}
+		sc.x[k].Add(sc.x[k], r)
+		sc.abs[k].Add(sc.abs[k], r.Abs(r))
+	}
+}
+
+// sets are the accepted sets of the terms added so far (at least one).
+func (sc *scanSets) sets() []*Allowed {
+	s := sc.t.Scalar
+	acc := make([]*Allowed, sc.t.N)
+	g := gamma(s, sc.n-1)
+	for k := range acc {
+		if sc.nofin[k] {
+			continue // NaN or infinite terms: the lane-order value, compared with Equal
+		}
+		if sc.a == opMul {
+			acc[k] = intervalAround(s, sc.x[k], new(big.Rat).Mul(g, new(big.Rat).Abs(sc.x[k])))
+		} else {
+			acc[k] = intervalAround(s, sc.x[k], new(big.Rat).Mul(g, sc.abs[k]))
+		}
+	}
+	return acc
+}
+
 // Prefix: WavePrefixSum / WavePrefixProduct are exclusive scans over the active lanes
 // ordered by lane index: the lowest active lane reads the identity (0 or 1).
 func Prefix(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
@@ -382,8 +447,19 @@ func Prefix(op intrinsics.Op, t Type, lanes []Lane) ([]Value, error) {
 		acc[k] = identity(a, t.Scalar)
 	}
 	ord := ordered(lanes)
+	var sc *scanSets
+	if t.Scalar.IsFloat() {
+		sc = newScanSets(a, t)
+	}
 	for n, i := range ord {
-		out[i] = withAccept(t.Scalar, acc, scanAllowed(a, t, lanes, ord[:n]))
+		var accept []*Allowed // scanAllowed(a, t, lanes, ord[:n]), kept up to date term by term
+		if sc != nil && n > 0 {
+			accept = sc.sets()
+		}
+		out[i] = withAccept(t.Scalar, acc, accept)
+		if sc != nil {
+			sc.add(lanes[i])
+		}
 		c := comps(t, lanes[i])
 		for k := range acc {
 			acc[k] = binop(a, t.Scalar, acc[k], c[k])
