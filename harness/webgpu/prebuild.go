@@ -2,6 +2,7 @@ package webgpu
 
 import (
 	"errors"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -29,10 +30,11 @@ type PrebuildJob struct {
 // wgpu-native keeps one scope stack per device: an error raised while two
 // calls overlap may be caught by the other call's scope. Prebuild holds d.mu
 // throughout (no other call of this Device interleaves) and keeps a module
-// or pipeline only if no call that overlapped its creation reported an
-// error; the others (and those that failed) are released and built again one
-// at a time, so every outcome is the one a serial build has. Failures cost a
-// second try; the common case, no error, runs fully in parallel.
+// or pipeline only if no call of its cluster of overlapping calls reported an
+// error (see trustworthy); the others are released and built again one at a
+// time, so every outcome is the one a serial build has. A failing pipeline
+// costs its cluster a second, serial try; modules, which fail often, are
+// built one at a time (see below).
 func (d *Device) Prebuild(jobs []PrebuildJob, workers int) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -102,7 +104,10 @@ func (d *Device) Prebuild(jobs []PrebuildJob, workers int) int {
 			missing = append(missing, k)
 		}
 	}
-	mouts := buildExact(len(missing), workers, func(i int) (*wgpu.ShaderModule, error) {
+	// Modules one at a time: naga's parse is cheap next to a driver's
+	// compile, and failed modules are common (naga rejects some kernels), so
+	// building them in parallel would mostly end in serial retries.
+	mouts := buildExact(len(missing), 1, func(i int) (*wgpu.ShaderModule, error) {
 		k := missing[i]
 		return d.dev.TryCreateShaderModule(&wgpu.ShaderModuleDescriptor{Label: "prebuild", WGSLSource: &wgpu.ShaderSourceWGSL{Code: sources[k]}})
 	}, (*wgpu.ShaderModule).Release)
@@ -208,31 +213,35 @@ func buildParallel[T any](n, workers int, build func(i int) (T, error)) []built[
 	return out
 }
 
-// trustworthy says which creations succeeded and can be believed: those that
-// overlapped no creation reporting a wgpu error. Two creations whose tick
-// intervals do not overlap did not overlap in time either (the ticks are one
-// atomic counter), so no error scope of one saw the other's error; an error
-// always lands in the scope of some creation running at that moment, so a
-// success overlapping no reported error had none of its own.
+// trustworthy says which creations succeeded and can be believed. The
+// binding's error scopes live on one stack per device, one scope per call in
+// flight, so while calls overlap an error may land in any of their scopes and
+// be reported by a later call that overlapped the first only through others
+// (A fails while B runs; A pops B's empty scope; C starts after A ended, B
+// pops C's scope, C pops the one holding A's error). At a moment with no call
+// in flight the stack is empty, so errors never cross from one cluster of
+// chained overlapping creations to the next: a success is believed when no
+// creation of its cluster reported an error. Ticks come from one atomic
+// counter, so tick intervals that do not overlap did not overlap in time.
 func trustworthy[T any](outs []built[T]) []bool {
-	var failed [][2]int64
-	for _, b := range outs {
-		if b.err != nil && !errors.Is(b.err, errNoModule) {
-			failed = append(failed, [2]int64{b.start, b.end})
+	idx := make([]int, 0, len(outs))
+	for i, b := range outs {
+		if !errors.Is(b.err, errNoModule) { // no wgpu call was made
+			idx = append(idx, i)
 		}
 	}
+	sort.Slice(idx, func(a, b int) bool { return outs[idx[a]].start < outs[idx[b]].start })
 	ok := make([]bool, len(outs))
-	for i, b := range outs {
-		if b.err != nil {
-			continue
+	for lo := 0; lo < len(idx); {
+		hi, end, failed := lo, outs[idx[lo]].end, false
+		for ; hi < len(idx) && outs[idx[hi]].start < end; hi++ {
+			end = max(end, outs[idx[hi]].end)
+			failed = failed || outs[idx[hi]].err != nil
 		}
-		ok[i] = true
-		for _, f := range failed {
-			if b.start < f[1] && f[0] < b.end {
-				ok[i] = false
-				break
-			}
+		for _, i := range idx[lo:hi] {
+			ok[i] = !failed
 		}
+		lo = hi
 	}
 	return ok
 }

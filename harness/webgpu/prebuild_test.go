@@ -1,6 +1,7 @@
 package webgpu
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -81,5 +82,27 @@ fn ps() -> @location(0) vec4<u32> {
 	}
 	if _, err := d.RunDraw(badDraw); err == nil || !strings.Contains(err.Error(), "render pipeline") {
 		t.Errorf("the draw with no fragment entry: %v, want a render pipeline error", err)
+	}
+}
+
+// trustworthy believes a success only when no creation of its cluster of
+// chained overlapping calls failed: C below fails (with A's error, popped
+// from the shared scope stack) though it never overlapped A, so A, B and C
+// are all doubted, while D, after a moment with nothing in flight, is not.
+func TestTrustworthy(t *testing.T) {
+	fail := errors.New("validation")
+	outs := []built[int]{
+		{start: 1, end: 4},            // A
+		{start: 2, end: 7},            // B
+		{start: 5, end: 8, err: fail}, // C
+		{start: 9, end: 10},           // D
+		{start: 3, end: 6, err: errNoModule},
+	}
+	got := trustworthy(outs)
+	want := []bool{false, false, false, true, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("creation %d: trusted %v, want %v", i, got[i], want[i])
+		}
 	}
 }
