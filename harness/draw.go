@@ -99,23 +99,32 @@ func drawBindings(k kernels.Kernel, vs, ps *module) (regs []string, binds []refl
 	return regs, binds, nil
 }
 
-// runDraw compiles (cached), draws and reads back one draw kernel; the colour
-// target comes back under kernels.ColorTarget.
-func (r *Rig) runDraw(k kernels.Kernel, t target) (map[string][]byte, error) {
+// drawJob is the job of a draw kernel on a target, built as runDraw builds it
+// (the pipeline prebuild builds the same, so runDraw finds its pipeline
+// cached): the Vulkan job for Vulkan targets, the WebGPU one for WebGPU, and
+// the registers of their buffers, in order.
+type drawJob struct {
+	vulkan vulkan.DrawJob
+	webgpu webgpu.DrawJob
+	regs   []string
+}
+
+// drawJobOf compiles (cached) a draw kernel's modules for t and builds its job.
+func (r *Rig) drawJobOf(k kernels.Kernel, t target) (drawJob, error) {
+	var j drawJob
 	vs, ps, err := r.drawModules(k, t)
 	if err != nil {
-		return nil, err
+		return j, err
 	}
 	regs, binds, err := drawBindings(k, vs, ps)
 	if err != nil {
-		return nil, err
+		return j, err
 	}
+	j.regs = regs
 	data := map[string][]byte{}
 	for _, b := range k.Buffers {
 		data[b.Register] = b.Data
 	}
-	var bufs [][]byte
-	var color []byte
 	d := k.Draw
 	if t.api == WebGPU {
 		job := webgpu.DrawJob{VertexWGSL: vs.wgsl, VertexEntry: vs.entry, Width: d.Width, Height: d.Height,
@@ -129,31 +138,48 @@ func (r *Rig) runDraw(k kernels.Kernel, t target) (map[string][]byte, error) {
 		for i, bd := range binds {
 			job.Bindings = append(job.Bindings, webgpuBinding(bd, data[regs[i]]))
 		}
-		res, err := r.gpu.RunDraw(job)
+		j.webgpu = job
+		return j, nil
+	}
+	job := vulkan.DrawJob{VertexSPIRV: vs.spirv, VertexEntry: vs.entry, Width: d.Width, Height: d.Height,
+		VertexCount: d.VertexCount, Draws: d.Draws, Color: vulkan.NoColor}
+	if ps != nil {
+		job.FragmentSPIRV, job.FragmentEntry, job.Color = ps.spirv, ps.entry, vulkan.RGBA32Uint
+		if d.FloatColor {
+			job.Color = vulkan.RGBA32Float
+		}
+	}
+	for i, bd := range binds {
+		job.Buffers = append(job.Buffers, vulkanBuffer(bd, data[regs[i]]))
+	}
+	j.vulkan = job
+	return j, nil
+}
+
+// runDraw compiles (cached), draws and reads back one draw kernel; the colour
+// target comes back under kernels.ColorTarget.
+func (r *Rig) runDraw(k kernels.Kernel, t target) (map[string][]byte, error) {
+	j, err := r.drawJobOf(k, t)
+	if err != nil {
+		return nil, err
+	}
+	var bufs [][]byte
+	var color []byte
+	if t.api == WebGPU {
+		res, err := r.gpu.RunDraw(j.webgpu)
 		if err != nil {
 			return nil, err
 		}
 		bufs, color = res.Buffers, res.Color
 	} else {
-		job := vulkan.DrawJob{VertexSPIRV: vs.spirv, VertexEntry: vs.entry, Width: d.Width, Height: d.Height,
-			VertexCount: d.VertexCount, Draws: d.Draws, Color: vulkan.NoColor}
-		if ps != nil {
-			job.FragmentSPIRV, job.FragmentEntry, job.Color = ps.spirv, ps.entry, vulkan.RGBA32Uint
-			if d.FloatColor {
-				job.Color = vulkan.RGBA32Float
-			}
-		}
-		for i, bd := range binds {
-			job.Buffers = append(job.Buffers, vulkanBuffer(bd, data[regs[i]]))
-		}
-		res, err := r.runner.RunDraw(job)
+		res, err := r.runner.RunDraw(j.vulkan)
 		if err != nil {
 			return nil, err
 		}
 		bufs, color = res.Buffers, res.Color
 	}
 	out := map[string][]byte{}
-	for i, reg := range regs {
+	for i, reg := range j.regs {
 		out[reg] = bufs[i]
 	}
 	if color != nil {

@@ -54,7 +54,10 @@ func cBindings(bs []Binding) (*C.vkx_binding, C.uint32_t) {
 
 // Context is one logical device with one queue (graphics and compute where
 // the device has such a family) and the reusable objects a stream of
-// dispatches and draws needs. It is not safe for concurrent use.
+// dispatches and draws needs. It is not safe for concurrent use, except
+// CreatePipeline and CreateGraphicsPipeline, which may run on several
+// goroutines at once (Vulkan allows it on one device; the shared render
+// passes are made under a lock) while at most one other call is in flight.
 type Context struct {
 	c *C.vkx_ctx
 }

@@ -2,6 +2,7 @@
 #include "vkx.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,9 @@ struct vkx_ctx {
 	 * and framebuffer of that format is built against it, so they are all
 	 * compatible with each other. */
 	VkRenderPass rpass[VKX_COLOR_COUNT];
+	/* Guards rpass: pipelines are created on several threads at once (the
+	 * runner's prebuild), and each may make its format's pass first. */
+	pthread_mutex_t rpass_mu;
 	target tgt;
 	int broken; /* a fence wait timed out: the device may still be running */
 #define X(name) PFN_##name name;
@@ -475,6 +479,7 @@ void vkx_ctx_destroy(vkx_ctx *c) {
 		/* After a timed-out dispatch waiting could hang forever; leak
 		 * instead of destroying objects the device may still use. */
 		if (c->broken) {
+			pthread_mutex_destroy(&c->rpass_mu);
 			free(c);
 			return;
 		}
@@ -496,6 +501,7 @@ void vkx_ctx_destroy(vkx_ctx *c) {
 			c->vkDestroyCommandPool(c->dev, c->cpool, NULL);
 		c->vkDestroyDevice(c->dev, NULL);
 	}
+	pthread_mutex_destroy(&c->rpass_mu);
 	free(c);
 }
 
@@ -571,6 +577,7 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 		FAIL(err, "calloc", VK_ERROR_OUT_OF_HOST_MEMORY);
 		return NULL;
 	}
+	pthread_mutex_init(&c->rpass_mu, NULL);
 	{
 		VkDeviceQueueCreateInfo qi = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
 		VkDeviceCreateInfo di = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
@@ -1043,13 +1050,17 @@ static VkRenderPass render_pass(vkx_ctx *c, uint32_t color, vkx_err *err) {
 	VkSubpassDependency dep[2];
 	VkRenderPassCreateInfo ri = {VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
 	VkResult r;
+	VkRenderPass rp;
 
 	if (color >= VKX_COLOR_COUNT) {
 		FAIL(err, "unknown colour format", VK_ERROR_FORMAT_NOT_SUPPORTED);
 		return VK_NULL_HANDLE;
 	}
-	if (c->rpass[color])
+	pthread_mutex_lock(&c->rpass_mu);
+	if (c->rpass[color]) {
+		pthread_mutex_unlock(&c->rpass_mu);
 		return c->rpass[color];
+	}
 	memset(&a, 0, sizeof a);
 	a.format = color_format(color);
 	a.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -1090,9 +1101,10 @@ static VkRenderPass render_pass(vkx_ctx *c, uint32_t color, vkx_err *err) {
 	if ((r = c->vkCreateRenderPass(c->dev, &ri, NULL, &c->rpass[color])) != VK_SUCCESS) {
 		c->rpass[color] = VK_NULL_HANDLE;
 		FAIL(err, "vkCreateRenderPass", r);
-		return VK_NULL_HANDLE;
 	}
-	return c->rpass[color];
+	rp = c->rpass[color];
+	pthread_mutex_unlock(&c->rpass_mu);
+	return rp;
 }
 
 /* target_get makes the context's colour image and framebuffer match

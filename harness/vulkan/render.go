@@ -78,35 +78,45 @@ type DrawResult struct {
 	PipelineTime    time.Duration // time spent building the pipeline (0 on a cache hit)
 }
 
-// RunDraw executes one draw job and returns its buffers and colour target.
-// Like Run it checks everything it can before the driver sees the job:
-// the modules' structure and descriptors, the device's limits and the
-// storage-write features, so what reaches the driver is a valid job.
-func (r *Runner) RunDraw(job DrawJob) (*DrawResult, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// drawPrepared is a draw job checked against the device, with its
+// pipeline-cache key, the shim's description and bindings.
+type drawPrepared struct {
+	key      pipeKey
+	desc     vkx.GraphicsDesc
+	bindings []vkx.Binding
+	modules  [][]uint32 // checked by the validator before the first build
+	label    string
+	draws    uint32
+}
+
+// prepareDraw checks a draw job (caller holds r.mu) and works out its
+// pipeline: RunDraw and PrebuildDraws share it, so both build the same
+// pipeline under the same key. Like prepare it checks everything it can
+// before the driver sees the job: the modules' structure and descriptors,
+// the device's limits and the storage-write features.
+func (r *Runner) prepareDraw(job DrawJob) (drawPrepared, error) {
+	var p drawPrepared
 	if r.closed {
-		return nil, errClosed
+		return p, errClosed
 	}
 	if !r.ctx.Graphics() {
-		return nil, fmt.Errorf("vulkan: %s has no queue family with graphics and compute; it cannot draw", r.dev.Name)
+		return p, fmt.Errorf("vulkan: %s has no queue family with graphics and compute; it cannot draw", r.dev.Name)
 	}
 	color, err := job.Color.shim()
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	if len(job.VertexSPIRV) == 0 {
-		return nil, fmt.Errorf("vulkan: a draw needs a vertex shader")
+		return p, fmt.Errorf("vulkan: a draw needs a vertex shader")
 	}
 	if job.VertexCount == 0 {
-		return nil, fmt.Errorf("vulkan: a draw of 0 vertices runs no shader")
+		return p, fmt.Errorf("vulkan: a draw of 0 vertices runs no shader")
 	}
-	draws := max(job.Draws, 1)
 	label := fmt.Sprintf("vertex %q", job.VertexEntry)
 	vhash := hashWords(job.VertexSPIRV)
 	vinfo, err := r.parse(vhash, job.VertexSPIRV, job.VertexEntry, execModelVertex)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	var fhash [32]byte
 	var finfo spirvInfo
@@ -115,49 +125,61 @@ func (r *Runner) RunDraw(job DrawJob) (*DrawResult, error) {
 		label += fmt.Sprintf(", fragment %q", job.FragmentEntry)
 		fhash = hashWords(job.FragmentSPIRV)
 		if finfo, err = r.parse(fhash, job.FragmentSPIRV, job.FragmentEntry, execModelFragment); err != nil {
-			return nil, err
+			return p, err
 		}
 		modules = append(modules, job.FragmentSPIRV)
 	}
 	// Limits and features first: nothing is created for a job the device
 	// cannot run.
 	if err := checkFramebuffer(r.dev, job.Width, job.Height); err != nil {
-		return nil, err
+		return p, err
 	}
 	if err := CheckDemand(r.dev, Demand{Buffers: bufferDemands(job.Buffers)}); err != nil {
-		return nil, err
+		return p, err
 	}
 	if err := checkStoreFeatures(r.dev, vinfo.used, finfo.used); err != nil {
-		return nil, err
+		return p, err
 	}
 	vsSize, fsSize, err := drawSubgroupSizes(r.dev, job.RequiredSubgroupSize, job.FragmentSPIRV != nil)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	bindings, layout, err := r.checkBuffers(job.Buffers)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	for _, used := range [][]descriptorUse{vinfo.used, finfo.used} {
 		if err := checkDescriptors(used, job.Buffers); err != nil {
-			return nil, err
+			return p, err
 		}
 	}
+	return drawPrepared{
+		key: pipeKey{
+			hash: vhash, entry: job.VertexEntry, size: job.RequiredSubgroupSize, layout: layout,
+			graphics: true, fragHash: fhash, fragEntry: job.FragmentEntry,
+			color: job.Color, width: job.Width, height: job.Height,
+		},
+		desc: vkx.GraphicsDesc{
+			Vertex: job.VertexSPIRV, VertexEntry: job.VertexEntry,
+			Fragment: job.FragmentSPIRV, FragmentEntry: job.FragmentEntry,
+			Color: color, Width: job.Width, Height: job.Height,
+			VertexSize: vsSize, FragmentSize: fsSize,
+		},
+		bindings: bindings, modules: modules, label: label, draws: max(job.Draws, 1),
+	}, nil
+}
 
-	key := pipeKey{
-		hash: vhash, entry: job.VertexEntry, size: job.RequiredSubgroupSize, layout: layout,
-		graphics: true, fragHash: fhash, fragEntry: job.FragmentEntry,
-		color: job.Color, width: job.Width, height: job.Height,
+// RunDraw executes one draw job and returns its buffers and colour target.
+func (r *Runner) RunDraw(job DrawJob) (*DrawResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, err := r.prepareDraw(job)
+	if err != nil {
+		return nil, err
 	}
-	desc := vkx.GraphicsDesc{
-		Vertex: job.VertexSPIRV, VertexEntry: job.VertexEntry,
-		Fragment: job.FragmentSPIRV, FragmentEntry: job.FragmentEntry,
-		Color: color, Width: job.Width, Height: job.Height,
-		VertexSize: vsSize, FragmentSize: fsSize,
-	}
-	pipe, created, took, err := r.pipeline(key, label, func() (*vkx.Pipeline, error) {
-		return r.ctx.CreateGraphicsPipeline(desc, bindings)
-	}, modules...)
+	pipe, created, took, err := r.pipeline(p.key, p.label, func() (*vkx.Pipeline, error) {
+		return r.ctx.CreateGraphicsPipeline(p.desc, p.bindings)
+	}, p.modules...)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +193,9 @@ func (r *Runner) RunDraw(job DrawJob) (*DrawResult, error) {
 	if job.Color != NoColor {
 		colorBytes = int(job.Width) * int(job.Height) * texelBytes
 	}
-	img, err := r.ctx.Draw(pipe, bindings, job.VertexCount, draws, uint64(r.timeout.Nanoseconds()), colorBytes)
+	img, err := r.ctx.Draw(pipe, p.bindings, job.VertexCount, p.draws, uint64(r.timeout.Nanoseconds()), colorBytes)
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: draw (%s) %dx%d, %d x %d vertices: %w", label, job.Width, job.Height, draws, job.VertexCount, err)
+		return nil, fmt.Errorf("vulkan: draw (%s) %dx%d, %d x %d vertices: %w", p.label, job.Width, job.Height, p.draws, job.VertexCount, err)
 	}
 	if img != nil {
 		res.Color = append([]byte(nil), img...)
@@ -183,6 +205,26 @@ func (r *Runner) RunDraw(job DrawJob) (*DrawResult, error) {
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// PrebuildDraws creates the graphics pipelines of jobs on up to workers
+// goroutines, as Prebuild does for compute pipelines (same cache, bound and
+// rules): RunDraw then finds them cached. Nothing is drawn here.
+func (r *Runner) PrebuildDraws(jobs []DrawJob, workers int) int {
+	r.mu.Lock()
+	var items []buildItem
+	seen := map[pipeKey]bool{}
+	for _, job := range jobs {
+		p, err := r.prepareDraw(job)
+		if err != nil || seen[p.key] || r.pipes[p.key] != nil {
+			continue
+		}
+		seen[p.key] = true
+		items = append(items, buildItem{key: p.key, modules: p.modules, build: func() (*vkx.Pipeline, error) {
+			return r.ctx.CreateGraphicsPipeline(p.desc, p.bindings)
+		}})
+	}
+	return r.buildAll(items, workers) // unlocks r.mu
 }
 
 // checkFramebuffer refuses an empty framebuffer and one over the device's

@@ -313,12 +313,8 @@ func (r *Runner) Run(job Job) (*Result, error) {
 // which reports them; nothing is dispatched here. It returns the number of
 // pipelines built. At most the cache's bound are built.
 func (r *Runner) Prebuild(jobs []Job, workers int) int {
-	type item struct {
-		job Job
-		p   prepared
-	}
 	r.mu.Lock()
-	var items []item
+	var items []buildItem
 	seen := map[pipeKey]bool{}
 	for _, job := range jobs {
 		p, err := r.prepare(job)
@@ -326,8 +322,29 @@ func (r *Runner) Prebuild(jobs []Job, workers int) int {
 			continue
 		}
 		seen[p.key] = true
-		items = append(items, item{job, p})
+		job, k := job, p.key
+		items = append(items, buildItem{key: k, modules: [][]uint32{job.SPIRV}, build: func() (*vkx.Pipeline, error) {
+			return r.ctx.CreatePipeline(job.SPIRV, job.Entry, p.bindings, k.pushSize, k.size, k.flags)
+		}})
 	}
+	return r.buildAll(items, workers) // unlocks r.mu
+}
+
+// buildItem is one pipeline a prebuild creates: its key, the modules the
+// validator checks first and the shim call that builds it.
+type buildItem struct {
+	key     pipeKey
+	modules [][]uint32
+	build   func() (*vkx.Pipeline, error)
+}
+
+// buildAll runs the builds of items on up to workers goroutines and caches
+// what they make. The caller holds r.mu, which buildAll releases while the
+// driver compiles (Close waits for it through r.building). Builds whose
+// modules fail the validator or whose pipeline fails are skipped: the serial
+// Run or RunDraw builds them again and reports the error. It returns the
+// number of pipelines cached, at most the cache's bound.
+func (r *Runner) buildAll(items []buildItem, workers int) int {
 	if len(items) > r.maxPipes {
 		items = items[:r.maxPipes]
 	}
@@ -340,7 +357,7 @@ func (r *Runner) Prebuild(jobs []Job, workers int) int {
 	if workers < 1 {
 		workers = 1
 	}
-	work := make(chan item)
+	work := make(chan buildItem)
 	var wg sync.WaitGroup
 	built := 0
 	for w := 0; w < workers; w++ {
@@ -348,21 +365,20 @@ func (r *Runner) Prebuild(jobs []Job, workers int) int {
 		go func() {
 			defer wg.Done()
 			for it := range work {
-				if r.val.check(it.job.SPIRV) != nil {
-					continue // Run reports the validator's verdict
+				if !r.valid(it.modules) {
+					continue // the serial run reports the validator's verdict
 				}
-				k := it.p.key
-				pipe, err := r.ctx.CreatePipeline(it.job.SPIRV, it.job.Entry, it.p.bindings, k.pushSize, k.size, k.flags)
+				pipe, err := it.build()
 				if err != nil {
-					continue // Run builds it again and reports the error
+					continue
 				}
 				r.mu.Lock()
-				if r.closed || r.pipes[k] != nil {
+				if r.closed || r.pipes[it.key] != nil {
 					r.ctx.DestroyPipeline(pipe)
 				} else {
 					r.created++
 					built++
-					r.pipes[k] = r.lru.PushFront(&cachedPipe{key: k, pipe: pipe})
+					r.pipes[it.key] = r.lru.PushFront(&cachedPipe{key: it.key, pipe: pipe})
 					r.evict()
 				}
 				r.mu.Unlock()
@@ -375,6 +391,16 @@ func (r *Runner) Prebuild(jobs []Job, workers int) int {
 	close(work)
 	wg.Wait()
 	return built
+}
+
+// valid reports whether every module passes the validator.
+func (r *Runner) valid(modules [][]uint32) bool {
+	for _, m := range modules {
+		if r.val.check(m) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // upload copies each buffer's initial contents into its slot.

@@ -51,6 +51,15 @@ func (c *lru[V]) put(key string, v V) {
 	}
 }
 
+// peek returns the value of key without making it the most recent.
+func (c *lru[V]) peek(key string) (V, bool) {
+	if e, ok := c.items[key]; ok {
+		return e.Value.(lruItem[V]).val, true
+	}
+	var zero V
+	return zero, false
+}
+
 func (c *lru[V]) len() int { return c.order.Len() }
 
 func (c *lru[V]) clear() {
@@ -116,7 +125,7 @@ func (d *Device) computePipeline(src, entry string) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := "compute|" + mkey + "|" + entry
+	key := computeKey(mkey, entry)
 	if p, ok := d.pipes.get(key); ok {
 		return p, nil
 	}
@@ -130,6 +139,8 @@ func (d *Device) computePipeline(src, entry string) (*pipeline, error) {
 	d.pipes.put(key, p)
 	return p, nil
 }
+
+func computeKey(moduleKey, entry string) string { return "compute|" + moduleKey + "|" + entry }
 
 // PipelinesCreated counts the compute and render pipelines RunCompute and
 // RunDraw (and ProbeWaveSizes) have built: cache misses.

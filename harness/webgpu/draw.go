@@ -137,35 +137,61 @@ func drawLayout(job DrawJob, vertexWritable bool) (map[int][]wgpu.BindGroupLayou
 	return groups, strings.Join(sig, ","), nil
 }
 
-// drawPipeline returns the pipeline of a job, cached by both modules'
-// source hashes and entries, the colour format and the layout.
-func (d *Device) drawPipeline(job DrawJob) (*pipeline, error) {
-	hasFragment := job.FragmentEntry != ""
+// drawKey returns the bind group layout entries of a job and its pipeline
+// cache key: both modules' source hashes and entries, the colour format and
+// the layout.
+func (d *Device) drawKey(job DrawJob) (map[int][]wgpu.BindGroupLayoutEntry, string, error) {
 	groups, sig, err := drawLayout(job, d.HasFeature(wgpu.NativeFeatureVertexWritableStorage))
+	if err != nil {
+		return nil, "", err
+	}
+	fkey := ""
+	if job.FragmentEntry != "" {
+		fkey = sourceKey(job.FragmentWGSL)
+	}
+	return groups, fmt.Sprintf("render|%s|%s|%s|%s|%d|%s", sourceKey(job.VertexWGSL), job.VertexEntry, fkey, job.FragmentEntry, job.Color, sig), nil
+}
+
+// drawPipeline returns the pipeline of a job, from the cache or built now.
+func (d *Device) drawPipeline(job DrawJob) (*pipeline, error) {
+	groups, key, err := d.drawKey(job)
 	if err != nil {
 		return nil, err
 	}
-	vmod, vkey, err := d.module(job.VertexWGSL, job.VertexEntry)
+	vmod, _, err := d.module(job.VertexWGSL, job.VertexEntry)
 	if err != nil {
 		return nil, fmt.Errorf("vertex %w", err)
 	}
 	var fmod *wgpu.ShaderModule
-	fkey := ""
-	if hasFragment {
-		if fmod, fkey, err = d.module(job.FragmentWGSL, job.FragmentEntry); err != nil {
+	if job.FragmentEntry != "" {
+		if fmod, _, err = d.module(job.FragmentWGSL, job.FragmentEntry); err != nil {
 			return nil, fmt.Errorf("fragment %w", err)
 		}
 	}
-	key := fmt.Sprintf("render|%s|%s|%s|%s|%d|%s", vkey, job.VertexEntry, fkey, job.FragmentEntry, job.Color, sig)
 	if p, ok := d.pipes.get(key); ok {
 		return p, nil
 	}
+	p, err := d.buildRender(job, groups, vmod, fmod)
+	if err != nil {
+		return nil, err
+	}
+	d.created++
+	d.pipes.put(key, p)
+	return p, nil
+}
+
+// buildRender creates the bind group layouts, pipeline layout and render
+// pipeline of job (fmod nil without a fragment stage). It touches no cache:
+// Prebuild runs it on several goroutines.
+func (d *Device) buildRender(job DrawJob, groups map[int][]wgpu.BindGroupLayoutEntry, vmod, fmod *wgpu.ShaderModule) (*pipeline, error) {
+	hasFragment := job.FragmentEntry != ""
 	p := &pipeline{groups: map[int]*wgpu.BindGroupLayout{}}
 	maxGroup := -1
 	for g := range groups {
 		maxGroup = max(maxGroup, g)
 	}
 	layouts := make([]*wgpu.BindGroupLayout, maxGroup+1)
+	var err error
 	for g := range layouts {
 		l, err := d.dev.TryCreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: fmt.Sprintf("group %d", g), Entries: groups[g]})
 		if err != nil {
@@ -206,25 +232,31 @@ func (d *Device) drawPipeline(job DrawJob) (*pipeline, error) {
 		p.release()
 		return nil, fmt.Errorf("render pipeline: %w", err)
 	}
-	d.created++
-	d.pipes.put(key, p)
 	return p, nil
+}
+
+// checkDraw refuses a job RunDraw cannot run, before the device sees it.
+func checkDraw(job DrawJob) error {
+	switch {
+	case job.Width == 0 || job.Height == 0:
+		return fmt.Errorf("webgpu: draw of %dx%d pixels", job.Width, job.Height)
+	case job.VertexWGSL == "" || job.VertexEntry == "":
+		return errors.New("webgpu: draw without a vertex stage")
+	case (job.FragmentWGSL == "") != (job.FragmentEntry == ""):
+		return errors.New("webgpu: draw with half a fragment stage (source and entry go together)")
+	case job.Color != NoColor && job.FragmentEntry == "":
+		return errors.New("webgpu: a colour target needs a fragment stage")
+	case job.Color < NoColor || job.Color > RGBA32Float:
+		return fmt.Errorf("webgpu: unknown colour format %d", job.Color)
+	}
+	return nil
 }
 
 // RunDraw runs one render pass of job, the colour target cleared to zero, and
 // reads back the ReadBack buffers and the colour target.
 func (d *Device) RunDraw(job DrawJob) (*DrawResult, error) {
-	switch {
-	case job.Width == 0 || job.Height == 0:
-		return nil, fmt.Errorf("webgpu: draw of %dx%d pixels", job.Width, job.Height)
-	case job.VertexWGSL == "" || job.VertexEntry == "":
-		return nil, errors.New("webgpu: draw without a vertex stage")
-	case (job.FragmentWGSL == "") != (job.FragmentEntry == ""):
-		return nil, errors.New("webgpu: draw with half a fragment stage (source and entry go together)")
-	case job.Color != NoColor && job.FragmentEntry == "":
-		return nil, errors.New("webgpu: a colour target needs a fragment stage")
-	case job.Color < NoColor || job.Color > RGBA32Float:
-		return nil, fmt.Errorf("webgpu: unknown colour format %d", job.Color)
+	if err := checkDraw(job); err != nil {
+		return nil, err
 	}
 	draws := max(job.Draws, 1)
 	d.mu.Lock()
