@@ -364,7 +364,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 
 	if before != nil {
 		// Per device: the same case on two devices is two cases.
-		newPath := filepath.Join(*outDir, results.ResultsFile)
+		newPath := filepath.Join(*outDir, results.CompressedResultsFile)
 		for _, ds := range sum.Devices {
 			id := report.DeviceID{Identity: report.DeviceIdentity(ds.Device), Index: ds.Index}
 			old, _ := report.MatchDevice(before, id) // baselineCovers checked it

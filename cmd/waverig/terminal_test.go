@@ -44,7 +44,7 @@ func TestNoXDGRuntimeDirLine(t *testing.T) {
 	if strings.Contains(text, "XDG_RUNTIME_DIR") {
 		t.Errorf("run printed libwayland's line:\n%s", text)
 	}
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatalf("exit %d, %v\n%s", code, err, text)
 	}
@@ -77,7 +77,7 @@ func TestChildStderrGoesToLog(t *testing.T) {
 	env := append(withoutEnv(), abortDeviceEnv+"=0", abortOnceEnv+"="+filepath.Join(t.TempDir(), "crashed"), abortJunkEnv+"="+junk)
 	out := t.TempDir()
 	code, text := waverig(t, env, "run", "-api", "vulkan", "-compilers", "ours", "-stages", "compute", "-sizes", "8", "-ops", "^WaveActiveSum$", "-out", out)
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatalf("exit %d, %v\n%s", code, err, text)
 	}
@@ -152,7 +152,7 @@ func TestSummaryLeadsWithWhatRan(t *testing.T) {
 	if first != ran || table != ran+1 || skipped < table || sizes < skipped {
 		t.Errorf("order: ran at %d (first summary line %d), table %d, skipped %d, size table %d\n%s", ran, first, table, skipped, sizes, stdout)
 	}
-	recs, _, err := results.ReadJSONL(filepath.Join(out, results.ResultsFile))
+	recs, _, err := results.ReadRunDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
