@@ -275,7 +275,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 				say("FLAKE %s%s: %s", r.Name(), where, r.Reason)
 			}
 		case results.VerdictSkip:
-			skipReasons[r.Reason]++
+			skipReasons[skipReasonKey(r.Reason)]++
 		case results.VerdictDiffers:
 			if shown++; shown <= 20 {
 				say("DIFFERS %s%s: %s", r.Title(), where, r.Reason)
@@ -432,6 +432,24 @@ func exitVerdict(code int) string {
 		return "the device or a compiler did what no baseline expects: a new wrong result, crash or timeout, or an unexpected improvement"
 	}
 	return "the run did not complete or could not record its results"
+}
+
+// sourceLine is a compiler message's "line N: " (glslang's), and the numbers
+// of a lavapipe width in a device name and a [WaveSize] pass's "runs at [N]".
+var (
+	sourceLine = regexp.MustCompile(`\bline \d+: `)
+	lpWidth    = regexp.MustCompile(`, \d+ bits\)`)
+	runsAt     = regexp.MustCompile(`runs at \[\d+\]`)
+)
+
+// skipReasonKey groups skip reasons that differ only in where or at which of
+// lavapipe's widths they happened: one glslang error at forty source lines of
+// forty kernels is one reason, and a [WaveSize] no lavapipe size meets is one
+// reason, not one per width. Records keep the reason as it was.
+func skipReasonKey(reason string) string {
+	reason = sourceLine.ReplaceAllString(reason, "")
+	reason = lpWidth.ReplaceAllString(reason, ")")
+	return runsAt.ReplaceAllString(reason, "runs at its own size")
 }
 
 // topSkipReasons is how many skip reasons the summary lists; results.csv and
