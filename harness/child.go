@@ -15,6 +15,7 @@ import (
 
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
@@ -98,7 +99,7 @@ type wireConfig struct {
 	ReproDir       string            `json:"reproDir,omitempty"`
 	APIs           []string          `json:"apis,omitempty"`
 	Stages         []string          `json:"stages,omitempty"`
-	Shard          Shard             `json:"shard,omitzero"`
+	Shard          plan.Shard        `json:"shard,omitzero"`
 	GenSeeds       []uint64          `json:"genSeeds,omitempty"`
 }
 
@@ -199,7 +200,7 @@ func ChildMain(w io.Writer) int {
 	defer rig.Close()
 	if got := rig.WaveSize(); req.WaveSize != 0 && got != req.WaveSize {
 		send(childMsg{SizeUnavailable: fmt.Sprintf("device %s reports subgroupSize %d with LP_NATIVE_VECTOR_WIDTH=%s, expected %d (AVX-512: %v)",
-			rig.Device().Name, got, os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize, HasAVX512())})
+			rig.Device().Name, got, os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize, plan.HasAVX512())})
 		return 0
 	}
 	rig.resumeAfter = req.ResumeAfter
@@ -232,13 +233,13 @@ const maxRestarts = 64
 // records the child announced for it, with the crash and the driver's last output
 // as the reason, and a new child resumes after that kernel. Records already
 // received are never lost.
-func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
+func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
 	return runChild(newCmd, deviceIndex, sp, cfg, nil, emit)
 }
 
 // runChild is RunChild with a watch (nil: stderr as it comes, crashes told
 // by their records only).
-func runChild(newCmd func() *exec.Cmd, deviceIndex int, sp SizePlan, cfg Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
+func runChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
 	layoutSent := map[string]bool{}

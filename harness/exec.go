@@ -16,6 +16,7 @@ import (
 	"waverig/devices/vkx"
 	"waverig/harness/casefile"
 	"waverig/harness/glslang"
+	"waverig/harness/plan"
 	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
@@ -82,7 +83,7 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 			return nil, &casefile.Skip{Reason: "the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
 		}
 		if mod.waveSize != nil {
-			return nil, &casefile.Skip{Reason: "WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
+			return nil, &casefile.Skip{Reason: "WebGPU cannot require a wave size ([WaveSize] " + plan.WaveSizeRange(mod.waveSize) + "; the WGSL back end warns W0601)"}
 		}
 		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
@@ -187,16 +188,16 @@ func (r *Rig) execVulkan(c *casefile.Case, mod *module, waveSize *reflect.WaveSi
 
 // waveSizeOn is the size a case with a [WaveSize] shader runs at: the case
 // file's subgroup_size when it is in the range (outside it the case contradicts
-// its shader: a case error), else the size PickWaveSize gives; a device with no
+// its shader: a case error), else the size plan.PickWaveSize gives; a device with no
 // legal size in the range is a skip naming it.
 func waveSizeOn(c *casefile.Case, d devices.Device, ws *reflect.WaveSize) (uint32, error) {
 	if s := c.SubgroupSize; s != 0 {
 		if s < uint32(ws.Min) || s > uint32(ws.Max) {
-			return 0, c.Errorf("subgroup_size %d is outside the shader's [WaveSize] %s", s, waveSizeRange(ws))
+			return 0, c.Errorf("subgroup_size %d is outside the shader's [WaveSize] %s", s, plan.WaveSizeRange(ws))
 		}
 		return s, nil
 	}
-	size, why := PickWaveSize(ws, d)
+	size, why := plan.PickWaveSize(ws, d)
 	if size == 0 {
 		return 0, &casefile.Skip{Reason: why}
 	}

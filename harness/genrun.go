@@ -28,6 +28,7 @@ import (
 	"waverig/devices"
 	"waverig/harness/expect"
 	"waverig/harness/gen"
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
@@ -114,10 +115,10 @@ func (c Config) genSeeds() []uint64 {
 // planGen is PlanCases's share for generated programs: one record per seed in
 // every pass (every legal size; a device that lacks what a program needs
 // records a skip).
-func (c Config) planGen(device int, size uint32) []PlannedCase {
-	var out []PlannedCase
+func (c Config) planGen(device int, size uint32) []plan.PlannedCase {
+	var out []plan.PlannedCase
 	for _, s := range c.genSeeds() {
-		out = append(out, PlannedCase{Device: device, Kernel: GenCase(s), API: Vulkan, Stage: results.Compute,
+		out = append(out, plan.PlannedCase{Device: device, Kernel: GenCase(s), API: Vulkan, Stage: results.Compute,
 			Case: GenCase(s), Compiler: Ours, WaveSize: size})
 	}
 	return out

@@ -1,42 +1,21 @@
 package harness
 
 import (
-	"sort"
-	"strings"
-
 	"waverig/compiler/reflect"
 	"waverig/devices"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
 // What a run will record, known before anything runs: `waverig list` prints
 // it, and a progress display can take its total from it. Every decision here is
-// the one the run itself asks (passKernels, Config.targets, passRuns,
+// the one the run itself asks (passKernels, Config.targets, plan.PassRuns,
 // DefaultAPIs, DefaultCompilers), never a copy of it, so the list and the run
 // cannot drift apart. What only the device can say — whether a case passes,
 // skips or crashes — does not change which records a run writes: every case
 // of a kernel in a pass gets a record on every target, a skip or a crash
 // included.
-
-// PlannedCase is one case record a run will write.
-type PlannedCase struct {
-	Device   int // the device's index (devices.Enumerate)
-	Kernel   string
-	API      string
-	Stage    string
-	Case     string // kernels.Case.ID
-	Compiler string
-	// WaveSize is the size of the pass. A WebGPU record carries the size its
-	// layout kernel observes, which is the pass's on every device the rig
-	// knows (WebGPU runs only in the pass at the device's own size).
-	WaveSize uint32
-}
-
-// Name is the record's test name (results.Record.Name).
-func (c PlannedCase) Name() string {
-	return results.TestName(c.API, c.Stage, c.Case, c.Compiler, c.WaveSize)
-}
 
 // DefaultAPIs are the APIs a run drives on a device when none is named:
 // Vulkan, and WebGPU when wgpu-native has an adapter of the same device (why
@@ -68,21 +47,6 @@ func (c Config) passKernels(size, own uint32) []kernels.Kernel {
 	return c.Shard.Kernels(ks)
 }
 
-// passDevice is the device as the rig of one wave size sees it. A lavapipe
-// size runs in a child whose LP_NATIVE_VECTOR_WIDTH makes that size the
-// device's one size (and its size-control range); a size-control size runs on
-// the device as enumerated, asking for the size.
-func passDevice(d devices.Device, sp SizePlan) devices.Device {
-	if sp.LPWidth == 0 {
-		return d
-	}
-	d.SubgroupSize = sp.Size
-	if d.SizeControl.Supported {
-		d.SizeControl.MinSubgroupSize, d.SizeControl.MaxSubgroupSize = sp.Size, sp.Size
-	}
-	return d
-}
-
 // PlanCases lists the case records a run of plan with cfg writes, in run order
 // (size by size, kernel by kernel, target by target): not the layout records,
 // not the parity records. cfg is taken as the run gets it: nil APIs is Vulkan
@@ -90,24 +54,17 @@ func passDevice(d devices.Device, sp SizePlan) devices.Device {
 //
 // The [WaveSize] kernels are compiled (waverig's compiler, no device) to read
 // their range, as the run does; nothing else is compiled.
-func PlanCases(p Plan, cfg Config) []PlannedCase {
+func PlanCases(p plan.Plan, cfg Config) []plan.PlannedCase {
 	cs, _ := PlanRun(p, cfg)
 	return cs
-}
-
-// Excluded counts the cases a plan leaves out on one API for one reason:
-// the API cannot run their kernels by design (NotApplicable).
-type Excluded struct {
-	API, Reason string
-	Cases       int
 }
 
 // PlanRun is PlanCases and what it left out by design, counted where the
 // case records would have been (on each target, in each pass that runs
 // the kernel), by API and reason in the order first met.
-func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
-	var out []PlannedCase
-	var excluded []Excluded
+func PlanRun(p plan.Plan, cfg Config) ([]plan.PlannedCase, []plan.Excluded) {
+	var out []plan.PlannedCase
+	var excluded []plan.Excluded
 	exclude := func(api, why string, n int) {
 		for i := range excluded {
 			if excluded[i].API == api && excluded[i].Reason == why {
@@ -115,7 +72,7 @@ func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
 				return
 			}
 		}
-		excluded = append(excluded, Excluded{api, why, n})
+		excluded = append(excluded, plan.Excluded{API: api, Reason: why, Cases: n})
 	}
 	ranges := map[string]*reflect.WaveSize{}
 	targets := cfg.targets()
@@ -123,7 +80,7 @@ func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
 		if sp.SkipReason != "" {
 			continue // no child, no records
 		}
-		dev := passDevice(p.Device, sp)
+		dev := plan.PassDevice(p.Device, sp)
 		size, own := sp.Size, dev.SubgroupSize
 		for _, k := range cfg.passKernels(size, own) {
 			ws, ok := ranges[k.Name]
@@ -131,7 +88,7 @@ func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
 				ws = reflectedWaveSize(k)
 				ranges[k.Name] = ws
 			}
-			if !passRuns(ws, dev, size) {
+			if !plan.PassRuns(ws, dev, size) {
 				continue
 			}
 			for _, t := range targets {
@@ -143,7 +100,7 @@ func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
 					continue
 				}
 				for _, c := range k.Cases {
-					out = append(out, PlannedCase{Device: p.Device.Index, Kernel: k.Name, API: t.api, Stage: stageOf(k),
+					out = append(out, plan.PlannedCase{Device: p.Device.Index, Kernel: k.Name, API: t.api, Stage: stageOf(k),
 						Case: c.ID(), Compiler: t.comp, WaveSize: size})
 				}
 			}
@@ -153,35 +110,12 @@ func PlanRun(p Plan, cfg Config) ([]PlannedCase, []Excluded) {
 	return out, excluded
 }
 
-// CaseNames are the sorted, distinct test names of planned cases (two devices
-// of one run give one case the same name).
-func CaseNames(cs []PlannedCase) []string {
-	seen := make(map[string]bool, len(cs))
-	names := make([]string, 0, len(cs))
-	for _, c := range cs {
-		n := c.Name()
-		if !seen[n] {
-			seen[n] = true
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
-
 // reflectedWaveSize is the [WaveSize] range of a kernel from the reflection of
 // waverig's module, compiled without a device: what Rig.kernelWaveSize reads
 // from the module it runs.
 func reflectedWaveSize(k kernels.Kernel) *reflect.WaveSize {
-	if !declaresWaveSize(k) {
+	if !plan.DeclaresWaveSize(k) {
 		return nil
 	}
 	return compileOurs(kernelSource(k, k.Entry, results.Compute)).waveSize
-}
-
-// declaresWaveSize reports whether a kernel can have a [WaveSize] range: only
-// a compute source that spells the attribute (the others are never compiled
-// to find out; a kernel the device cannot run is never compiled).
-func declaresWaveSize(k kernels.Kernel) bool {
-	return k.Draw == nil && strings.Contains(strings.ToLower(k.HLSL), "wavesize")
 }

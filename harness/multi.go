@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
@@ -40,7 +41,7 @@ type SizeResult struct {
 // APIs and the repro directory may differ between devices).
 type DeviceRun struct {
 	Index  int
-	Plan   Plan
+	Plan   plan.Plan
 	Config Config
 }
 
@@ -57,12 +58,12 @@ type DeviceResult struct {
 // ChildCommand makes the command of one child process for a device and size
 // (a binary whose main or TestMain calls ChildMain). RunChild adds the request
 // and the lavapipe width to its environment.
-type ChildCommand func(device int, sp SizePlan) *exec.Cmd
+type ChildCommand func(device int, sp plan.SizePlan) *exec.Cmd
 
 // SelfCommand is the ChildCommand of a binary that re-executes itself (waverig
 // run: os.Executable()).
 func SelfCommand(self string) ChildCommand {
-	return func(int, SizePlan) *exec.Cmd { return exec.Command(self) }
+	return func(int, plan.SizePlan) *exec.Cmd { return exec.Command(self) }
 }
 
 // DefaultJobs is the default size of the pool: one child per CPU.
@@ -158,7 +159,7 @@ func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, watch *ChildWat
 
 // runSize runs one wave size of one device: skipped, in a child, or in this
 // process (one device only, size control).
-func runSize(dr DeviceRun, sp SizePlan, several bool, newCmd ChildCommand, inProcess *sync.Mutex, watch *ChildWatch, emit func(results.Record)) SizeResult {
+func runSize(dr DeviceRun, sp plan.SizePlan, several bool, newCmd ChildCommand, inProcess *sync.Mutex, watch *ChildWatch, emit func(results.Record)) SizeResult {
 	sr := SizeResult{Size: sp.Size, SkipReason: sp.SkipReason}
 	switch {
 	case sp.SkipReason != "":

@@ -8,6 +8,7 @@ import (
 
 	"waverig/harness/casefile"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
@@ -87,10 +88,10 @@ func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out 
 // that gives the run's wave size (its one size is fixed when the driver loads).
 func reproExecCommand(r *Rig, t target, size uint32) string {
 	var b strings.Builder
-	if IsLavapipe(r.dev) {
-		for _, w := range lavapipeWidths {
-			if w.size == size {
-				fmt.Fprintf(&b, "LP_NATIVE_VECTOR_WIDTH=%d ", w.width)
+	if plan.IsLavapipe(r.dev) {
+		for _, w := range plan.LavapipeWidths {
+			if w.Size == size {
+				fmt.Fprintf(&b, "LP_NATIVE_VECTOR_WIDTH=%d ", w.Width)
 			}
 		}
 	}

@@ -5,7 +5,7 @@
 //
 // Wave sizes: on devices with subgroup size control the rig asks for every legal
 // size in-process; on lavapipe (one size, chosen by LP_NATIVE_VECTOR_WIDTH at
-// driver load) it re-runs itself in child processes, one per width (plan.go,
+// driver load) it re-runs itself in child processes, one per width (harness/plan,
 // child.go).
 package harness
 
@@ -20,6 +20,7 @@ import (
 	"waverig/devices"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
@@ -61,8 +62,8 @@ type Config struct {
 	// Stages are the shader stages to cover (results.Compute, Pixel, Vertex);
 	// nil means all.
 	Stages []string
-	// Shard keeps one share of the matrix's kernels (shard.go); zero: all.
-	Shard Shard
+	// Shard keeps one share of the matrix's kernels (harness/plan's shard.go); zero: all.
+	Shard plan.Shard
 	// GenSeeds are the generated programs (harness/gen) each pass runs on
 	// Vulkan after the matrix (genrun.go); nil: none.
 	GenSeeds []uint64
@@ -468,9 +469,9 @@ func (r *Rig) notRun(k kernels.Kernel, t target, size uint32, layout results.Rec
 	}
 	if ws := r.kernelWaveSize(k); ws != nil {
 		if t.api == WebGPU {
-			return results.Skip, "WebGPU cannot require a wave size ([WaveSize] " + waveSizeRange(ws) + "; the WGSL back end warns W0601)", ""
+			return results.Skip, "WebGPU cannot require a wave size ([WaveSize] " + plan.WaveSizeRange(ws) + "; the WGSL back end warns W0601)", ""
 		}
-		if _, why := PickWaveSize(ws, r.dev); why != "" {
+		if _, why := plan.PickWaveSize(ws, r.dev); why != "" {
 			return results.Skip, why, ""
 		}
 	}

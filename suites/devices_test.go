@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"waverig/devices"
-	"waverig/harness"
+	"waverig/harness/plan"
 )
 
 var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
@@ -28,7 +28,7 @@ var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
 
 	It("sees lavapipe's subgroup properties as Mesa 22.3 reports them", func() {
 		d := requireDevice()
-		if !harness.IsLavapipe(d) {
+		if !plan.IsLavapipe(d) {
 			Skip("device 0 is " + d.Name + ", not lavapipe")
 		}
 		// Basic|Vote|Arithmetic|Ballot|Shuffle|ShuffleRelative|Quad, no Clustered.

@@ -13,6 +13,7 @@ import (
 	"waverig/harness/expect"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
@@ -78,7 +79,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 				if !set.Applies(harness.DeviceString(d)) {
 					Skip(fmt.Sprintf("%s applies to drivers matching %q, not %s", set.Name, set.Driver, harness.DeviceString(d)))
 				}
-				if !harness.IsLavapipe(d) {
+				if !plan.IsLavapipe(d) {
 					Skip("crashes are re-checked through lavapipe child processes only")
 				}
 				comps := []string{harness.Ours}
@@ -92,15 +93,15 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 				checked := 0
 				var gone []string
 				for _, size := range reachableSizes {
-					plan := harness.MakePlan(d, []uint32{size})
+					p := plan.Make(d, []uint32{size})
 					for _, api := range apis {
 						for _, comp := range comps {
 							if api == harness.WebGPU && comp != harness.Ours {
 								continue
 							}
 							for _, k := range representatives(l, api, comp, size) {
-								Expect(plan.Sizes).To(HaveLen(1))
-								sp := plan.Sizes[0]
+								Expect(p.Sizes).To(HaveLen(1))
+								sp := p.Sizes[0]
 								Expect(sp.SkipReason).To(BeEmpty(), "wave size %d must be reachable on lavapipe", size)
 								ids := map[string]bool{}
 								for _, c := range k.Cases {

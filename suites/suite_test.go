@@ -11,6 +11,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/plan"
 )
 
 // TestMain lets the suite binary double as the rig's child process (the same
@@ -31,7 +32,7 @@ func TestSuites(t *testing.T) {
 type env struct {
 	Devices []devices.Device
 	Err     string
-	Plan    harness.Plan
+	Plan    plan.Plan
 	// WebGPU says why WebGPU cannot run on the device ("" when it can).
 	WebGPU string
 }
@@ -47,7 +48,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		e.Err = "no Vulkan device (install mesa-vulkan-drivers for lavapipe)"
 	} else {
 		e.Devices = ds
-		e.Plan = harness.MakePlan(ds[0], nil)
+		e.Plan = plan.Make(ds[0], nil)
 		e.WebGPU = harness.WebGPUAvailable(ds[0])
 	}
 	data, _ := json.Marshal(e)
@@ -72,12 +73,12 @@ func requireDevice() devices.Device {
 
 // sizePlan returns the plan entry for a wave size, or a skip reason naming why
 // the device cannot run it.
-func sizePlan(size uint32) (harness.SizePlan, string) {
+func sizePlan(size uint32) (plan.SizePlan, string) {
 	for _, sp := range suiteEnv.Plan.Sizes {
 		if sp.Size == size {
 			return sp, sp.SkipReason
 		}
 	}
 	d := suiteEnv.Devices[0]
-	return harness.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Name, d.SubgroupSize, d.LegalSubgroupSizes())
+	return plan.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Name, d.SubgroupSize, d.LegalSubgroupSizes())
 }

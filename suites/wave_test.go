@@ -21,6 +21,7 @@ import (
 	"waverig/harness/expect"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
@@ -38,7 +39,7 @@ func sizesForSuite() []uint32 {
 		return lavapipe // a child process runs the rig, not specs
 	}
 	ds, err := devices.Enumerate()
-	if err != nil || len(ds) == 0 || harness.IsLavapipe(ds[0]) {
+	if err != nil || len(ds) == 0 || plan.IsLavapipe(ds[0]) {
 		return lavapipe
 	}
 	if sizes := ds[0].LegalSubgroupSizes(); len(sizes) > 0 {

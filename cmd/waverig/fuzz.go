@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"waverig/devices"
-	"waverig/harness"
 	"waverig/harness/gen"
+	"waverig/harness/plan"
 )
 
 const fuzzUsage = "waverig fuzz [-device N|substring] [-seed S] [-n N] [-time D] [-out DIR] [-sizes 4,8,16] [-keep-going]"
@@ -93,7 +93,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			dir = filepath.Join(*out, fmt.Sprintf("size=%d", size))
 		}
 		var st int
-		if harness.IsLavapipe(devs[idx]) {
+		if plan.IsLavapipe(devs[idx]) {
 			st = fuzzChild(size, args, dir, stdout, stderr)
 		} else {
 			st = fuzzOne(idx, size, cfg, dir, stdout, stderr)

@@ -15,6 +15,7 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/produce"
 )
 
@@ -61,7 +62,7 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 	if sizes, err = parseSizes(*p.sizes); err != nil {
 		return cfg, nil, fmt.Errorf("-sizes: %v", err)
 	}
-	if cfg.Shard, err = harness.ParseShard(*p.shard); err != nil {
+	if cfg.Shard, err = plan.ParseShard(*p.shard); err != nil {
 		return cfg, nil, fmt.Errorf("-shard: %v", err)
 	}
 	if *p.apis != "" {
@@ -131,8 +132,8 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig list: %v\n", err)
 		return exitUsage
 	}
-	var planned []harness.PlannedCase
-	var excluded []harness.Excluded
+	var planned []plan.PlannedCase
+	var excluded []plan.Excluded
 	for _, idx := range idxs {
 		dc := cfg
 		if dc.APIs == nil {
@@ -143,10 +144,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		}
 		dev := devs[idx]
 		dev.Index = idx
-		cs, ex := harness.PlanRun(harness.MakePlan(dev, want), dc)
+		cs, ex := harness.PlanRun(plan.Make(dev, want), dc)
 		planned, excluded = append(planned, cs...), append(excluded, ex...)
 	}
-	names := harness.CaseNames(planned)
+	names := plan.CaseNames(planned)
 	for _, n := range names {
 		if _, err := fmt.Fprintln(stdout, n); err != nil {
 			break // `waverig list | head`: the reader has what it wanted

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"waverig/harness"
+	"waverig/harness/plan"
 	"waverig/harness/report"
 	"waverig/harness/results"
 	"waverig/internal/fsutil"
@@ -209,7 +210,7 @@ func missingShards(inputs []mergeInput) []string {
 	have := map[hostN]map[int]bool{}
 	var order []hostN
 	for _, in := range inputs {
-		s, err := harness.ParseShard(in.sum.Shard)
+		s, err := plan.ParseShard(in.sum.Shard)
 		if err != nil || s.Whole() {
 			continue
 		}

@@ -19,6 +19,7 @@ import (
 	"waverig/harness"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
+	"waverig/harness/plan"
 	"waverig/harness/produce"
 	"waverig/harness/report"
 	"waverig/harness/results"
@@ -124,7 +125,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("-sizes: %v", err)
 	}
-	if cfg.Shard, err = harness.ParseShard(*shard); err != nil {
+	if cfg.Shard, err = plan.ParseShard(*shard); err != nil {
 		return bad("-shard: %v", err)
 	}
 	if *apis != "" {
@@ -193,9 +194,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%sWebGPU not run: %s\n", on, why)
 			}
 		}
-		plan := harness.MakePlan(dev, want)
-		runs = append(runs, harness.DeviceRun{Index: idx, Plan: plan, Config: dc})
-		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], harness.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(plan))
+		p := plan.Make(dev, want)
+		runs = append(runs, harness.DeviceRun{Index: idx, Plan: p, Config: dc})
+		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], harness.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(p))
 	}
 	if n := len(cfg.GenSeeds); n > 0 {
 		fmt.Fprintf(stdout, "generated programs: %d seeds (%d…%d) at every wave size after the matrix (-gen-seeds none: off)\n", n, cfg.GenSeeds[0], cfg.GenSeeds[n-1])
@@ -222,10 +223,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	// whole plan, which the children spend compiling anyway).
 	// What the plan leaves out by design (harness.NotApplicable) comes from
 	// the same walk, for the summary.
-	planned := make(chan []harness.Excluded, 1)
+	planned := make(chan []plan.Excluded, 1)
 	go func() {
 		total := 0
-		var excluded []harness.Excluded
+		var excluded []plan.Excluded
 		for _, dr := range runs {
 			cs, ex := harness.PlanRun(dr.Plan, dr.Config)
 			total += len(cs)
@@ -482,7 +483,7 @@ func printSkips(w io.Writer, skipped int, reasons map[string]int) {
 // printExcluded is one line per API of what the plan left out because the
 // API cannot run it by design (harness.NotApplicable): not run, not
 // recorded, not counted above.
-func printExcluded(w io.Writer, ex []harness.Excluded) {
+func printExcluded(w io.Writer, ex []plan.Excluded) {
 	type reason struct {
 		why   string
 		cases int
@@ -538,7 +539,7 @@ func readRun(path string) ([]results.Record, error) {
 	return recs, nil
 }
 
-func planSizes(p harness.Plan) string {
+func planSizes(p plan.Plan) string {
 	var parts []string
 	for _, s := range p.Sizes {
 		t := strconv.Itoa(int(s.Size))

@@ -21,6 +21,7 @@ import (
 	"waverig/harness"
 	"waverig/harness/gen"
 	"waverig/harness/mutate"
+	"waverig/harness/plan"
 	"waverig/harness/vulkan"
 )
 
@@ -150,7 +151,7 @@ func RunCF(opt CFOptions) (*CFResult, error) {
 	}
 	dev := rig.Device()
 	rig.Close()
-	plan := harness.MakePlan(dev, opt.Sizes)
+	p := plan.Make(dev, opt.Sizes)
 	dir, err := os.MkdirTemp("", "waverig-cfscore")
 	if err != nil {
 		return nil, err
@@ -166,8 +167,8 @@ func RunCF(opt CFOptions) (*CFResult, error) {
 	for i := range res.Outcomes {
 		res.Outcomes[i] = map[uint32]CFOutcome{}
 	}
-	res.Sizes, err = eachSize(plan, res.Skipped, nil,
-		func(sp harness.SizePlan) ([]CFOutcome, error) { return runCFSize(opt, sp, res.Jobs, dir, logf) },
+	res.Sizes, err = eachSize(p, res.Skipped, nil,
+		func(sp plan.SizePlan) ([]CFOutcome, error) { return runCFSize(opt, sp, res.Jobs, dir, logf) },
 		func(size uint32, out []CFOutcome, took time.Duration) {
 			res.Elapsed[size] = took
 			for i, o := range out {
@@ -361,7 +362,7 @@ func runCFJob(d *gen.Device, progs map[uint64]*gen.Program, j CFJob) CFOutcome {
 
 // runCFSize runs every job at one size in child processes: a new child
 // resumes after a crash or after a hang the guard killed (childLoop).
-func runCFSize(opt CFOptions, sp harness.SizePlan, jobs []CFJob, dir string, logf func(string, ...any)) ([]CFOutcome, error) {
+func runCFSize(opt CFOptions, sp plan.SizePlan, jobs []CFJob, dir string, logf func(string, ...any)) ([]CFOutcome, error) {
 	start := time.Now()
 	req := cfRequest{Device: opt.Device, WaveSize: sp.Size, Lavapipe: sp.LPWidth > 0, Jobs: jobs, Broken: map[uint64]bool{}}
 	out, err := childLoop[CFOutcome]{

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"waverig/harness"
+	"waverig/harness/plan"
 )
 
 // Both scores run their jobs at one wave size in child processes of one
@@ -57,7 +58,7 @@ type childLoop[O any] struct {
 	Self, Env string // the binary and the variable naming its request file
 	Prefix    string // the request files' name prefix in Dir
 	Dir       string
-	Size      harness.SizePlan
+	Size      plan.SizePlan
 	// Request is the request body that runs the jobs from start on (the
 	// caller's bookkeeping, updated by Note, travels in it).
 	Request func(start int) any
@@ -186,19 +187,19 @@ func (l childLoop[O]) run(n int) ([]O, error) {
 	return out, nil
 }
 
-// eachSize runs run at every size of plan a score reaches, the sizes side by
+// eachSize runs run at every size of p a score reaches, the sizes side by
 // side (each child is one core's worth of pipeline builds), and returns the
 // sizes that ran, in order. A size the plan skips, or that skip (may be nil)
 // or the child (SizeUnavailableError) names a reason for, goes to skipped; a
 // size that needs neither a child (lavapipe's LPWidth) nor the process itself
 // is not a score's. store gets each size's outcomes and time, one at a time.
-func eachSize[O any](plan harness.Plan, skipped map[uint32]string, skip func(harness.SizePlan) string,
-	run func(harness.SizePlan) ([]O, error), store func(size uint32, out []O, took time.Duration)) ([]uint32, error) {
+func eachSize[O any](p plan.Plan, skipped map[uint32]string, skip func(plan.SizePlan) string,
+	run func(plan.SizePlan) ([]O, error), store func(size uint32, out []O, took time.Duration)) ([]uint32, error) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var firstErr error
 	var sizes []uint32
-	for _, sp := range plan.Sizes {
+	for _, sp := range p.Sizes {
 		if sp.SkipReason != "" {
 			skipped[sp.Size] = sp.SkipReason
 			continue
@@ -214,7 +215,7 @@ func eachSize[O any](plan harness.Plan, skipped map[uint32]string, skip func(har
 		}
 		sizes = append(sizes, sp.Size)
 		wg.Add(1)
-		go func(sp harness.SizePlan) {
+		go func(sp plan.SizePlan) {
 			defer wg.Done()
 			t0 := time.Now()
 			out, err := run(sp)

@@ -28,6 +28,7 @@ import (
 	"waverig/harness"
 	"waverig/harness/kernels"
 	"waverig/harness/mutate"
+	"waverig/harness/plan"
 	"waverig/harness/vulkan"
 )
 
@@ -115,7 +116,7 @@ func Run(opt Options) (*Result, error) {
 		return nil, err
 	}
 	dev := rig.Device()
-	plan := harness.MakePlan(dev, opt.Sizes)
+	p := plan.Make(dev, opt.Sizes)
 	dir, err := os.MkdirTemp("", "waverig-score")
 	if err != nil {
 		rig.Close()
@@ -134,8 +135,8 @@ func Run(opt Options) (*Result, error) {
 	for i := range res.Outcomes {
 		res.Outcomes[i] = map[uint32]Outcome{}
 	}
-	res.Sizes, err = eachSize(plan, res.Skipped,
-		func(sp harness.SizePlan) string {
+	res.Sizes, err = eachSize(p, res.Skipped,
+		func(sp plan.SizePlan) string {
 			if sp.InProcess && sp.Size != dev.SubgroupSize {
 				// RunWithSPIRV runs at the device's own size; a device with size
 				// control is scored at that size only.
@@ -143,7 +144,7 @@ func Run(opt Options) (*Result, error) {
 			}
 			return ""
 		},
-		func(sp harness.SizePlan) ([]Outcome, error) { return runSize(opt, sp, res.Jobs, dir, logf) },
+		func(sp plan.SizePlan) ([]Outcome, error) { return runSize(opt, sp, res.Jobs, dir, logf) },
 		func(size uint32, out []Outcome, _ time.Duration) {
 			for i, o := range out {
 				res.Outcomes[i][size] = o
@@ -428,7 +429,7 @@ func runJob(rig *harness.Rig, byName map[string]kernels.Kernel, j Job, broken ma
 
 // runSize runs every job at one lavapipe size in child processes, restarting
 // after a crash (childLoop).
-func runSize(opt Options, sp harness.SizePlan, jobs []Job, dir string, logf func(string, ...any)) ([]Outcome, error) {
+func runSize(opt Options, sp plan.SizePlan, jobs []Job, dir string, logf func(string, ...any)) ([]Outcome, error) {
 	start := time.Now()
 	req := request{Device: opt.Device, Jobs: jobs, Broken: map[string]string{}, Caught: map[string]bool{}}
 	if sp.LPWidth > 0 {

@@ -1,4 +1,10 @@
-package harness
+// Package plan decides what a run covers, before anything runs: the wave
+// sizes of a device and how each is reached (Make), the share of the kernels
+// a shard runs (Shard), the [WaveSize] rule that puts a kernel in one pass
+// (PickWaveSize, PassRuns), and the case records a listing counts
+// (PlannedCase, CaseNames). It needs no device and no rig: harness runs what
+// it decides, and `waverig list` prints it.
+package plan
 
 import (
 	"fmt"
@@ -53,14 +59,14 @@ func HasAVX512() bool {
 	return strings.Contains(string(data), " avx512f")
 }
 
-// lavapipeWidths maps wave sizes to LP_NATIVE_VECTOR_WIDTH values (32-bit lanes).
-var lavapipeWidths = []struct {
-	size  uint32
-	width int
+// LavapipeWidths maps wave sizes to LP_NATIVE_VECTOR_WIDTH values (32-bit lanes).
+var LavapipeWidths = []struct {
+	Size  uint32
+	Width int
 }{{4, 128}, {8, 256}, {16, 512}}
 
-// MakePlan decides the sizes for a device; want filters them (nil = all legal).
-func MakePlan(d devices.Device, want []uint32) Plan {
+// Make decides the sizes for a device; want filters them (nil = all legal).
+func Make(d devices.Device, want []uint32) Plan {
 	p := Plan{Device: d}
 	wanted := func(s uint32) bool {
 		if len(want) == 0 {
@@ -75,12 +81,12 @@ func MakePlan(d devices.Device, want []uint32) Plan {
 	}
 	if IsLavapipe(d) {
 		avx512 := HasAVX512()
-		for _, lw := range lavapipeWidths {
-			if !wanted(lw.size) {
+		for _, lw := range LavapipeWidths {
+			if !wanted(lw.Size) {
 				continue
 			}
-			sp := SizePlan{Size: lw.size, LPWidth: lw.width}
-			if lw.width == 512 {
+			sp := SizePlan{Size: lw.Size, LPWidth: lw.Width}
+			if lw.Width == 512 {
 				// Mesa gives 512-bit vectors (wave size 16) on AVX-512 machines. Without
 				// AVX-512, LLVM splits them and lavapipe still reports 16, but pipelines
 				// build ~25x slower, so the default plan leaves it out; asking for 16
@@ -110,4 +116,19 @@ func MakePlan(d devices.Device, want []uint32) Plan {
 		}
 	}
 	return p
+}
+
+// PassDevice is the device as the rig of one wave size sees it. A lavapipe
+// size runs in a child whose LP_NATIVE_VECTOR_WIDTH makes that size the
+// device's one size (and its size-control range); a size-control size runs on
+// the device as enumerated, asking for the size.
+func PassDevice(d devices.Device, sp SizePlan) devices.Device {
+	if sp.LPWidth == 0 {
+		return d
+	}
+	d.SubgroupSize = sp.Size
+	if d.SizeControl.Supported {
+		d.SizeControl.MinSubgroupSize, d.SizeControl.MaxSubgroupSize = sp.Size, sp.Size
+	}
+	return d
 }
