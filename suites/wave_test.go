@@ -71,9 +71,25 @@ func familyKernels(ops []string) []kernels.Kernel {
 // crash): WAVERIG_FRACTION=N picks it, scripts/test.sh sets it for pre-merge
 // runs and `scripts/test.sh --full` (fraction 1, the default here) runs all.
 // Specs exist only for the tier's cases: the rest is not work this run does.
+// The spec tree and its container's BeforeAll (selected) both ask for a
+// family's tier at a size; building the matrix is the expensive part, so it
+// is built once per (family, size).
 func tierKernels(ops []string, size uint32) []kernels.Kernel {
-	return kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(size))
+	key := fmt.Sprintf("%s@%d", strings.Join(ops, "|"), size)
+	tierMu.Lock()
+	defer tierMu.Unlock()
+	if ks, ok := tierCache[key]; ok {
+		return ks
+	}
+	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(size))
+	tierCache[key] = ks
+	return ks
 }
+
+var (
+	tierMu    sync.Mutex
+	tierCache = map[string][]kernels.Kernel{}
+)
 
 // suiteJudge is the built-in baselines of the suite's device (nil without one),
 // asked once.
