@@ -467,10 +467,9 @@ func (r *Rig) notRun(k kernels.Kernel, t target, size uint32, layout results.Rec
 	if why := r.missingFeature(t.api, k); why != "" {
 		return results.Skip, why, ""
 	}
+	// WebGPU never gets here with a [WaveSize] kernel: missingFeature gave
+	// NotApplicable's reason above.
 	if ws := r.kernelWaveSize(k); ws != nil {
-		if t.api == WebGPU {
-			return results.Skip, "WebGPU cannot require a wave size ([WaveSize] " + plan.WaveSizeRange(ws) + "; the WGSL back end warns W0601)", ""
-		}
 		if _, why := plan.PickWaveSize(ws, r.dev); why != "" {
 			return results.Skip, why, ""
 		}
