@@ -188,10 +188,14 @@ func openInstance() (*vkState, error) {
 		// 1.0 loaders expose Properties2 only through this extension.
 		exts = append(exts, "VK_KHR_get_physical_device_properties2\x00")
 	}
+	layers, err := validationLayers()
+	if err != nil {
+		return nil, err
+	}
 	var inst vk.Instance
-	res := createInstance(api, exts, &inst)
+	res := createInstance(api, exts, layers, &inst)
 	if res == vk.ErrorExtensionNotPresent && len(exts) > 0 {
-		res = createInstance(api, nil, &inst)
+		res = createInstance(api, nil, layers, &inst)
 	}
 	if res != vk.Success {
 		if res == vk.ErrorIncompatibleDriver || res == vk.ErrorInitializationFailed {
@@ -218,7 +222,7 @@ func openInstance() (*vkState, error) {
 	return &vkState{instance: inst, api: api, physical: pds[:n]}, nil
 }
 
-func createInstance(api uint32, exts []string, inst *vk.Instance) vk.Result {
+func createInstance(api uint32, exts, layers []string, inst *vk.Instance) vk.Result {
 	info := vk.InstanceCreateInfo{
 		SType: vk.StructureTypeInstanceCreateInfo,
 		PApplicationInfo: &vk.ApplicationInfo{
@@ -229,6 +233,8 @@ func createInstance(api uint32, exts []string, inst *vk.Instance) vk.Result {
 		},
 		EnabledExtensionCount:   uint32(len(exts)),
 		PpEnabledExtensionNames: exts,
+		EnabledLayerCount:       uint32(len(layers)),
+		PpEnabledLayerNames:     layers,
 	}
 	return vk.CreateInstance(&info, nil, inst)
 }

@@ -100,6 +100,7 @@ type wireConfig struct {
 	APIs           []string          `json:"apis,omitempty"`
 	Stages         []string          `json:"stages,omitempty"`
 	Shard          plan.Shard        `json:"shard,omitzero"`
+	Fraction       int               `json:"fraction,omitempty"`
 	GenSeeds       []uint64          `json:"genSeeds,omitempty"`
 }
 
@@ -111,7 +112,7 @@ type wireSet struct {
 
 func toWire(c Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
-		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, GenSeeds: c.GenSeeds}
+		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, Fraction: c.Fraction, GenSeeds: c.GenSeeds}
 	if c.Filter.Ops != nil {
 		w.Ops = c.Filter.Ops.String()
 	}
@@ -123,7 +124,7 @@ func toWire(c Config) wireConfig {
 
 func fromWire(w wireConfig) (Config, error) {
 	c := Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
-		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, GenSeeds: w.GenSeeds}
+		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, Fraction: w.Fraction, GenSeeds: w.GenSeeds}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
 		if err != nil {

@@ -3,6 +3,7 @@ package harness
 import (
 	"waverig/compiler/reflect"
 	"waverig/devices"
+	"waverig/harness/expect"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
 	"waverig/harness/results"
@@ -28,11 +29,11 @@ func DefaultAPIs(d devices.Device) (apis []string, why string) {
 	return apis, why
 }
 
-// passKernels is every kernel a pass at wave size size runs on a device whose
+// passKernels is every kernel a pass at wave size size runs on dev, whose
 // own size is own: compute kernels at every size; draw kernels only at the
 // device's own size (the rig does not ask for a size in graphics stages); only
-// the kernels of the configured shard.
-func (c Config) passKernels(size, own uint32) []kernels.Kernel {
+// the kernels of the configured shard, and of the CI tier when Fraction > 1.
+func (c Config) passKernels(dev devices.Device, size, own uint32) []kernels.Kernel {
 	var ks []kernels.Kernel
 	if c.wantsStage(results.Compute) {
 		ks = kernels.Matrix(c.Filter)
@@ -44,7 +45,32 @@ func (c Config) passKernels(size, own uint32) []kernels.Kernel {
 			}
 		}
 	}
-	return c.Shard.Kernels(ks)
+	ks = c.Shard.Kernels(ks)
+	if c.Fraction > 1 {
+		ks = kernels.TierKernels(ks, size, c.Fraction, c.KnownCrash(dev, size))
+	}
+	return ks
+}
+
+// KnownCrash reports whether a baseline that applies to dev expects a case to
+// crash on one of the configuration's targets at a size (nil: no baseline): the
+// CI tier keeps every such case, so that a fixed crash shows (an
+// UnexpectedImprovement) in pre-merge too. The suites' tier asks the same.
+func (c Config) KnownCrash(dev devices.Device, size uint32) func(kernels.TierItem) bool {
+	sets, err := c.ExpectationSets()
+	if err != nil || len(sets) == 0 {
+		return nil
+	}
+	judge := expect.For(sets, DeviceString(dev))
+	targets := c.targets()
+	return func(it kernels.TierItem) bool {
+		for _, t := range targets {
+			if l := judge.Expected(results.TestName(t.api, string(it.Stage), it.Case.ID(), t.comp, size)); l != nil && l.Status == results.OutcomeCrash {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // PlanCases lists the case records a run of plan with cfg writes, in run order
@@ -82,7 +108,7 @@ func PlanRun(p plan.Plan, cfg Config) ([]plan.PlannedCase, []plan.Excluded) {
 		}
 		dev := plan.PassDevice(p.Device, sp)
 		size, own := sp.Size, dev.SubgroupSize
-		for _, k := range cfg.passKernels(size, own) {
+		for _, k := range cfg.passKernels(dev, size, own) {
 			ws, ok := ranges[k.Name]
 			if !ok {
 				ws = reflectedWaveSize(k)

@@ -64,6 +64,10 @@ type Config struct {
 	Stages []string
 	// Shard keeps one share of the matrix's kernels (harness/plan's shard.go); zero: all.
 	Shard plan.Shard
+	// Fraction > 1 keeps only the CI tier of the kernels at each wave size
+	// (kernels.TierKernels: every operation × type family × stage, 1/Fraction
+	// of the rest, every case a baseline expects to crash); 0 or 1: all.
+	Fraction int
 	// GenSeeds are the generated programs (harness/gen) each pass runs on
 	// Vulkan after the matrix (genrun.go); nil: none.
 	GenSeeds []uint64
@@ -199,7 +203,7 @@ func stageOf(k kernels.Kernel) string {
 // size; draw kernels only at the device's own size (the rig does not ask for a
 // size in graphics stages).
 func (r *Rig) matrix(size uint32) []kernels.Kernel {
-	return r.cfg.passKernels(size, r.dev.SubgroupSize) // listing.go, shared with PlanCases
+	return r.cfg.passKernels(r.dev, size, r.dev.SubgroupSize) // listing.go, shared with PlanCases
 }
 
 // jobKey names one kernel run on one target: the onBegin/resume key.

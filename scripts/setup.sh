@@ -9,13 +9,14 @@ cd "$(dirname "$0")/.."
 # the second SPIR-V producer for differential tests), spirv-cross (MSL second opinion),
 # clang (MSL syntax check), the Vulkan loader + headers (libvulkan-dev: vulkan-go
 # dlopens libvulkan.so and the cgo shim includes vulkan.h), lavapipe
-# (mesa-vulkan-drivers), vulkaninfo (vulkan-tools), chromium (headless: the
+# (mesa-vulkan-drivers), vulkaninfo (vulkan-tools), the Khronos validation layer
+# (vulkan-validationlayers: `waverig run -validation`), chromium (headless: the
 # tests open report.html in it and check the rendered page), and for `waverig view`
 # (-tags viewer only; the default build needs none of them): GLFW's build deps
 # (libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 # libgl-dev: go-gl/glfw compiles GLFW's C sources), Xvfb (xvfb), xwd (x11-apps) and
 # xdotool for the window's tests (screenshots; keys and clicks sent through X).
-PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools gcc chromium
+PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers gcc chromium
   libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev libgl-dev xvfb x11-apps xdotool)
 
 missing=()

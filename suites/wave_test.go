@@ -18,7 +18,6 @@ import (
 	"waverig/compiler/intrinsics"
 	"waverig/devices"
 	"waverig/harness"
-	"waverig/harness/expect"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
@@ -91,17 +90,6 @@ var (
 	tierCache = map[string][]kernels.Kernel{}
 )
 
-// suiteJudge is the built-in baselines of the suite's device (nil without one),
-// asked once.
-var suiteJudge = sync.OnceValue(func() *expect.Judge {
-	ds, err := devices.Enumerate()
-	sets, serr := expect.Builtin()
-	if err != nil || len(ds) == 0 || serr != nil {
-		return nil
-	}
-	return expect.For(sets, harness.DeviceString(ds[0]))
-})
-
 // suiteFraction is WAVERIG_FRACTION (1 when unset: the whole matrix).
 var suiteFraction = fractionFromEnv()
 
@@ -117,22 +105,16 @@ func fractionFromEnv() int {
 	return n
 }
 
-// knownCrash reports whether the built-in baseline of the suite's device
-// expects a case to crash the driver on some target at a size: pre-merge must
-// still see each known crash (a fixed crash is an UnexpectedImprovement).
+// knownCrash is the run's own rule (harness.Config.KnownCrash) for the suite's
+// device and targets: pre-merge must still see each known crash (a fixed
+// crash is an UnexpectedImprovement).
 func knownCrash(size uint32) func(kernels.TierItem) bool {
-	judge := suiteJudge()
-	if judge == nil {
+	ds, err := devices.Enumerate()
+	if err != nil || len(ds) == 0 {
 		return nil
 	}
-	return func(it kernels.TierItem) bool {
-		for _, t := range targets {
-			if l := judge.Expected(results.TestName(t.api, string(it.Stage), it.Case.ID(), t.comp, size)); l != nil && l.Status == "Crash" {
-				return true
-			}
-		}
-		return false
-	}
+	cfg := harness.Config{APIs: []string{harness.Vulkan, harness.WebGPU}, Compilers: []string{harness.Ours, harness.Glslang}}
+	return cfg.KnownCrash(ds[0], size)
 }
 
 // stageOf names a kernel's stage as records and labels do.

@@ -25,18 +25,20 @@ const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-a
 // reads them; list takes the same spellings and the same checks.
 type planFlags struct {
 	device, ops, sizes, compilers, apis, stages, shard, genSeeds *string
+	fraction                                                     *int
 }
 
 func addPlanFlags(fs *flag.FlagSet) planFlags {
 	return planFlags{
 		device:    fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all"),
 		ops:       fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)"),
-		sizes:     fs.String("sizes", "all", "wave sizes: all, or a list like 4,8"),
+		sizes:     fs.String("sizes", "all", "wave sizes: all, default (each device's own size: one pass per device), or a list like 4,8"),
 		compilers: fs.String("compilers", "", "compilers: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)"),
 		apis:      fs.String("api", "", "APIs: vulkan,webgpu (default: every API with a device)"),
 		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex (default: all three)"),
 		shard:     fs.String("shard", "", "share K of N of the kernels (1 ≤ K ≤ N), as run -shard K/N runs it"),
 		genSeeds:  fs.String("gen-seeds", "", genSeedsUsage),
+		fraction:  fs.Int("fraction", 1, "the CI tier: every operation × type family × stage at each wave size, 1/N of the rest, every case a baseline expects to crash (1: everything; docs/suites.md)"),
 	}
 }
 
@@ -75,6 +77,10 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 			return cfg, nil, fmt.Errorf("-stages: %v", err)
 		}
 	}
+	if *p.fraction < 1 {
+		return cfg, nil, fmt.Errorf("-fraction %d: at least 1", *p.fraction)
+	}
+	cfg.Fraction = *p.fraction
 	if cfg.GenSeeds, err = genSeeds(*p.genSeeds, cfg); err != nil {
 		return cfg, nil, err
 	}

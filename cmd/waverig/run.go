@@ -18,36 +18,28 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/expect"
-	"waverig/harness/kernels"
 	"waverig/harness/plan"
-	"waverig/harness/produce"
 	"waverig/harness/report"
 	"waverig/harness/results"
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none] [-validation]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	devSel := fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all (several devices: a child process per device and wave size)")
+	pf := addPlanFlags(fs)
 	jobs := fs.Int("jobs", harness.DefaultJobs(), "child processes at once (every device's wave sizes share them)")
-	ops := fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)")
-	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
 	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
-	comps := fs.String("compilers", "", "compilers to run: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)")
-	apis := fs.String("api", "", "APIs to run: vulkan,webgpu (default: every API with a device; WebGPU runs waverig's WGSL through wgpu-native)")
-	stages := fs.String("stages", "", "shader stages to run: compute,pixel,vertex (default: all three)")
 	baseline := fs.String("baseline", "", "baseline directories (fails.csv, flakes.txt, skips.txt: they replace the built-in ones) and/or a previous run (DIR/results.jsonl: regressions and fixes against it), comma-separated")
 	retries := fs.Int("retries", 2, "re-run a kernel with a new failure up to N times; a case that then passes is a Flake")
 	kernelTimeout := fs.Duration("kernel-timeout", 5*time.Minute, "in child processes, a kernel that runs longer is killed and its cases are Timeout (0: no limit)")
 	noExpect := fs.Bool("no-baseline", false, "judge against no baseline (the built-in ones included): every failure counts, known crashes run")
 	fs.BoolVar(noExpect, "no-expectations", false, "the old name of -no-baseline")
-	shard := fs.String("shard", "", "run share K of N of the kernels (1 ≤ K ≤ N; waverig merge joins the shards)")
-	genSeedsArg := fs.String("gen-seeds", "", genSeedsUsage)
+	validate := fs.Bool("validation", false, "enable the Khronos validation layer on waverig's Vulkan instance in every process of the run; its messages go to DIR/validation/ and any message fails the run")
 	pos, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -65,7 +57,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *retries < 0 {
 		return bad("-retries %d: at least 0", *retries)
 	}
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", ReproDir: filepath.Join(*outDir, results.ReproDir), NoExpectations: *noExpect, Retries: *retries, KernelTimeout: *kernelTimeout}
+	cfg, want, err := pf.config()
+	if err != nil {
+		return bad("%v", err)
+	}
+	cfg.RequireTools, cfg.ReproDir, cfg.NoExpectations, cfg.Retries, cfg.KernelTimeout = os.Getenv("CI") != "", filepath.Join(*outDir, results.ReproDir), *noExpect, *retries, *kernelTimeout
 	// -baseline: baseline directories judge the run; a previous run is compared.
 	// A bad one is found now, not after the whole run.
 	var before []results.Record
@@ -99,55 +95,22 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			return bad("-no-baseline and a baseline directory in -baseline contradict each other")
 		}
 	}
-	if *ops != "" {
-		re, err := regexp.Compile(*ops)
-		if err != nil {
-			return bad("-ops: %v", err)
+	var validationScratch string
+	if *validate {
+		// Before the first devices call: this process's instance is validated too.
+		if validationScratch, err = startValidation(); err != nil {
+			fmt.Fprintf(stderr, "waverig run: -validation: %v\n", err)
+			return exitIncomplete
 		}
-		cfg.Filter.Ops = re
+		defer os.RemoveAll(validationScratch)
+		defer os.Unsetenv(devices.ValidationDirEnv)
 	}
-	// Pixel-only programs (PSSlope, IsHelperLane, the [WaveOpsIncludeHelperLanes]
-	// kernels: -ops helperlanes) are in no compute kernel. Without -ops there is
-	// nothing to check (building the whole matrix twice costs a second).
-	if cfg.Filter.Ops != nil && len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
-		return bad("-ops %q matches no operation of the matrix", *ops)
-	}
-	if *comps != "" {
-		// Command compilers' paths are checked here: a missing program is
-		// bad usage (exit 2) before anything runs.
-		list, err := produce.ParseCompilers(*comps)
-		if err != nil {
-			return bad("-compilers: %v", err)
-		}
-		cfg.Compilers = list
-	}
-	want, err := parseSizes(*sizes)
-	if err != nil {
-		return bad("-sizes: %v", err)
-	}
-	if cfg.Shard, err = plan.ParseShard(*shard); err != nil {
-		return bad("-shard: %v", err)
-	}
-	if *apis != "" {
-		if cfg.APIs, err = harness.ParseAPIs(*apis); err != nil {
-			return bad("-api: %v", err)
-		}
-	}
-	if *stages != "" {
-		if cfg.Stages, err = harness.ParseStages(*stages); err != nil {
-			return bad("-stages: %v", err)
-		}
-	}
-	if cfg.GenSeeds, err = genSeeds(*genSeedsArg, cfg); err != nil {
-		return bad("%v", err)
-	}
-
 	devs, err := devices.Enumerate()
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig run: %v\n", err)
 		return exitIncomplete
 	}
-	idxs, err := pickDevices(devs, *devSel)
+	idxs, err := pickDevices(devs, *pf.device)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -376,6 +339,16 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if *validate {
+		v, err := finishValidation(validationScratch, *outDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "waverig run: -validation: %v\n", err)
+			incomplete = true
+		} else {
+			sum.Validation = v
+			printValidation(stdout, v, *outDir)
+		}
+	}
 	exit, title := judgeRun(&sum, incomplete, several)
 	sum.Host, sum.Started, sum.Command, sum.Version = hostName(), start.UTC().Format(time.RFC3339), os.Args, version()
 	// expectation.json and devices.json first: the HTML page reads them.
@@ -430,7 +403,7 @@ func exitVerdict(code int) string {
 	case exitOK:
 		return "no result that the baselines do not expect"
 	case exitUnexpected:
-		return "the device or a compiler did what no baseline expects: a new wrong result, crash or timeout, or an unexpected improvement"
+		return "the device or a compiler did what no baseline expects (a new wrong result, crash or timeout, or an unexpected improvement), or the validation layer reported waverig's use of Vulkan"
 	}
 	return "the run did not complete or could not record its results"
 }
@@ -557,9 +530,13 @@ func parseSizes(s string) ([]uint32, error) {
 	}
 	var out []uint32
 	for _, p := range strings.Split(s, ",") {
+		if strings.TrimSpace(p) == "default" {
+			out = append(out, plan.DefaultSize)
+			continue
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1 || n > 128 || n&(n-1) != 0 {
-			return nil, fmt.Errorf("%q is not a power of two in [1,128]", p)
+			return nil, fmt.Errorf("%q is not a power of two in [1,128] (or default: each device's own size)", p)
 		}
 		out = append(out, uint32(n))
 	}

@@ -53,6 +53,8 @@ func judgeRun(sum *results.Summary, incomplete, several bool) (exit int, title s
 		exit = exitIncomplete
 	case sum.Total.Unexpected > 0:
 		exit = exitUnexpected
+	case sum.Validation != nil && sum.Validation.Messages > 0:
+		exit = exitUnexpected
 	}
 	sum.ExitStatus, sum.Verdict = exit, exitVerdict(exit)
 	title = sum.Device + " — " + sum.Driver

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"waverig/devices"
+	"waverig/harness"
 	"waverig/harness/results"
 )
 
@@ -313,5 +315,77 @@ func TestListRefusesBadFlags(t *testing.T) {
 		if code, stdout, _ := runCLI(cmd, "-h"); code != exitOK || !strings.Contains(stdout, "usage") {
 			t.Errorf("%s -h: exit %d, stdout %q", cmd, code, stdout)
 		}
+	}
+}
+
+// TestFractionIsTheCITierOfTheRun: `-fraction 10` lists a strict subset of
+// the whole plan that still has every operation × type family × stage at each
+// wave size and every case the built-in baseline expects to crash, and a run
+// with it records exactly what list said.
+func TestFractionIsTheCITierOfTheRun(t *testing.T) {
+	requireVulkan(t)
+	const ops = "^(WaveActiveSum|WaveReadLaneFirst|WaveActiveBallot)$"
+	list := func(extra ...string) []string {
+		code, stdout, stderr := runCLI(append([]string{"list", "-ops", ops, "-sizes", "4,8"}, extra...)...)
+		if code != exitOK {
+			t.Fatalf("list %v: exit %d: %s", extra, code, stderr)
+		}
+		return strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	}
+	all, tier := list(), list("-fraction", "10")
+	if len(tier) == 0 || len(tier) >= len(all) {
+		t.Fatalf("-fraction 10 lists %d of %d cases", len(tier), len(all))
+	}
+	in := map[string]bool{}
+	for _, n := range all {
+		in[n] = true
+	}
+	// api/stage/op.variant/type/… /size=N: the cell every tier keeps.
+	cell := func(name string) string {
+		f := strings.Split(name, "/")
+		op, _, _ := strings.Cut(f[2], ".")
+		return strings.Join([]string{f[0], f[1], op, strings.TrimRight(f[3], "234"), f[len(f)-1]}, "/")
+	}
+	want, have := map[string]bool{}, map[string]bool{}
+	for _, n := range all {
+		want[cell(strings.TrimSuffix(n, "/compiler=glslang"))] = true
+	}
+	for _, n := range tier {
+		if !in[n] {
+			t.Fatalf("-fraction 10 lists %s, which the whole plan does not", n)
+		}
+		have[cell(strings.TrimSuffix(n, "/compiler=glslang"))] = true
+	}
+	for c := range want {
+		if !have[c] {
+			t.Errorf("the tier has no case of %s", c)
+		}
+	}
+	// lavapipe 22.3.6's baseline: WaveReadLaneFirst on doubles crashes at 4 lanes.
+	if ds, err := devices.Enumerate(); err == nil && strings.Contains(harness.DeviceString(ds[0]), "Mesa 22.3.6") {
+		crash := 0
+		for _, n := range tier {
+			if strings.HasPrefix(n, "vulkan/compute/WaveReadLaneFirst/double") && strings.HasSuffix(strings.TrimSuffix(n, "/compiler=glslang"), "/size=4") {
+				crash++
+			}
+		}
+		full := 0
+		for _, n := range all {
+			if strings.HasPrefix(n, "vulkan/compute/WaveReadLaneFirst/double") && strings.HasSuffix(strings.TrimSuffix(n, "/compiler=glslang"), "/size=4") {
+				full++
+			}
+		}
+		if crash != full {
+			t.Errorf("the tier keeps %d of the %d WaveReadLaneFirst-on-double cases at 4 lanes lavapipe 22.3.6 is known to crash on", crash, full)
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("run", "-ops", ops, "-sizes", "4,8", "-fraction", "10", "-out", out)
+	if code != exitOK {
+		t.Fatalf("run -fraction 10: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got := caseStatuses(t, out)
+	if len(got) != len(tier) {
+		t.Errorf("run -fraction 10 recorded %d cases, list said %d", len(got), len(tier))
 	}
 }

@@ -65,6 +65,11 @@ var LavapipeWidths = []struct {
 	Width int
 }{{4, 128}, {8, 256}, {16, 512}}
 
+// DefaultSize in a list of wanted sizes stands for each device's own size:
+// the subgroupSize it reports without being asked for one (`-sizes default`,
+// one pass per device).
+const DefaultSize = 0
+
 // Make decides the sizes for a device; want filters them (nil = all legal).
 func Make(d devices.Device, want []uint32) Plan {
 	p := Plan{Device: d}
@@ -73,7 +78,7 @@ func Make(d devices.Device, want []uint32) Plan {
 			return true
 		}
 		for _, w := range want {
-			if w == s {
+			if w == s || w == DefaultSize && s == d.SubgroupSize {
 				return true
 			}
 		}
@@ -107,6 +112,9 @@ func Make(d devices.Device, want []uint32) Plan {
 		}
 	}
 	for _, w := range want {
+		if w == DefaultSize {
+			continue // the device's own size is always one of its sizes
+		}
 		found := false
 		for _, s := range p.Sizes {
 			found = found || s.Size == w

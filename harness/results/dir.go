@@ -47,7 +47,11 @@ const (
 const CompressedResultsFile = ResultsFile + ".gz"
 
 // runOwned lists what a new run clears out of its directory.
-var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, plainCSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile, ChildLogFile}
+var runOwned = []string{ResultsFile, CompressedResultsFile, SummaryFile, JUnitFile, CSVFile, plainCSVFile, HTMLFile, ReproDir, FailuresFile, ExpectationFile, DevicesFile, ChildLogFile, ValidationDir}
+
+// ValidationDir holds the Khronos validation layer's logs of a `waverig run
+// -validation` (one file per process that logged a message).
+const ValidationDir = "validation"
 
 // ChildLogFile is where `waverig run` puts its child processes' stderr (the
 // driver's own output when it crashes: harness.ChildLogFile names the same

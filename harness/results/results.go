@@ -532,6 +532,19 @@ type Summary struct {
 	Version string   `json:"version,omitempty"`
 	Shard   string   `json:"shard,omitempty"`
 	Merged  []string `json:"merged,omitempty"`
+	// Validation is what the Khronos validation layer said of a run made with
+	// -validation (nil: the layer was not loaded).
+	Validation *ValidationSummary `json:"validation,omitempty"`
+}
+
+// ValidationSummary counts the validation layer's messages over every process
+// of a run (errors and warnings: the layer's default report flags). Any
+// message fails the run: it is about waverig's own use of Vulkan.
+type ValidationSummary struct {
+	Layer     string         `json:"layer"`
+	Processes int            `json:"processes"` // processes that created a Vulkan instance with the layer
+	Messages  int            `json:"messages"`
+	ByID      map[string]int `json:"byID,omitempty"` // VUID (or UNASSIGNED-… name) -> messages
 }
 
 // Expectation is expectation.json: the baseline files a run judged its

@@ -25,7 +25,7 @@ type counts struct{ passed, failed, skipped int }
 
 func main() {
 	goFile := flag.String("go", "", "go test -json output")
-	fuzzFile := flag.String("fuzz", "", "fuzz results (lines 'PASS name' / 'FAIL name')")
+	fuzzFile := flag.String("fuzz", "", "fuzz and other step results (lines 'PASS name' / 'FAIL name')")
 	ginkgoFile := flag.String("ginkgo", "", "ginkgo --json-report file")
 	flag.Parse()
 

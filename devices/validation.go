@@ -1,0 +1,106 @@
+package devices
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// ValidationDirEnv, when set to a directory, makes every waverig process that
+// opens Vulkan (the run and each of its child processes, which inherit the
+// variable) enable the Khronos validation layer on its instance and log the
+// layer's messages to DIR/<pid>.log. The layer is enabled on waverig's own
+// instance only (not through VK_INSTANCE_LAYERS), so what it reports is about
+// waverig's use of Vulkan, not wgpu-native's, which makes its own instance.
+const ValidationDirEnv = "WAVERIG_VALIDATION_DIR"
+
+// ValidationLayer is the layer ValidationDirEnv enables.
+const ValidationLayer = "VK_LAYER_KHRONOS_validation"
+
+// validationSettings are the layer's settings (vk_layer_settings.txt, found
+// through VK_LAYER_SETTINGS_PATH): errors and warnings only (the layer's own
+// default report flags), each logged as text to the process's own file. A
+// file per process because the layer truncates its log when it opens it.
+const validationSettings = `khronos_validation.report_flags = error,warn
+khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG
+khronos_validation.log_filename = %s
+`
+
+// validationLayers returns the layers to enable: none unless ValidationDirEnv
+// is set; then the validation layer, after writing its settings. A missing
+// layer is an error, never a silent unvalidated run.
+func validationLayers() ([]string, error) {
+	dir := os.Getenv(ValidationDirEnv)
+	if dir == "" {
+		return nil, nil
+	}
+	if !layerInstalled(ValidationLayer) {
+		return nil, fmt.Errorf("devices: %s=%s asks for %s, which the Vulkan loader does not find (on Debian: apt-get install vulkan-validationlayers)", ValidationDirEnv, dir, ValidationLayer)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	settings := filepath.Join(dir, "settings-"+pid)
+	if err := os.MkdirAll(settings, 0o755); err != nil {
+		return nil, fmt.Errorf("devices: validation settings: %v", err)
+	}
+	text := fmt.Sprintf(validationSettings, filepath.Join(dir, pid+".log"))
+	if err := os.WriteFile(filepath.Join(settings, "vk_layer_settings.txt"), []byte(text), 0o644); err != nil {
+		return nil, fmt.Errorf("devices: validation settings: %v", err)
+	}
+	// Read by the layer when the instance is created; this process makes one
+	// instance, and children get their own directory from their own pid.
+	os.Setenv("VK_LAYER_SETTINGS_PATH", settings)
+	return []string{ValidationLayer + "\x00"}, nil
+}
+
+// layerInstalled reports whether the loader lists an instance layer.
+func layerInstalled(name string) bool {
+	var n uint32
+	if vk.EnumerateInstanceLayerProperties(&n, nil) != vk.Success || n == 0 {
+		return false
+	}
+	props := make([]vk.LayerProperties, n)
+	if res := vk.EnumerateInstanceLayerProperties(&n, props); res != vk.Success && res != vk.Incomplete {
+		return false
+	}
+	for _, p := range props[:n] {
+		p.Deref()
+		b := p.LayerName[:]
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			b = b[:i]
+		}
+		if string(b) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// messageLine is the first line of one message in the layer's text log:
+// "VUID-VkBufferCreateInfo-size-00912(ERROR / SPEC): msgNum: … - Validation Error: …".
+var messageLine = regexp.MustCompile(`^(\S+)\(([A-Z]+)[^)]*\): msgNum: `)
+
+// CountValidationMessages adds one log's messages to byID (by VUID, or the
+// layer's UNASSIGNED-… name) and returns how many it holds.
+func CountValidationMessages(path string, byID map[string]int) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if m := messageLine.FindStringSubmatch(sc.Text()); m != nil {
+			byID[m[1]]++
+			n++
+		}
+	}
+	return n, sc.Err()
+}
