@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/oliverbestmann/webgpu/wgpu"
+
+	"waverig/devices/icd"
 )
 
 // Adapter describes one wgpu-native adapter. Index is its position in the
@@ -89,6 +91,7 @@ func describe(index int, a *wgpu.Adapter) Adapter {
 // backends are released.
 func walkAdapters(visit func(desc Adapter, inst *wgpu.Instance, a *wgpu.Adapter) (stop bool)) (*wgpu.Instance, *wgpu.Adapter) {
 	ensureRuntimeDir() // runtimedir.go: no libwayland line on stderr
+	icd.Configure()    // the same Vulkan drivers as the devices package's instance
 	index := 0
 	for _, b := range backends {
 		inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: b.bit})
