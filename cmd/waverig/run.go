@@ -33,7 +33,7 @@ const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vu
 func runMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	devSel := fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all (several devices: a child process per device and wave size)")
+	devSel := fs.String("device", "0", "devices: an index or a substring of \"name | driver name | driver info\" (\"Mesa 25\"), a comma list of them, or all (several devices: a child process per device and wave size)")
 	jobs := fs.Int("jobs", harness.DefaultJobs(), "child processes at once (every device's wave sizes share them)")
 	ops := fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)")
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
@@ -367,7 +367,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		// Per device: the same case on two devices is two cases.
 		newPath := filepath.Join(*outDir, results.CompressedResultsFile)
 		for _, ds := range sum.Devices {
-			id := report.DeviceID{Identity: report.DeviceIdentity(ds.Device), Index: ds.Index}
+			id := report.DeviceID{Identity: report.DeviceIdentity(ds.Device), Driver: ds.Driver, Index: ds.Index}
 			old, _ := report.MatchDevice(before, id) // baselineCovers checked it
 			if several {
 				fmt.Fprintf(stdout, "\n== baseline of device %d, %s\n", ds.Index, ds.Name)
@@ -566,7 +566,10 @@ func parseSizes(s string) ([]uint32, error) {
 	return out, nil
 }
 
-// pickDevice resolves -device: an index, or a case-insensitive name substring.
+// pickDevice resolves -device: an index, or a case-insensitive substring of
+// the device string "name | driver name | driver info" (harness.DeviceString),
+// the first device it matches: "llvmpipe" is the first lavapipe, "Mesa 25"
+// or "25.0.7" the lavapipe of that Mesa release, "SwiftShader" SwiftShader.
 func pickDevice(devs []devices.Device, sel string) (int, error) {
 	if len(devs) == 0 {
 		return 0, fmt.Errorf("no Vulkan devices found (install mesa-vulkan-drivers for lavapipe)")
@@ -577,12 +580,15 @@ func pickDevice(devs []devices.Device, sel string) (int, error) {
 		}
 		return n, nil
 	}
+	var have []string
 	for i, d := range devs {
-		if strings.Contains(strings.ToLower(d.Name), strings.ToLower(sel)) {
+		ds := harness.DeviceString(d)
+		if strings.Contains(strings.ToLower(ds), strings.ToLower(sel)) {
 			return i, nil
 		}
+		have = append(have, fmt.Sprintf("%d: %s", i, ds))
 	}
-	return 0, fmt.Errorf("-device %q matches no device", sel)
+	return 0, fmt.Errorf("-device %q matches no device (%s)", sel, strings.Join(have, "; "))
 }
 
 func sortedKeys[V any](m map[string]V) []string {
