@@ -188,3 +188,32 @@ func splitList(v string) []string {
 	}
 	return out
 }
+
+// RequireEnv, set to 1 (scripts/test.sh sets it), makes the tests of the
+// provisioned drivers fail where the drivers are missing instead of skipping.
+const RequireEnv = "WAVERIG_REQUIRE_DRIVERS"
+
+// Expected are the drivers scripts/drivers.sh provisions.
+var Expected = []string{"lavapipe-mesa-25.0.7", "swiftshader"}
+
+// Missing says which Expected drivers the loader is not given ("" when it has
+// them all), and why.
+func Missing(s Setup) string {
+	if s.UserFiles != "" {
+		return DriverFilesEnv + " is set: the rig uses exactly " + s.UserFiles
+	}
+	var missing []string
+	for _, name := range Expected {
+		if !slices.ContainsFunc(s.Active, func(d Driver) bool { return d.Name == name }) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	why := "run scripts/setup.sh"
+	if s.Err != nil {
+		why = s.Err.Error()
+	}
+	return fmt.Sprintf("waverig's drivers %s are not installed in %s (%s)", strings.Join(missing, ", "), Dir(), why)
+}
