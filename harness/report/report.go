@@ -148,7 +148,9 @@ type DeviceID struct {
 }
 
 // IDOf is the device a record ran on.
-func IDOf(r results.Record) DeviceID { return DeviceID{DeviceIdentity(r.Device), r.Driver, r.DeviceIndex} }
+func IDOf(r results.Record) DeviceID {
+	return DeviceID{DeviceIdentity(r.Device), r.Driver, r.DeviceIndex}
+}
 
 // Suffixes says what tells each device apart from the other devices of its
 // run: "" where it is the run's only device of its identity; " [release]"
