@@ -53,9 +53,9 @@ func pickDevices(devs []devices.Device, sel string) ([]int, error) {
 	return out, nil
 }
 
-// deviceID is a device as its records name it (report.IDOf).
-func deviceID(d devices.Device) report.DeviceID {
-	return report.DeviceID{Identity: report.DeviceIdentity(d.Name), Driver: harness.DriverString(d), Index: d.Index}
+// deviceID is the device at index i as its records name it (report.IDOf).
+func deviceID(devs []devices.Device, i int) report.DeviceID {
+	return report.DeviceID{Identity: report.DeviceIdentity(devs[i].Name), Driver: harness.DriverString(devs[i]), Index: i}
 }
 
 // deviceNames names the devices of a run as the reports do: the name, with
@@ -65,7 +65,7 @@ func deviceID(d devices.Device) report.DeviceID {
 func deviceNames(devs []devices.Device, idxs []int) map[int]string {
 	var ids []report.DeviceID
 	for _, i := range idxs {
-		ids = append(ids, deviceID(devs[i]))
+		ids = append(ids, deviceID(devs, i))
 	}
 	suf := report.Suffixes(ids)
 	names := map[int]string{}
@@ -81,7 +81,7 @@ func deviceNames(devs []devices.Device, idxs []int) map[int]string {
 func baselineCovers(before []results.Record, devs []devices.Device, idxs []int) error {
 	names := deviceNames(devs, idxs)
 	for _, i := range idxs {
-		id := deviceID(devs[i])
+		id := deviceID(devs, i)
 		if _, ok := report.MatchDevice(before, id); !ok {
 			return fmt.Errorf("the baseline ran on %s, this run on %s", strings.Join(report.Devices(before), ", "), report.DeviceIdentity(names[i]))
 		}
