@@ -11,11 +11,13 @@ package devices
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"waverig/devices/icd"
 	"waverig/devices/vkx"
 )
 
@@ -53,6 +55,10 @@ type Device struct {
 	DriverID          uint32 `json:"driverID"`
 	DriverIDName      string `json:"driverIDName"`
 	Conformance       string `json:"conformanceVersion"`
+	// Provisioned names the driver scripts/drivers.sh installed for waverig
+	// that this device is ("lavapipe-mesa-25.0.7", "swiftshader"); "" for a
+	// driver of the system or of the user's VK_DRIVER_FILES.
+	Provisioned string `json:"waverigDriver,omitempty"`
 
 	SubgroupSize              uint32      `json:"subgroupSize"`
 	SupportedStages           uint32      `json:"supportedStagesMask"`
@@ -145,6 +151,10 @@ type vkState struct {
 	instance vk.Instance
 	api      uint32
 	physical []vk.PhysicalDevice
+	// provisioned is each physical device's icd.Driver name ("" for the
+	// system's), parallel to physical.
+	provisioned []string
+	drivers     icd.Setup
 }
 
 var (
@@ -163,6 +173,9 @@ func open() (*vkState, error) {
 }
 
 func openInstance() (*vkState, error) {
+	// The loader reads its driver list when the instance is created: add
+	// waverig's provisioned drivers first (package icd).
+	drivers := icd.Configure()
 	// vkx opens libvulkan.so.1 itself; it is also the fallback when
 	// vulkan-go's dlopen of the unversioned libvulkan.so (shipped only by
 	// libvulkan-dev) fails on a runtime-only install.
@@ -219,7 +232,61 @@ func openInstance() (*vkState, error) {
 	if res := vk.EnumeratePhysicalDevices(inst, &n, pds); res != vk.Success && res != vk.Incomplete {
 		return nil, fmt.Errorf("devices: vkEnumeratePhysicalDevices: %s", vkx.ResultName(int32(res)))
 	}
-	return &vkState{instance: inst, api: api, physical: pds[:n]}, nil
+	st := &vkState{instance: inst, api: api, physical: pds[:n], drivers: drivers}
+	st.order()
+	return st, nil
+}
+
+// order marks the devices of waverig's provisioned drivers and moves them
+// after every other device, in the drivers' name order, keeping the loader's
+// order otherwise. The loader
+// sorts devices by type and then by vendor id (SwiftShader's 0x1ae0 before
+// lavapipe's 0x10005), so without this the drivers setup adds would take
+// index 0 — the default device of every command and of the suites — from the
+// system's default device. The order depends only on the drivers present, so
+// a child process (same environment) finds the same device at each index.
+func (st *vkState) order() {
+	type entry struct {
+		pd   vk.PhysicalDevice
+		prov string
+		rank int // 0: the system's; else 1 + the driver's place in Active
+	}
+	entries := make([]entry, len(st.physical))
+	for i, pd := range st.physical {
+		entries[i].pd = pd
+		if len(st.drivers.Active) == 0 {
+			continue
+		}
+		var p vk.PhysicalDeviceProperties
+		vk.GetPhysicalDeviceProperties(pd, &p)
+		p.Deref()
+		caps, err := vkx.Query(unsafe.Pointer(st.instance), unsafe.Pointer(pd), st.api)
+		p.Free()
+		if err != nil {
+			continue // describe reports it
+		}
+		version := DriverVersionString(p.VendorID, p.DriverVersion)
+		for j, d := range st.drivers.Active {
+			if d.Matches(caps.DriverName, caps.DriverInfo, version) {
+				entries[i].prov, entries[i].rank = d.Name, j+1
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return a.rank - b.rank })
+	st.provisioned = make([]string, len(entries))
+	for i, e := range entries {
+		st.physical[i], st.provisioned[i] = e.pd, e.prov
+	}
+}
+
+// Drivers reports which drivers the loader was given (package icd): the
+// user's VK_DRIVER_FILES, or the system's plus waverig's provisioned ones.
+func Drivers() icd.Setup {
+	if st, err := open(); err == nil {
+		return st.drivers
+	}
+	return icd.Configure()
 }
 
 func createInstance(api uint32, exts, layers []string, inst *vk.Instance) vk.Result {
@@ -304,6 +371,7 @@ func describe(st *vkState, index int, pd vk.PhysicalDevice) (Device, error) {
 		DriverInfo:        caps.DriverInfo,
 		DriverID:          caps.DriverID,
 		DriverIDName:      DriverIDName(caps.DriverID),
+		Provisioned:       st.provisioned[index],
 
 		SubgroupSize:              caps.SubgroupSize,
 		SupportedStages:           caps.SubgroupStages,

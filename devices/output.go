@@ -1,6 +1,8 @@
 package devices
 
 import (
+	"waverig/devices/icd"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +34,9 @@ func WriteTable(w io.Writer, ds []Device) error {
 			drv = "(no driver properties)"
 		}
 		fmt.Fprintf(tw, "  vulkan\t%s, driver %s %s, %s\n", d.APIVersion, d.DriverVersionText, drv, d.DriverIDName)
+		if d.Provisioned != "" {
+			fmt.Fprintf(tw, "  installed by\twaverig's setup: %s\n", d.Provisioned)
+		}
 		fmt.Fprintf(tw, "  subgroup size\t%d\n", d.SubgroupSize)
 		fmt.Fprintf(tw, "  legal sizes\t%s\n", joinU32(d.LegalSubgroupSizes()))
 		sc := d.SizeControl
@@ -94,6 +99,28 @@ func WriteTable(w io.Writer, ds []Device) error {
 			d.MaxComputeWorkGroupInvocations, joinDims(d.MaxComputeWorkGroupSize), d.MaxPushConstantsSize)
 	}
 	return tw.Flush()
+}
+
+// DriversLine says in one line which drivers the loader was given: the
+// user's VK_DRIVER_FILES, or the system's plus waverig's provisioned ones.
+func DriversLine(s icd.Setup) string {
+	var names []string
+	for _, d := range s.Active {
+		names = append(names, d.Name)
+	}
+	switch {
+	case s.UserFiles != "":
+		line := "drivers: exactly " + icd.DriverFilesEnv + "=" + s.UserFiles
+		if len(names) > 0 {
+			line += " (waverig's " + strings.Join(names, ", ") + " among them)"
+		}
+		return line
+	case s.Err != nil:
+		return fmt.Sprintf("drivers: the system's only (%v)", s.Err)
+	case len(names) == 0:
+		return "drivers: the system's only (none installed in " + icd.Dir() + ": scripts/setup.sh installs lavapipe 25 and SwiftShader)"
+	}
+	return "drivers: the system's, and waverig's " + strings.Join(names, ", ") + " (" + icd.Dir() + ")"
 }
 
 func orNone(s []string) string {

@@ -165,7 +165,7 @@ func (c Config) apis() []string {
 // find one is not an error of the run: every WebGPU case becomes a skip with the
 // reason.
 func (r *Rig) openWebGPU() {
-	d, err := webgpu.OpenMatching(r.dev.Name, r.dev.VendorID, r.dev.DeviceID)
+	d, err := webgpu.OpenMatching(wgpuDevice(r.dev))
 	if err != nil {
 		r.gpuSkip = "no WebGPU adapter for " + r.dev.Name + ": " + err.Error()
 		return
@@ -247,10 +247,15 @@ func (r *Rig) parity(k kernels.Kernel, memo *kernels.Memo, outs map[string]map[s
 	return out
 }
 
+// wgpuDevice is what webgpu.FindMatching matches a Vulkan device by.
+func wgpuDevice(d devices.Device) webgpu.VulkanDevice {
+	return webgpu.VulkanDevice{Name: d.Name, DriverInfo: d.DriverInfo, VendorID: d.VendorID, DeviceID: d.DeviceID}
+}
+
 // WebGPUAvailable says why WebGPU cannot run on the Vulkan device d ("" when
 // wgpu-native offers an adapter of it with subgroup support).
 func WebGPUAvailable(d devices.Device) string {
-	if _, err := webgpu.FindMatching(d.Name, d.VendorID, d.DeviceID); err != nil {
+	if _, err := webgpu.FindMatching(wgpuDevice(d)); err != nil {
 		return err.Error()
 	}
 	return ""

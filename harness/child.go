@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"waverig/devices/icd"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
@@ -68,7 +69,10 @@ func childRequestData(value string) ([]byte, error) {
 
 // ChildRequest is everything a child needs.
 type ChildRequest struct {
-	Device   int    `json:"device"`
+	Device int `json:"device"`
+	// Driver is DriverString of the parent's device Device: the child refuses
+	// to run on another (its loader saw other drivers, so the index moved).
+	Driver   string `json:"driver,omitempty"`
 	WaveSize uint32 `json:"waveSize"` // the size the device must report (lavapipe); 0: no check
 	// RunSize is the size the rig asks for through size control (a device with
 	// several sizes run in a child because the run has several devices); 0: the
@@ -199,6 +203,10 @@ func ChildMain(w io.Writer) int {
 		return fail(err)
 	}
 	defer rig.Close()
+	if got := DriverString(rig.Device()); req.Driver != "" && got != req.Driver {
+		return fail(fmt.Errorf("device %d of the child process is %s (%s), the parent's is %s: the child's Vulkan loader sees other drivers (%s, %s or %s changed?)",
+			req.Device, rig.Device().Name, got, req.Driver, icd.DriverFilesEnv, icd.AddDriverFilesEnv, icd.DirEnv))
+	}
 	if got := rig.WaveSize(); req.WaveSize != 0 && got != req.WaveSize {
 		send(childMsg{SizeUnavailable: fmt.Sprintf("device %s reports subgroupSize %d with LP_NATIVE_VECTOR_WIDTH=%s, expected %d (AVX-512: %v)",
 			rig.Device().Name, got, os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize, plan.HasAVX512())})
@@ -235,12 +243,13 @@ const maxRestarts = 64
 // as the reason, and a new child resumes after that kernel. Records already
 // received are never lost.
 func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
-	return runChild(newCmd, deviceIndex, sp, cfg, nil, emit)
+	return runChild(newCmd, deviceIndex, "", sp, cfg, nil, emit)
 }
 
 // runChild is RunChild with a watch (nil: stderr as it comes, crashes told
 // by their records only).
-func runChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
+// driver, when not "", is the device's DriverString, which the child checks.
+func runChild(newCmd func() *exec.Cmd, deviceIndex int, driver string, sp plan.SizePlan, cfg Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
 	layoutSent := map[string]bool{}
@@ -256,7 +265,7 @@ func runChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg Co
 		st.Add(r)
 		emit(r)
 	}
-	req := ChildRequest{Device: deviceIndex, Config: toWire(cfg)}
+	req := ChildRequest{Device: deviceIndex, Driver: driver, Config: toWire(cfg)}
 	if sp.LPWidth > 0 {
 		req.WaveSize = sp.Size
 	} else {

@@ -164,7 +164,7 @@ func runSize(dr DeviceRun, sp plan.SizePlan, several bool, newCmd ChildCommand, 
 	switch {
 	case sp.SkipReason != "":
 	case sp.LPWidth > 0 || several:
-		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, sp, dr.Config, watch, emit)
+		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, DriverString(dr.Plan.Device), sp, dr.Config, watch, emit)
 		var su *SizeUnavailableError
 		if errors.As(sr.Err, &su) && sp.Optional {
 			sr.SkipReason, sr.Err = su.Msg, nil

@@ -152,14 +152,28 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 	return rig, nil
 }
 
-// DeviceString is what baselines' driver.txt patterns are matched against.
+// DeviceString is what baselines' driver.txt patterns are matched against:
+// "name | driver name | driver info" (driverRelease stands in for an empty
+// driver info).
 func DeviceString(d devices.Device) string {
-	return d.Name + " | " + d.DriverName + " | " + d.DriverInfo
+	return d.Name + " | " + d.DriverName + " | " + driverRelease(d)
 }
 
-// DriverString is a record's driver field.
+// DriverString is a record's driver field: the driver name and info
+// ("llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)"), which tell two drivers of
+// one device apart (two lavapipes share the device name and ids).
 func DriverString(d devices.Device) string {
-	return strings.TrimSpace(d.DriverName + " " + d.DriverInfo)
+	return strings.TrimSpace(d.DriverName + " " + driverRelease(d))
+}
+
+// driverRelease is the driver info, or the decoded driverVersion where the
+// driver reports no info (SwiftShader: "5.0.0"), so that every driver's
+// release is in its DriverString.
+func driverRelease(d devices.Device) string {
+	if d.DriverInfo == "" {
+		return d.DriverVersionText
+	}
+	return d.DriverInfo
 }
 
 // Device is the device the rig runs on.

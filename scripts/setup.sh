@@ -33,6 +33,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The extra CPU Vulkan drivers (lavapipe from Mesa 25.0.7, SwiftShader), each
+# in a private folder with its own ICD manifest: scripts/drivers.sh says where.
+scripts/drivers.sh
+
 if ! command -v go >/dev/null 2>&1; then
   if [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; else
     echo "setup: Go 1.26 is required (https://go.dev/dl/); not found on PATH or in /usr/local/go" >&2; exit 1

@@ -32,9 +32,12 @@ func TestSuites(t *testing.T) {
 type env struct {
 	Devices []devices.Device
 	Err     string
-	Plan    plan.Plan
-	// WebGPU says why WebGPU cannot run on the device ("" when it can).
+	Plan    plan.Plan // device 0's
+	// WebGPU says why WebGPU cannot run on device 0 ("" when it can).
 	WebGPU string
+	// Plans and WebGPUs are every device's (Plan and WebGPU of device i).
+	Plans   []plan.Plan
+	WebGPUs []string
 }
 
 var suiteEnv env
@@ -48,8 +51,11 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		e.Err = "no Vulkan device (install mesa-vulkan-drivers for lavapipe)"
 	} else {
 		e.Devices = ds
-		e.Plan = plan.Make(ds[0], nil)
-		e.WebGPU = harness.WebGPUAvailable(ds[0])
+		for _, d := range ds {
+			e.Plans = append(e.Plans, plan.Make(d, nil))
+			e.WebGPUs = append(e.WebGPUs, harness.WebGPUAvailable(d))
+		}
+		e.Plan, e.WebGPU = e.Plans[0], e.WebGPUs[0]
 	}
 	data, _ := json.Marshal(e)
 	return data
@@ -71,14 +77,17 @@ func requireDevice() devices.Device {
 	return suiteEnv.Devices[0]
 }
 
-// sizePlan returns the plan entry for a wave size, or a skip reason naming why
-// the device cannot run it.
-func sizePlan(size uint32) (plan.SizePlan, string) {
-	for _, sp := range suiteEnv.Plan.Sizes {
+// sizePlan returns device dev's plan entry for a wave size, or a skip reason
+// naming why the device cannot run it.
+func sizePlan(dev int, size uint32) (plan.SizePlan, string) {
+	if dev >= len(suiteEnv.Devices) {
+		return plan.SizePlan{}, fmt.Sprintf("no device %d (the suite found %d)", dev, len(suiteEnv.Devices))
+	}
+	for _, sp := range suiteEnv.Plans[dev].Sizes {
 		if sp.Size == size {
 			return sp, sp.SkipReason
 		}
 	}
-	d := suiteEnv.Devices[0]
+	d := suiteEnv.Devices[dev]
 	return plan.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Name, d.SubgroupSize, d.LegalSubgroupSizes())
 }

@@ -21,30 +21,70 @@ import (
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
+	"waverig/harness/report"
 	"waverig/harness/results"
 )
 
-// suiteSizes are the wave sizes the suite covers: lavapipe's three (4, 8, 16:
-// a machine that cannot run one skips its specs with the reason), or the legal
-// sizes of the device the suite runs on (32 on the H200, 32 and 64 on a device
-// with size control over both), so the suite is as useful on a GPU as on CI.
-// The spec tree must be known before the suite starts, so this asks the
-// devices once at start-up; without a device the specs exist and skip.
-var suiteSizes = sizesForSuite()
+// suiteDevice is one device the wave specs run on: its index, the title of
+// its container, and the wave sizes the suite covers there: lavapipe's three
+// (4, 8, 16: a machine that cannot run one skips its specs with the reason),
+// or the device's legal sizes (32 on the H200, 4 on SwiftShader), so the suite
+// is as useful on a GPU as on CI.
+type suiteDevice struct {
+	index int
+	title string
+	sizes []uint32
+}
 
-func sizesForSuite() []uint32 {
+// suiteDevices are the devices the wave specs run on: every device of the
+// machine (the system's drivers and those scripts/setup.sh provisions:
+// lavapipe 22.3.6 and 25.0.7 and SwiftShader here), or the indices
+// WAVERIG_SUITE_DEVICES lists ("0" or "0,2"). The spec tree must be known
+// before the suite starts, so this asks the devices once at start-up;
+// without a device the specs of one exist and skip.
+var suiteDevices = devicesForSuite()
+
+// SuiteDevicesEnv narrows the wave specs to some devices.
+const SuiteDevicesEnv = "WAVERIG_SUITE_DEVICES"
+
+func devicesForSuite() []suiteDevice {
 	lavapipe := []uint32{4, 8, 16}
 	if harness.IsChild() {
-		return lavapipe // a child process runs the rig, not specs
+		return nil // a child process runs the rig, not specs
 	}
 	ds, err := devices.Enumerate()
-	if err != nil || len(ds) == 0 || plan.IsLavapipe(ds[0]) {
-		return lavapipe
+	if err != nil || len(ds) == 0 {
+		return []suiteDevice{{0, "device 0", lavapipe}}
 	}
-	if sizes := ds[0].LegalSubgroupSizes(); len(sizes) > 0 {
-		return sizes
+	want := map[int]bool{}
+	if v := os.Getenv(SuiteDevicesEnv); v != "" && v != "all" {
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 || n >= len(ds) {
+				panic(fmt.Sprintf("%s=%q: want all or a comma list of device indices below %d", SuiteDevicesEnv, v, len(ds)))
+			}
+			want[n] = true
+		}
 	}
-	return lavapipe
+	var ids []report.DeviceID
+	for i, d := range ds {
+		ids = append(ids, report.DeviceID{Identity: report.DeviceIdentity(d.Name), Driver: harness.DriverString(d), Index: i})
+	}
+	suffix := report.Suffixes(ids)
+	var out []suiteDevice
+	for i, d := range ds {
+		if len(want) > 0 && !want[i] {
+			continue
+		}
+		sizes := lavapipe
+		if !plan.IsLavapipe(d) {
+			if legal := d.LegalSubgroupSizes(); len(legal) > 0 {
+				sizes = legal
+			}
+		}
+		out = append(out, suiteDevice{i, fmt.Sprintf("device %d, %s%s", i, d.Name, suffix[ids[i]]), sizes})
+	}
+	return out
 }
 
 // target is one way a case runs: an API and a compiler. WebGPU runs waverig's
@@ -73,14 +113,14 @@ func familyKernels(ops []string) []kernels.Kernel {
 // The spec tree and its container's BeforeAll (selected) both ask for a
 // family's tier at a size; building the matrix is the expensive part, so it
 // is built once per (family, size).
-func tierKernels(ops []string, size uint32) []kernels.Kernel {
-	key := fmt.Sprintf("%s@%d", strings.Join(ops, "|"), size)
+func tierKernels(dev int, ops []string, size uint32) []kernels.Kernel {
+	key := fmt.Sprintf("%d:%s@%d", dev, strings.Join(ops, "|"), size)
 	tierMu.Lock()
 	defer tierMu.Unlock()
 	if ks, ok := tierCache[key]; ok {
 		return ks
 	}
-	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(size))
+	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(dev, size))
 	tierCache[key] = ks
 	return ks
 }
@@ -105,16 +145,16 @@ func fractionFromEnv() int {
 	return n
 }
 
-// knownCrash is the run's own rule (harness.Config.KnownCrash) for the suite's
-// device and targets: pre-merge must still see each known crash (a fixed
-// crash is an UnexpectedImprovement).
-func knownCrash(size uint32) func(kernels.TierItem) bool {
+// knownCrash reports whether the built-in baseline of device dev expects a
+// case to crash the driver on some target at a size: pre-merge must still see
+// each known crash (a fixed crash is an UnexpectedImprovement).
+func knownCrash(dev int, size uint32) func(kernels.TierItem) bool {
 	ds, err := devices.Enumerate()
-	if err != nil || len(ds) == 0 {
+	if err != nil || dev >= len(ds) {
 		return nil
 	}
 	cfg := harness.Config{APIs: []string{harness.Vulkan, harness.WebGPU}, Compilers: []string{harness.Ours, harness.Glslang}}
-	return cfg.KnownCrash(ds[0], size)
+	return cfg.KnownCrash(ds[dev], size)
 }
 
 // stageOf names a kernel's stage as records and labels do.
@@ -200,7 +240,7 @@ func caseLabels(c kernels.Case, stage string, t target) []string {
 // selected narrows a family's run to the cases, compilers and APIs whose specs
 // ginkgo's label filter keeps, so `--label-filter=op:WaveActiveSum` runs less on
 // the device, not just reports less; likewise to the CI tier (tierKernels).
-func selected(f family, size uint32) (kernels.Filter, []string, []string) {
+func selected(dev int, f family, size uint32) (kernels.Filter, []string, []string) {
 	filter := filterFor(f.ops)
 	expr := GinkgoLabelFilter()
 	if expr == "" && suiteFraction <= 1 {
@@ -212,10 +252,10 @@ func selected(f family, size uint32) (kernels.Filter, []string, []string) {
 		match, err = types.ParseLabelFilter(expr)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	inherited := append(append([]string{}, containerLabels...), fmt.Sprintf("size:%d", size))
+	inherited := append(append([]string{}, containerLabels...), deviceLabel(dev), fmt.Sprintf("size:%d", size))
 	filter.Cases = map[string]bool{}
 	comps, apis := map[string]bool{}, map[string]bool{}
-	for _, k := range tierKernels(f.ops, size) {
+	for _, k := range tierKernels(dev, f.ops, size) {
 		for _, c := range k.Cases {
 			for _, t := range targets {
 				if match(append(append([]string{}, inherited...), caseLabels(c, stageOf(k), t)...)) {
@@ -250,9 +290,13 @@ type familyRun struct {
 	stats   results.Stats
 }
 
-// runFamily produces the records of one family at one wave size, on every
-// selected API (WebGPU only where the suite found an adapter of the device).
-func runFamily(f family, size uint32) (familyRun, error) {
+// deviceLabel is the label of device dev's specs ("device:1").
+func deviceLabel(dev int) string { return fmt.Sprintf("device:%d", dev) }
+
+// runFamily produces the records of one family at one wave size on device
+// dev, on every selected API (WebGPU only where the suite found an adapter of
+// the device).
+func runFamily(dev int, f family, size uint32) (familyRun, error) {
 	run := familyRun{recs: map[recKey]results.Record{}, layouts: map[string]results.Record{}}
 	emit := func(r results.Record) {
 		switch {
@@ -264,9 +308,9 @@ func runFamily(f family, size uint32) (familyRun, error) {
 			run.recs[recKey{r.Case, r.Stage, r.API, r.Compiler}] = r
 		}
 	}
-	sp, _ := sizePlan(size)
-	filter, comps, apis := selected(f, size)
-	if suiteEnv.WebGPU != "" {
+	sp, _ := sizePlan(dev, size)
+	filter, comps, apis := selected(dev, f, size)
+	if suiteEnv.WebGPUs[dev] != "" {
 		apis = without(apis, harness.WebGPU)
 	}
 	// New failures are re-run as `waverig run` does (a pass then is a Flake).
@@ -281,10 +325,10 @@ func runFamily(f family, size uint32) (familyRun, error) {
 		}
 	}
 	if sp.LPWidth > 0 {
-		run.stats, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, emit)
+		run.stats, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, dev, sp, cfg, emit)
 	} else {
 		var rig *harness.Rig
-		rig, err = harness.New(0, cfg)
+		rig, err = harness.New(dev, cfg)
 		if err == nil {
 			run.stats, err = rig.Run(size, emit)
 			rig.Close()
@@ -303,13 +347,13 @@ func without(list []string, x string) []string {
 	return out
 }
 
-// requireAPI skips (locally) or fails (CI) a spec of an API the device lacks.
-func requireAPI(api string) {
-	if api == harness.WebGPU && suiteEnv.WebGPU != "" {
+// requireAPI skips (locally) or fails (CI) a spec of an API device dev lacks.
+func requireAPI(dev int, api string) {
+	if api == harness.WebGPU && suiteEnv.WebGPUs[dev] != "" {
 		if os.Getenv("CI") != "" {
-			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + suiteEnv.WebGPU)
+			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + suiteEnv.WebGPUs[dev])
 		}
-		Skip(suiteEnv.WebGPU)
+		Skip(suiteEnv.WebGPUs[dev])
 	}
 }
 
@@ -335,23 +379,32 @@ func expectVerdict(r results.Record) {
 }
 
 var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan and WebGPU", Label(containerLabels...), func() {
+	for _, sd := range suiteDevices {
+		dev := sd.index
+		Describe(sd.title, Label(deviceLabel(dev)), func() { describeDevice(dev, sd.sizes) })
+	}
+})
+
+// describeDevice is the spec tree of one device: a container per family and
+// wave size, each one run of the rig.
+func describeDevice(dev int, sizes []uint32) {
 	for _, fam := range families() {
 		fam := fam
 		Describe(fam.name, func() {
-			for _, size := range suiteSizes {
+			for _, size := range sizes {
 				size := size
 				Describe(fmt.Sprintf("wave size %d", size), Ordered, Label(fmt.Sprintf("size:%d", size)), func() {
 					var run familyRun
 					BeforeAll(func() {
 						requireDevice()
-						if _, why := sizePlan(size); why != "" {
+						if _, why := sizePlan(dev, size); why != "" {
 							Skip(why)
 						}
 						var err error
-						run, err = runFamily(fam, size)
+						run, err = runFamily(dev, fam, size)
 						var su *harness.SizeUnavailableError
 						if errors.As(err, &su) {
-							if sp, _ := sizePlan(size); sp.Optional {
+							if sp, _ := sizePlan(dev, size); sp.Optional {
 								Skip(su.Msg)
 							}
 						}
@@ -361,7 +414,7 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 					for _, api := range harness.APIs {
 						api := api
 						It("observes a consistent lane layout before trusting wave keys on "+api, Label("op:layout", "api:"+api), func() {
-							requireAPI(api)
+							requireAPI(dev, api)
 							layout, ok := run.layouts[api]
 							Expect(ok).To(BeTrue(), "no layout record for %s", api)
 							Expect(layout.Status).To(Equal(results.Pass), layout.Reason)
@@ -372,7 +425,7 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 					}
 
 					It("gets the same lanes from Vulkan and WebGPU on one device, or reports the difference", Label("api:vulkan", "api:webgpu", "op:parity"), func() {
-						requireAPI(harness.WebGPU)
+						requireAPI(dev, harness.WebGPU)
 						compared := 0
 						for key, r := range run.recs {
 							if key.api == harness.WebGPU && key.compiler == harness.Ours && r.Status == results.Pass && key.stage != results.Vertex {
@@ -396,7 +449,7 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 							run.stats.ParityCases, run.stats.ParityLanes, len(run.parity)))
 					})
 
-					for _, k := range tierKernels(fam.ops, size) {
+					for _, k := range tierKernels(dev, fam.ops, size) {
 						stage := stageOf(k)
 						for _, c := range k.Cases {
 							for _, t := range targets {
@@ -407,13 +460,13 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 								}
 								c, t := c, t
 								It(fmt.Sprintf("%s [%s %s %s]", c.ID(), t.api, stage, t.comp), Label(caseLabels(c, stage, t)...), func() {
-									requireAPI(t.api)
+									requireAPI(dev, t.api)
 									r, ok := run.recs[recKey{c.ID(), stage, t.api, t.comp}]
-									if !ok && stage != results.Compute && size != suiteEnv.Devices[0].SubgroupSize {
+									if !ok && stage != results.Compute && size != suiteEnv.Devices[dev].SubgroupSize {
 										// The rig draws at the device's own wave size only (it does not
 										// ask for a size in graphics stages): on lavapipe every child's
 										// size is its own, elsewhere only the default size has records.
-										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", suiteEnv.Devices[0].SubgroupSize))
+										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", suiteEnv.Devices[dev].SubgroupSize))
 									}
 									if w, sized := kernels.WaveSizeOf(c); !ok && sized {
 										// A [WaveSize] kernel runs once, in the pass at the size
@@ -461,4 +514,4 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 			}
 		})
 	}
-})
+}

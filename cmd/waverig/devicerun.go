@@ -53,12 +53,19 @@ func pickDevices(devs []devices.Device, sel string) ([]int, error) {
 	return out, nil
 }
 
+// deviceID is the device at index i as its records name it (report.IDOf).
+func deviceID(devs []devices.Device, i int) report.DeviceID {
+	return report.DeviceID{Identity: report.DeviceIdentity(devs[i].Name), Driver: harness.DriverString(devs[i]), Index: i}
+}
+
 // deviceNames names the devices of a run as the reports do: the name, with
-// " #index" where two of them share it (two lavapipes, two identical GPUs).
+// report.Suffixes' " [driver release]" where two of them share it with other
+// drivers (lavapipe from Mesa 22.3.6 and 25.0.7) or " #index" where they
+// share the driver too (two identical GPUs).
 func deviceNames(devs []devices.Device, idxs []int) map[int]string {
 	var ids []report.DeviceID
 	for _, i := range idxs {
-		ids = append(ids, report.DeviceID{Identity: report.DeviceIdentity(devs[i].Name), Index: i})
+		ids = append(ids, deviceID(devs, i))
 	}
 	suf := report.Suffixes(ids)
 	names := map[int]string{}
@@ -74,7 +81,7 @@ func deviceNames(devs []devices.Device, idxs []int) map[int]string {
 func baselineCovers(before []results.Record, devs []devices.Device, idxs []int) error {
 	names := deviceNames(devs, idxs)
 	for _, i := range idxs {
-		id := report.DeviceID{Identity: report.DeviceIdentity(devs[i].Name), Index: i}
+		id := deviceID(devs, i)
 		if _, ok := report.MatchDevice(before, id); !ok {
 			return fmt.Errorf("the baseline ran on %s, this run on %s", strings.Join(report.Devices(before), ", "), report.DeviceIdentity(names[i]))
 		}

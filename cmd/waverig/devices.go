@@ -33,8 +33,13 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	adapters, wgpuErr := webgpu.Adapters(true)
 	if *asJSON {
 		err = writeDevicesJSON(stdout, devs, adapters, wgpuErr)
-	} else if err = devices.WriteTable(stdout, devs); err == nil {
-		err = writeAdapterTable(stdout, adapters, wgpuErr)
+	} else {
+		// Which drivers the loader was given comes first: a driver team
+		// pointing VK_DRIVER_FILES at its build sees it used exactly.
+		fmt.Fprintf(stdout, "%s\n\n", devices.DriversLine(devices.Drivers()))
+		if err = devices.WriteTable(stdout, devs); err == nil {
+			err = writeAdapterTable(stdout, adapters, wgpuErr)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig devices: %v\n", err)

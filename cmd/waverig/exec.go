@@ -25,7 +25,7 @@ const execUsage = "waverig exec CASE.json [-device N|substring] [-api vulkan|web
 func runExec(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	devSel := fs.String("device", "0", "device index or name substring")
+	devSel := fs.String("device", "0", "device index, or a substring of \"name | driver name | driver info\"")
 	comp := fs.String("compiler", harness.Ours, "ours, glslang or cmd:NAME=PATH (docs/compilers.md); HLSL shaders only")
 	api := fs.String("api", harness.Vulkan, "vulkan (SPIR-V) or webgpu (waverig's WGSL through wgpu-native, on the same device)")
 	files, code, cont := parseArgs(fs, args, stdout)

@@ -36,7 +36,7 @@ var fuzzTamper func(p *gen.Program, words []uint32)
 func runFuzz(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	devSel := fs.String("device", "0", "device index or name substring")
+	devSel := fs.String("device", "0", "device index, or a substring of \"name | driver name | driver info\"")
 	seed := fs.Uint64("seed", 1, "the first program's seed (program i is seed S+i)")
 	n := fs.Int("n", 0, "programs per wave size (default 100 when -time is not given)")
 	dur := fs.Duration("time", 0, "stop each wave size after this long (e.g. 10m)")

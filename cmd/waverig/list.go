@@ -30,7 +30,7 @@ type planFlags struct {
 
 func addPlanFlags(fs *flag.FlagSet) planFlags {
 	return planFlags{
-		device:    fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all"),
+		device:    fs.String("device", "0", "devices: an index or a substring of \"name | driver name | driver info\", a comma list of them, or all"),
 		ops:       fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)"),
 		sizes:     fs.String("sizes", "all", "wave sizes: all, default (each device's own size: one pass per device), or a list like 4,8"),
 		compilers: fs.String("compilers", "", "compilers: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)"),

@@ -442,7 +442,7 @@ func mergeSummary(inputs []mergeInput, remap map[hostDevice]int, recs []results.
 	sort.Ints(idxs)
 	var ids []report.DeviceID
 	for _, idx := range idxs {
-		ids = append(ids, report.DeviceID{Identity: report.DeviceIdentity(devs[idx].Device), Index: idx})
+		ids = append(ids, report.DeviceID{Identity: report.DeviceIdentity(devs[idx].Device), Driver: devs[idx].Driver, Index: idx})
 	}
 	suffix := report.Suffixes(ids)
 	var sizeList []sizeKey

@@ -330,7 +330,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		// Per device: the same case on two devices is two cases.
 		newPath := filepath.Join(*outDir, results.CompressedResultsFile)
 		for _, ds := range sum.Devices {
-			id := report.DeviceID{Identity: report.DeviceIdentity(ds.Device), Index: ds.Index}
+			id := report.DeviceID{Identity: report.DeviceIdentity(ds.Device), Driver: ds.Driver, Index: ds.Index}
 			old, _ := report.MatchDevice(before, id) // baselineCovers checked it
 			if several {
 				fmt.Fprintf(stdout, "\n== baseline of device %d, %s\n", ds.Index, ds.Name)
@@ -543,7 +543,10 @@ func parseSizes(s string) ([]uint32, error) {
 	return out, nil
 }
 
-// pickDevice resolves -device: an index, or a case-insensitive name substring.
+// pickDevice resolves -device: an index, or a case-insensitive substring of
+// the device string "name | driver name | driver info" (harness.DeviceString),
+// the first device it matches: "llvmpipe" is the first lavapipe, "Mesa 25"
+// or "25.0.7" the lavapipe of that Mesa release, "SwiftShader" SwiftShader.
 func pickDevice(devs []devices.Device, sel string) (int, error) {
 	if len(devs) == 0 {
 		return 0, fmt.Errorf("no Vulkan devices found (install mesa-vulkan-drivers for lavapipe)")
@@ -554,12 +557,15 @@ func pickDevice(devs []devices.Device, sel string) (int, error) {
 		}
 		return n, nil
 	}
+	var have []string
 	for i, d := range devs {
-		if strings.Contains(strings.ToLower(d.Name), strings.ToLower(sel)) {
+		ds := harness.DeviceString(d)
+		if strings.Contains(strings.ToLower(ds), strings.ToLower(sel)) {
 			return i, nil
 		}
+		have = append(have, fmt.Sprintf("%d: %s", i, ds))
 	}
-	return 0, fmt.Errorf("-device %q matches no device", sel)
+	return 0, fmt.Errorf("-device %q matches no device (%s)", sel, strings.Join(have, "; "))
 }
 
 func sortedKeys[V any](m map[string]V) []string {

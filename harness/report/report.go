@@ -139,34 +139,73 @@ func DeviceIdentity(device string) string {
 }
 
 // DeviceID is one device of a run: its identity (DeviceIdentity of the name
-// its records give) and its index in the Vulkan enumeration (Record.DeviceIndex).
+// its records give), its driver (Record.Driver) and its index in the Vulkan
+// enumeration (Record.DeviceIndex).
 type DeviceID struct {
 	Identity string
+	Driver   string
 	Index    int
 }
 
 // IDOf is the device a record ran on.
-func IDOf(r results.Record) DeviceID { return DeviceID{DeviceIdentity(r.Device), r.DeviceIndex} }
+func IDOf(r results.Record) DeviceID {
+	return DeviceID{DeviceIdentity(r.Device), r.Driver, r.DeviceIndex}
+}
 
 // Suffixes says what tells each device apart from the other devices of its
-// run: "" where it is the run's only device of its identity, else " #index"
-// (two lavapipes, two identical GPUs in one host).
+// run: "" where it is the run's only device of its identity; " [release]"
+// (DriverLabel) where devices of one identity run different drivers (lavapipe
+// from two Mesa releases: same name, same ids); " #index" where devices of one
+// identity share the driver too (two identical GPUs in one host).
 func Suffixes(ids []DeviceID) map[DeviceID]string {
-	indices := map[string]map[int]bool{}
+	drivers := map[string]map[string]bool{}
+	indices := map[[2]string]map[int]bool{}
 	for _, id := range ids {
-		if indices[id.Identity] == nil {
-			indices[id.Identity] = map[int]bool{}
+		if drivers[id.Identity] == nil {
+			drivers[id.Identity] = map[string]bool{}
 		}
-		indices[id.Identity][id.Index] = true
+		drivers[id.Identity][id.Driver] = true
+		k := [2]string{id.Identity, id.Driver}
+		if indices[k] == nil {
+			indices[k] = map[int]bool{}
+		}
+		indices[k][id.Index] = true
 	}
 	out := map[DeviceID]string{}
 	for _, id := range ids {
-		out[id] = ""
-		if len(indices[id.Identity]) > 1 {
-			out[id] = fmt.Sprintf(" #%d", id.Index)
+		suf := ""
+		if len(drivers[id.Identity]) > 1 {
+			suf = " [" + DriverLabel(id.Identity, id.Driver) + "]"
 		}
+		if len(indices[[2]string{id.Identity, id.Driver}]) > 1 {
+			suf += fmt.Sprintf(" #%d", id.Index)
+		}
+		out[id] = suf
 	}
 	return out
+}
+
+// DriverLabel is the part of a device's driver string that the device's
+// identity does not already say: "llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM
+// 15.0.6)" on "llvmpipe (LLVM 15.0.6)" is "Mesa 25.0.7-2~bpo12+1" (the words
+// of the driver string that are words of the identity are dropped). A driver
+// string made only of such words is kept whole.
+func DriverLabel(identity, driver string) string {
+	trim := func(w string) string { return strings.Trim(w, "(),") }
+	have := map[string]bool{}
+	for _, w := range strings.Fields(identity) {
+		have[trim(w)] = true
+	}
+	var keep []string
+	for _, w := range strings.Fields(driver) {
+		if !have[trim(w)] {
+			keep = append(keep, w)
+		}
+	}
+	if len(keep) == 0 {
+		return strings.TrimSpace(driver)
+	}
+	return strings.Join(keep, " ")
 }
 
 // deviceSuffix gives the Suffixes of a run's records.
@@ -192,26 +231,38 @@ func Devices(recs []results.Record) []string {
 
 // MatchDevice returns the records of baseline (one run's) that ran on the
 // device id of another run: the baseline's only device of that identity (a
-// run of one device, or an older results file without device indices), else
-// the one of that identity with the same index. ok is false when the baseline
+// run of one device, or an older results file without device indices: another
+// driver release of the same device is what a baseline is compared with);
+// where the baseline has several, the one with the same driver (the same
+// driver at the same index where it has that driver twice), else the one at
+// the same index (one of two drivers upgraded). ok is false when the baseline
 // did not run the device.
 func MatchDevice(baseline []results.Record, id DeviceID) (recs []results.Record, ok bool) {
 	by := map[DeviceID][]results.Record{}
 	for _, r := range baseline {
 		by[IDOf(r)] = append(by[IDOf(r)], r)
 	}
-	var same []DeviceID
+	var same, sameDriver []DeviceID
 	for d := range by {
 		if d.Identity == id.Identity {
 			same = append(same, d)
+			if d.Driver == id.Driver {
+				sameDriver = append(sameDriver, d)
+			}
 		}
 	}
 	switch {
 	case len(same) == 1:
 		return by[same[0]], true
-	case len(same) > 1:
-		recs, ok = by[id]
-		return recs, ok
+	case len(sameDriver) == 1:
+		return by[sameDriver[0]], true
+	case len(sameDriver) > 1:
+		same = sameDriver
+	}
+	for _, d := range same {
+		if d.Index == id.Index {
+			return by[d], true
+		}
 	}
 	return nil, false
 }
@@ -368,7 +419,8 @@ type junitGroup struct {
 }
 
 // WriteJUnit writes one test suite per (device, API, stage, compiler, wave
-// size); two devices of one name are told apart by " #index" after the name.
+// size); two devices of one name are told apart by what Suffixes puts after
+// the name (the driver release, or " #index").
 //
 // Every record a CI system must show on its own is a testcase of its own with
 // its full account (Describe): an unexpected failure or error, an unexpected

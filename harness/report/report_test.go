@@ -293,10 +293,10 @@ func TestDevicesOfOneName(t *testing.T) {
 	if err != nil || len(ds[0].Diff.Regressions) != 1 {
 		t.Fatalf("old baseline: %v %+v", err, ds)
 	}
-	if recs, ok := MatchDevice(two, DeviceID{"llvmpipe (LLVM 15.0.6)", 1}); !ok || recs[0].Status != results.Fail {
+	if recs, ok := MatchDevice(two, DeviceID{Identity: "llvmpipe (LLVM 15.0.6)", Index: 1}); !ok || recs[0].Status != results.Fail {
 		t.Errorf("MatchDevice by index: %v %v", recs, ok)
 	}
-	if _, ok := MatchDevice(two, DeviceID{"NVIDIA H200", 0}); ok {
+	if _, ok := MatchDevice(two, DeviceID{Identity: "NVIDIA H200"}); ok {
 		t.Error("MatchDevice found a device the baseline did not run")
 	}
 	if _, err := CompareDevices(two, two[:1]); err == nil {
@@ -322,6 +322,59 @@ func TestDeviceIdentity(t *testing.T) {
 	} {
 		if got := DeviceIdentity(in); got != want {
 			t.Errorf("DeviceIdentity(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDevicesOfTwoDrivers: two lavapipes of one name and ids, from two Mesa
+// releases, are told apart by the release (not by an index that moves when a
+// driver is added), and a baseline of both is matched driver by driver even
+// where the indices changed; a run of one release still compares with a run of
+// the other (a driver upgrade is what baselines are for).
+func TestDevicesOfTwoDrivers(t *testing.T) {
+	rec := func(idx int, driver, status string) results.Record {
+		return results.Record{Case: "c", Op: "WaveActiveSum", WaveSize: 8, API: "vulkan", Stage: "compute", Compiler: "ours",
+			Device: "llvmpipe (LLVM 15.0.6, 256 bits)", DeviceIndex: idx, Driver: driver, Status: status}
+	}
+	old, cur := "llvmpipe Mesa 22.3.6 (LLVM 15.0.6)", "llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)"
+	two := []results.Record{rec(0, old, results.Pass), rec(1, cur, results.Fail)}
+	if got := fmt.Sprint(Devices(two)); got != "[llvmpipe (LLVM 15.0.6) [Mesa 22.3.6] llvmpipe (LLVM 15.0.6) [Mesa 25.0.7-2~bpo12+1]]" {
+		t.Errorf("Devices: %s", got)
+	}
+	if got := DriverLabel("SwiftShader Device (Subzero)", "SwiftShader driver 5.0.0"); got != "driver 5.0.0" {
+		t.Errorf("DriverLabel of SwiftShader: %q", got)
+	}
+	if got := DriverLabel("llvmpipe (LLVM 15.0.6)", "llvmpipe (LLVM 15.0.6)"); got != "llvmpipe (LLVM 15.0.6)" {
+		t.Errorf("a label with nothing new keeps the driver string: %q", got)
+	}
+	// The same two drivers at swapped indices (a third driver added before
+	// them): each is compared with its own driver's records.
+	swapped := []results.Record{rec(2, old, results.Pass), rec(1, cur, results.Pass)}
+	ds, err := CompareDevices(two, swapped)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("%v %+v", err, ds)
+	}
+	for _, d := range ds {
+		want := 0
+		if strings.Contains(d.Device, "25.0.7") {
+			want = 1 // failed in the baseline, passes now
+		}
+		if len(d.Diff.Fixes) != want || len(d.Diff.Regressions) != 0 {
+			t.Errorf("%s: %+v", d.Device, d.Diff)
+		}
+	}
+	// One release's run against the other's: one device each, compared.
+	ds, err = CompareDevices(two[:1], []results.Record{rec(0, cur, results.Fail)})
+	if err != nil || len(ds) != 1 || len(ds[0].Diff.Regressions) != 1 {
+		t.Fatalf("22.3.6 → 25.0.7: %v %+v", err, ds)
+	}
+	var junit strings.Builder
+	if err := WriteJUnit(&junit, two); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`llvmpipe (LLVM 15.0.6, 256 bits) [Mesa 22.3.6]/`, `llvmpipe (LLVM 15.0.6, 256 bits) [Mesa 25.0.7-2~bpo12+1]/`} {
+		if !strings.Contains(junit.String(), want) {
+			t.Errorf("JUnit has no suite %q", want)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/oliverbestmann/webgpu/wgpu"
+
+	"waverig/devices/icd"
 )
 
 // Adapter describes one wgpu-native adapter. Index is its position in the
@@ -89,6 +91,7 @@ func describe(index int, a *wgpu.Adapter) Adapter {
 // backends are released.
 func walkAdapters(visit func(desc Adapter, inst *wgpu.Instance, a *wgpu.Adapter) (stop bool)) (*wgpu.Instance, *wgpu.Adapter) {
 	ensureRuntimeDir() // runtimedir.go: no libwayland line on stderr
+	icd.Configure()    // the same Vulkan drivers as the devices package's instance
 	index := 0
 	for _, b := range backends {
 		inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: b.bit})
@@ -155,11 +158,19 @@ func OpenAdapter(index int) (*Device, error) {
 	return openDevice(inst, a, desc)
 }
 
+// VulkanDevice is what FindMatching knows of a Vulkan physical device: its
+// name, driver info (VkPhysicalDeviceDriverProperties.driverInfo) and ids.
+type VulkanDevice struct {
+	Name               string
+	DriverInfo         string
+	VendorID, DeviceID uint32
+}
+
 // OpenMatching opens the adapter that is the same device as a Vulkan physical
-// device (see SameDevice), preferring wgpu's Vulkan backend, so the rig's
-// cross-API comparison runs on one piece of hardware (and driver).
-func OpenMatching(vulkanDeviceName string, vendorID, deviceID uint32) (*Device, error) {
-	a, err := FindMatching(vulkanDeviceName, vendorID, deviceID)
+// device (see FindMatching), so the rig's cross-API comparison runs on one
+// piece of hardware and one driver.
+func OpenMatching(v VulkanDevice) (*Device, error) {
+	a, err := FindMatching(v)
 	if err != nil {
 		return nil, err
 	}
@@ -167,18 +178,37 @@ func OpenMatching(vulkanDeviceName string, vendorID, deviceID uint32) (*Device, 
 }
 
 // FindMatching describes the adapter OpenMatching would open, without opening
-// it. The walk stops at the Vulkan backend's match (it comes first), so wgpu's
-// GL backend, whose start-up complains on stderr without a display, is not
-// started on the common path.
-func FindMatching(vulkanDeviceName string, vendorID, deviceID uint32) (Adapter, error) {
-	var seen []string
+// it: an adapter with subgroups that is the same device (SameDevice), on wgpu's
+// Vulkan backend with the same driver — wgpu-native reports the Vulkan
+// driverInfo as its driver description ("Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)";
+// "" for SwiftShader, which reports none) — so that of two lavapipes of one
+// name and ids, from two Mesa releases, each Vulkan device gets its own. Only
+// when no Vulkan-backend adapter has the device's name may another backend's
+// (GL's, whose description is the GL version) stand in; where Vulkan-backend
+// adapters have the name but other drivers, it refuses rather than run WebGPU
+// on another driver. The walk stops at the Vulkan backend's match (it comes
+// first), so the GL backend, whose start-up complains on stderr without a
+// display, is not started on the common path.
+func FindMatching(v VulkanDevice) (Adapter, error) {
+	var seen, otherDrivers []string
 	var pick *Adapter
 	inst, a := walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
-		seen = append(seen, fmt.Sprintf("%s (%s)", d.Name, d.Backend))
-		if d.Subgroup && d.SameDevice(vulkanDeviceName, vendorID, deviceID) && (pick == nil || d.Backend == "vulkan") {
+		seen = append(seen, fmt.Sprintf("%s (%s, driver %q)", d.Name, d.Backend, d.Driver))
+		if !d.Subgroup || !d.SameDevice(v.Name, v.VendorID, v.DeviceID) {
+			return false
+		}
+		if d.Backend == "vulkan" {
+			if d.Driver != v.DriverInfo {
+				otherDrivers = append(otherDrivers, fmt.Sprintf("%q", d.Driver))
+				return false
+			}
 			d := d
 			pick = &d
-			return d.Backend == "vulkan"
+			return true
+		}
+		if pick == nil && len(otherDrivers) == 0 {
+			d := d
+			pick = &d
 		}
 		return false
 	})
@@ -186,8 +216,15 @@ func FindMatching(vulkanDeviceName string, vendorID, deviceID uint32) (Adapter, 
 		a.Release()
 		inst.Release()
 	}
+	if pick != nil && pick.Backend != "vulkan" && len(otherDrivers) > 0 {
+		pick = nil
+	}
 	if pick == nil {
-		return Adapter{}, fmt.Errorf("%w matching %q (%04x:%04x); adapters: %s", ErrNoAdapter, vulkanDeviceName, vendorID, deviceID, strings.Join(seen, ", "))
+		if len(otherDrivers) > 0 {
+			return Adapter{}, fmt.Errorf("%w matching %q with driver %q: wgpu's Vulkan adapters of that device run drivers %s, not that one (refused: WebGPU would run on another driver)",
+				ErrNoAdapter, v.Name, v.DriverInfo, strings.Join(otherDrivers, ", "))
+		}
+		return Adapter{}, fmt.Errorf("%w matching %q (%04x:%04x); adapters: %s", ErrNoAdapter, v.Name, v.VendorID, v.DeviceID, strings.Join(seen, ", "))
 	}
 	return *pick, nil
 }

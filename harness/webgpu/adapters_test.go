@@ -108,7 +108,7 @@ func TestOpenAdapterAndMatching(t *testing.T) {
 	// The Vulkan name of lavapipe at another vector width still matches, and
 	// the Vulkan backend is preferred over GL (which reports the same name).
 	name := lavapipeBits.ReplaceAllString(shared.Adapter.Name, ", 512 bits)")
-	m, err := OpenMatching(name, shared.Adapter.VendorID, shared.Adapter.DeviceID)
+	m, err := OpenMatching(VulkanDevice{Name: name, DriverInfo: shared.Adapter.Driver, VendorID: shared.Adapter.VendorID, DeviceID: shared.Adapter.DeviceID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestOpenAdapterAndMatching(t *testing.T) {
 	if m.Adapter.Backend != "vulkan" || m.Adapter.Name != shared.Adapter.Name {
 		t.Errorf("OpenMatching(%q) opened %+v", name, m.Adapter)
 	}
-	if _, err := OpenMatching("no such GPU", 0x1234, 0x5678); err == nil {
+	if _, err := OpenMatching(VulkanDevice{Name: "no such GPU", VendorID: 0x1234, DeviceID: 0x5678}); err == nil {
 		t.Error("OpenMatching found a device that does not exist")
 	}
 }
