@@ -104,3 +104,15 @@ func CountValidationMessages(path string, byID map[string]int) (int, error) {
 	}
 	return n, sc.Err()
 }
+
+// ValidationAvailable says why the validation layer cannot be loaded (nil
+// when it can): no Vulkan, or no layer the loader finds.
+func ValidationAvailable() error {
+	if _, err := open(); err != nil {
+		return err
+	}
+	if !layerInstalled(ValidationLayer) {
+		return fmt.Errorf("the Vulkan loader does not find %s (on Debian: apt-get install vulkan-validationlayers)", ValidationLayer)
+	}
+	return nil
+}

@@ -24,27 +24,16 @@ import (
 	"waverig/harness/results"
 )
 
-// suiteSizes are the wave sizes the suite covers: lavapipe's three (4, 8, 16:
-// a machine that cannot run one skips its specs with the reason), or the legal
-// sizes of the device the suite runs on (32 on the H200, 32 and 64 on a device
-// with size control over both), so the suite is as useful on a GPU as on CI.
-// The spec tree must be known before the suite starts, so this asks the
-// devices once at start-up; without a device the specs exist and skip.
-var suiteSizes = sizesForSuite()
-
-func sizesForSuite() []uint32 {
-	lavapipe := []uint32{4, 8, 16}
-	if harness.IsChild() {
-		return lavapipe // a child process runs the rig, not specs
+// sizes are the wave sizes the suite covers on a device: lavapipe's three (4,
+// 8, 16: a machine that cannot run one skips its specs with the reason), or the
+// legal sizes of the device (4 on SwiftShader, 32 on the H200, 32 and 64 on a
+// device with size control over both), so the suite is as useful on a GPU as
+// on CI.
+func (d suiteDevice) sizes() []uint32 {
+	if plan.IsLavapipe(d.Device) {
+		return []uint32{4, 8, 16}
 	}
-	ds, err := devices.Enumerate()
-	if err != nil || len(ds) == 0 || plan.IsLavapipe(ds[0]) {
-		return lavapipe
-	}
-	if sizes := ds[0].LegalSubgroupSizes(); len(sizes) > 0 {
-		return sizes
-	}
-	return lavapipe
+	return d.Device.LegalSubgroupSizes()
 }
 
 // target is one way a case runs: an API and a compiler. WebGPU runs waverig's
@@ -57,14 +46,28 @@ var targets = []target{{harness.Vulkan, harness.Ours}, {harness.Vulkan, harness.
 var containerLabels = []string{}
 
 // familyKernels are a family's kernels in every stage: compute, pixel, vertex.
+// Every device's tier starts from them, so they are built once per family.
 func familyKernels(ops []string) []kernels.Kernel {
+	key := strings.Join(ops, "|")
+	familyMu.Lock()
+	defer familyMu.Unlock()
+	if ks, ok := familyCache[key]; ok {
+		return ks
+	}
 	f := filterFor(ops)
 	ks := kernels.Matrix(f)
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Pixel, f)...)
-	return append(ks, kernels.GraphicsMatrix(kernels.Vertex, f)...)
+	ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, f)...)
+	familyCache[key] = ks
+	return ks
 }
 
-// tierKernels are familyKernels narrowed to the CI tier at one wave size
+var (
+	familyMu    sync.Mutex
+	familyCache = map[string][]kernels.Kernel{}
+)
+
+// tierKernels are familyKernels narrowed to the CI tier of a device at one wave size
 // (kernels.TierKernels: every operation × type family × stage at least once, a
 // 1/fraction share of the rest, every case the built-in baseline expects to
 // crash): WAVERIG_FRACTION=N picks it, scripts/test.sh sets it for pre-merge
@@ -73,14 +76,14 @@ func familyKernels(ops []string) []kernels.Kernel {
 // The spec tree and its container's BeforeAll (selected) both ask for a
 // family's tier at a size; building the matrix is the expensive part, so it
 // is built once per (family, size).
-func tierKernels(ops []string, size uint32) []kernels.Kernel {
-	key := fmt.Sprintf("%s@%d", strings.Join(ops, "|"), size)
+func tierKernels(d suiteDevice, ops []string, size uint32) []kernels.Kernel {
+	key := fmt.Sprintf("%d:%s@%d", d.Index, strings.Join(ops, "|"), size)
 	tierMu.Lock()
 	defer tierMu.Unlock()
 	if ks, ok := tierCache[key]; ok {
 		return ks
 	}
-	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(size))
+	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(d, size))
 	tierCache[key] = ks
 	return ks
 }
@@ -105,16 +108,12 @@ func fractionFromEnv() int {
 	return n
 }
 
-// knownCrash is the run's own rule (harness.Config.KnownCrash) for the suite's
-// device and targets: pre-merge must still see each known crash (a fixed
+// knownCrash is the run's own rule (harness.Config.KnownCrash) for a device
+// and the suite's targets: pre-merge must still see each known crash (a fixed
 // crash is an UnexpectedImprovement).
-func knownCrash(size uint32) func(kernels.TierItem) bool {
-	ds, err := devices.Enumerate()
-	if err != nil || len(ds) == 0 {
-		return nil
-	}
+func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
 	cfg := harness.Config{APIs: []string{harness.Vulkan, harness.WebGPU}, Compilers: []string{harness.Ours, harness.Glslang}}
-	return cfg.KnownCrash(ds[0], size)
+	return cfg.KnownCrash(d.Device, size)
 }
 
 // stageOf names a kernel's stage as records and labels do.
@@ -200,7 +199,7 @@ func caseLabels(c kernels.Case, stage string, t target) []string {
 // selected narrows a family's run to the cases, compilers and APIs whose specs
 // ginkgo's label filter keeps, so `--label-filter=op:WaveActiveSum` runs less on
 // the device, not just reports less; likewise to the CI tier (tierKernels).
-func selected(f family, size uint32) (kernels.Filter, []string, []string) {
+func selected(d suiteDevice, f family, size uint32) (kernels.Filter, []string, []string) {
 	filter := filterFor(f.ops)
 	expr := GinkgoLabelFilter()
 	if expr == "" && suiteFraction <= 1 {
@@ -212,10 +211,10 @@ func selected(f family, size uint32) (kernels.Filter, []string, []string) {
 		match, err = types.ParseLabelFilter(expr)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	inherited := append(append([]string{}, containerLabels...), fmt.Sprintf("size:%d", size))
+	inherited := append(append([]string{}, containerLabels...), "device:"+d.Slug, fmt.Sprintf("size:%d", size))
 	filter.Cases = map[string]bool{}
 	comps, apis := map[string]bool{}, map[string]bool{}
-	for _, k := range tierKernels(f.ops, size) {
+	for _, k := range tierKernels(d, f.ops, size) {
 		for _, c := range k.Cases {
 			for _, t := range targets {
 				if match(append(append([]string{}, inherited...), caseLabels(c, stageOf(k), t)...)) {
@@ -250,9 +249,13 @@ type familyRun struct {
 	stats   results.Stats
 }
 
-// runFamily produces the records of one family at one wave size, on every
-// selected API (WebGPU only where the suite found an adapter of the device).
-func runFamily(f family, size uint32) (familyRun, error) {
+// runFamily produces the records of one family at one wave size on a device,
+// on every selected API (WebGPU only where the suite found an adapter of the
+// device). A lavapipe size runs in a child process with its
+// LP_NATIVE_VECTOR_WIDTH; the device's own size runs in a child under the
+// validation layer when validate names a log directory (validation.go); other
+// sizes run in this process.
+func runFamily(d suiteDevice, f family, size uint32, validate string) (familyRun, error) {
 	run := familyRun{recs: map[recKey]results.Record{}, layouts: map[string]results.Record{}}
 	emit := func(r results.Record) {
 		switch {
@@ -264,9 +267,9 @@ func runFamily(f family, size uint32) (familyRun, error) {
 			run.recs[recKey{r.Case, r.Stage, r.API, r.Compiler}] = r
 		}
 	}
-	sp, _ := sizePlan(size)
-	filter, comps, apis := selected(f, size)
-	if suiteEnv.WebGPU != "" {
+	sp, _ := d.sizePlan(size)
+	filter, comps, apis := selected(d, f, size)
+	if d.WebGPU != "" {
 		apis = without(apis, harness.WebGPU)
 	}
 	// New failures are re-run as `waverig run` does (a pass then is a Flake).
@@ -280,11 +283,18 @@ func runFamily(f family, size uint32) (familyRun, error) {
 			cfg.APIs = harness.APIs
 		}
 	}
-	if sp.LPWidth > 0 {
-		run.stats, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, emit)
+	if sp.LPWidth > 0 || validate != "" {
+		child := func() *exec.Cmd {
+			cmd := exec.Command(os.Args[0])
+			if validate != "" {
+				cmd.Env = append(os.Environ(), devices.ValidationDirEnv+"="+validate)
+			}
+			return cmd
+		}
+		run.stats, err = harness.RunChild(child, d.Index, sp, cfg, emit)
 	} else {
 		var rig *harness.Rig
-		rig, err = harness.New(0, cfg)
+		rig, err = harness.New(d.Index, cfg)
 		if err == nil {
 			run.stats, err = rig.Run(size, emit)
 			rig.Close()
@@ -304,12 +314,12 @@ func without(list []string, x string) []string {
 }
 
 // requireAPI skips (locally) or fails (CI) a spec of an API the device lacks.
-func requireAPI(api string) {
-	if api == harness.WebGPU && suiteEnv.WebGPU != "" {
+func requireAPI(d suiteDevice, api string) {
+	if api == harness.WebGPU && d.WebGPU != "" {
 		if os.Getenv("CI") != "" {
-			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + suiteEnv.WebGPU)
+			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + d.WebGPU)
 		}
-		Skip(suiteEnv.WebGPU)
+		Skip(d.WebGPU)
 	}
 }
 
@@ -335,33 +345,58 @@ func expectVerdict(r results.Record) {
 }
 
 var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan and WebGPU", Label(containerLabels...), func() {
+	if len(suiteDevices) == 0 {
+		It("finds a Vulkan device", func() { requireDevices() })
+	}
+	for _, dev := range suiteDevices {
+		dev := dev
+		Describe("on "+dev.Title(), Label("device:"+dev.Slug), func() {
+			deviceSpecs(dev)
+		})
+	}
+})
+
+// deviceSpecs are one device's specs: per family and wave size, the layout,
+// parity, validation and case specs.
+func deviceSpecs(dev suiteDevice) {
 	for _, fam := range families() {
 		fam := fam
 		Describe(fam.name, func() {
-			for _, size := range suiteSizes {
+			for _, size := range dev.sizes() {
 				size := size
+				validated := size == dev.Device.SubgroupSize // one validated pass per device and family
 				Describe(fmt.Sprintf("wave size %d", size), Ordered, Label(fmt.Sprintf("size:%d", size)), func() {
 					var run familyRun
+					var logs string // the validation layer's logs of this pass ("" when not validated)
 					BeforeAll(func() {
-						requireDevice()
-						if _, why := sizePlan(size); why != "" {
+						requireDevices()
+						if _, why := dev.sizePlan(size); why != "" {
 							Skip(why)
 						}
+						if validated {
+							logs = validationDir()
+						}
 						var err error
-						run, err = runFamily(fam, size)
+						run, err = runFamily(dev, fam, size, logs)
 						var su *harness.SizeUnavailableError
 						if errors.As(err, &su) {
-							if sp, _ := sizePlan(size); sp.Optional {
+							if sp, _ := dev.sizePlan(size); sp.Optional {
 								Skip(su.Msg)
 							}
 						}
-						Expect(err).NotTo(HaveOccurred(), "running %s at wave size %d", fam.name, size)
+						Expect(err).NotTo(HaveOccurred(), "running %s at wave size %d on %s", fam.name, size, dev.Title())
 					})
+
+					if validated {
+						It("uses Vulkan as the validation layer allows", Label("api:vulkan", "validation"), func() {
+							expectNoValidationMessages(logs)
+						})
+					}
 
 					for _, api := range harness.APIs {
 						api := api
 						It("observes a consistent lane layout before trusting wave keys on "+api, Label("op:layout", "api:"+api), func() {
-							requireAPI(api)
+							requireAPI(dev, api)
 							layout, ok := run.layouts[api]
 							Expect(ok).To(BeTrue(), "no layout record for %s", api)
 							Expect(layout.Status).To(Equal(results.Pass), layout.Reason)
@@ -372,7 +407,7 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 					}
 
 					It("gets the same lanes from Vulkan and WebGPU on one device, or reports the difference", Label("api:vulkan", "api:webgpu", "op:parity"), func() {
-						requireAPI(harness.WebGPU)
+						requireAPI(dev, harness.WebGPU)
 						compared := 0
 						for key, r := range run.recs {
 							if key.api == harness.WebGPU && key.compiler == harness.Ours && r.Status == results.Pass && key.stage != results.Vertex {
@@ -396,7 +431,7 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 							run.stats.ParityCases, run.stats.ParityLanes, len(run.parity)))
 					})
 
-					for _, k := range tierKernels(fam.ops, size) {
+					for _, k := range tierKernels(dev, fam.ops, size) {
 						stage := stageOf(k)
 						for _, c := range k.Cases {
 							for _, t := range targets {
@@ -407,13 +442,13 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 								}
 								c, t := c, t
 								It(fmt.Sprintf("%s [%s %s %s]", c.ID(), t.api, stage, t.comp), Label(caseLabels(c, stage, t)...), func() {
-									requireAPI(t.api)
+									requireAPI(dev, t.api)
 									r, ok := run.recs[recKey{c.ID(), stage, t.api, t.comp}]
-									if !ok && stage != results.Compute && size != suiteEnv.Devices[0].SubgroupSize {
+									if !ok && stage != results.Compute && size != dev.Device.SubgroupSize {
 										// The rig draws at the device's own wave size only (it does not
 										// ask for a size in graphics stages): on lavapipe every child's
 										// size is its own, elsewhere only the default size has records.
-										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", suiteEnv.Devices[0].SubgroupSize))
+										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", dev.Device.SubgroupSize))
 									}
 									if w, sized := kernels.WaveSizeOf(c); !ok && sized {
 										// A [WaveSize] kernel runs once, in the pass at the size
@@ -461,4 +496,4 @@ var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan
 			}
 		})
 	}
-})
+}
