@@ -81,9 +81,12 @@ func layerInstalled(name string) bool {
 	return false
 }
 
-// messageLine is the first line of one message in the layer's text log:
-// "VUID-VkBufferCreateInfo-size-00912(ERROR / SPEC): msgNum: … - Validation Error: …".
-var messageLine = regexp.MustCompile(`^(\S+)\(([A-Z]+)[^)]*\): msgNum: `)
+// messageLine is the first line of one message in the layer's text log, in
+// the format of the layers up to 2023 (Debian's 1.3.239):
+// "VUID-VkBufferCreateInfo-size-00912(ERROR / SPEC): msgNum: … - Validation Error: …",
+// and in today's (1.4, as Chromium ships it):
+// "Validation Error: [ VUID-VkBufferCreateInfo-size-00912 ] | MessageID = 0x7c54445e".
+var messageLine = regexp.MustCompile(`^(?:(\S+)\([A-Z]+[^)]*\): msgNum: |Validation [A-Za-z ]+: \[ (\S+) \])`)
 
 // CountValidationMessages adds one log's messages to byID (by VUID, or the
 // layer's UNASSIGNED-… name) and returns how many it holds.
@@ -98,9 +101,21 @@ func CountValidationMessages(path string, byID map[string]int) (int, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		if m := messageLine.FindStringSubmatch(sc.Text()); m != nil {
-			byID[m[1]]++
+			byID[m[1]+m[2]]++ // one of the two groups is empty
 			n++
 		}
 	}
 	return n, sc.Err()
+}
+
+// ValidationAvailable says why the validation layer cannot be loaded (nil
+// when it can): no Vulkan, or no layer the loader finds.
+func ValidationAvailable() error {
+	if _, err := open(); err != nil {
+		return err
+	}
+	if !layerInstalled(ValidationLayer) {
+		return fmt.Errorf("the Vulkan loader does not find %s (on Debian: apt-get install vulkan-validationlayers)", ValidationLayer)
+	}
+	return nil
 }

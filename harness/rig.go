@@ -697,6 +697,11 @@ func bufferKind(descriptor string) vulkan.BufferKind {
 // waverig's output) at the device's current size and checks it. The registers are
 // mapped through the reflection of the kernel compiled by waverig.
 func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResult, error) {
+	// A kernel the device lacks a feature for is never dispatched (that would
+	// be invalid Vulkan use, and its results mean nothing), as in a run.
+	if why := r.missingFeature(Vulkan, k); why != "" {
+		return nil, skipError(why)
+	}
 	base := r.compile(k, target{Vulkan, Ours})
 	if base.err != nil {
 		return nil, base.err

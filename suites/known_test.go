@@ -75,10 +75,18 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 			}
 			set, l := set, l
 			It(fmt.Sprintf("%s: %s still crashes the driver", l.Where, l.Test), func() {
-				d := requireDevice()
-				if !set.Applies(harness.DeviceString(d)) {
-					Skip(fmt.Sprintf("%s applies to drivers matching %q, not %s", set.Name, set.Driver, harness.DeviceString(d)))
+				requireDevices()
+				var sd *suiteDevice
+				for i := range suiteDevices {
+					if set.Applies(harness.DeviceString(suiteDevices[i].Device)) {
+						sd = &suiteDevices[i]
+						break
+					}
 				}
+				if sd == nil {
+					Skip(fmt.Sprintf("%s applies to drivers matching %q: none on this machine", set.Name, set.Driver))
+				}
+				d := sd.Device
 				if !plan.IsLavapipe(d) {
 					Skip("crashes are re-checked through lavapipe child processes only")
 				}
@@ -87,7 +95,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 					comps = append(comps, harness.Glslang)
 				}
 				apis := []string{harness.Vulkan}
-				if suiteEnv.WebGPU == "" {
+				if sd.WebGPU == "" {
 					apis = append(apis, harness.WebGPU)
 				}
 				checked := 0
@@ -112,7 +120,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 								cfg := harness.Config{Filter: f, NoExpectations: true, Compilers: []string{comp}, APIs: []string{api}}
 								By(fmt.Sprintf("running %s on %s/%s at wave size %d", k.Name, api, comp, size))
 								crashed, reached := false, false
-								_, err := harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, 0, sp, cfg, func(r results.Record) {
+								_, err := harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, sd.Index, sp, cfg, func(r results.Record) {
 									if r.Case == results.LayoutCase || r.Kernel != k.Name || r.API != api || r.Compiler != comp {
 										return
 									}

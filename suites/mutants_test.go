@@ -18,7 +18,7 @@ import (
 var _ = Describe("planted bugs", Ordered, Label("api:vulkan", "stage:compute", "mutants"), func() {
 	var rig *harness.Rig
 	BeforeAll(func() {
-		requireDevice()
+		firstDevice()
 		for _, tool := range []string{"spirv-dis", "spirv-as"} {
 			if _, err := exec.LookPath(tool); err != nil {
 				Skip(tool + " not installed (apt-get install spirv-tools)")

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -28,66 +31,127 @@ func TestSuites(t *testing.T) {
 	RunSpecs(t, "waverig")
 }
 
-// env is what SynchronizedBeforeSuite gathers once and shares with every process.
-type env struct {
-	Devices []devices.Device
-	Err     string
-	Plan    plan.Plan // device 0's
-	// WebGPU says why WebGPU cannot run on device 0 ("" when it can).
+// suiteDevice is one Vulkan device of the machine as the suites cover it:
+// every device gets its own specs (lavapipe 22.3.6, lavapipe 25.0.7 and
+// SwiftShader side by side on a machine without a GPU), named and labelled by
+// a slug that tells two devices of one name apart by their driver.
+type suiteDevice struct {
+	Index  int
+	Device devices.Device
+	// Slug is the device in labels (device:SLUG): the driver and its version,
+	// e.g. lavapipe-mesa-22.3.6, swiftshader-5.0.0.
+	Slug string
+	Plan plan.Plan
+	// WebGPU says why WebGPU cannot run on the device ("" when it can).
 	WebGPU string
-	// Plans and WebGPUs are every device's (Plan and WebGPU of device i).
-	Plans   []plan.Plan
-	WebGPUs []string
 }
 
-var suiteEnv env
+// Title is the device in spec texts: index, name and driver.
+func (d suiteDevice) Title() string {
+	return fmt.Sprintf("device %d: %s (%s)", d.Index, d.Device.Name, harness.DriverString(d.Device))
+}
 
-var _ = SynchronizedBeforeSuite(func() []byte {
-	var e env
+// suiteDevices are the devices the specs run on: every device of the machine
+// (the system's drivers and those scripts/setup.sh provisions: lavapipe 22.3.6
+// and 25.0.7 and SwiftShader here), or the indices WAVERIG_SUITE_DEVICES lists
+// ("0" or "0,2"). They are asked once when the spec tree is built (the tree
+// needs each device's wave sizes); suiteErr says why there are none. A child
+// process runs the rig, not specs, and asks nothing.
+var suiteDevices, suiteErr = findSuiteDevices()
+
+// allDevices are every device of the machine, for the specs about the set.
+var allDevices []devices.Device
+
+// SuiteDevicesEnv narrows the specs to some devices.
+const SuiteDevicesEnv = "WAVERIG_SUITE_DEVICES"
+
+func findSuiteDevices() ([]suiteDevice, string) {
+	if harness.IsChild() {
+		return nil, "child process"
+	}
 	ds, err := devices.Enumerate()
 	if err != nil {
-		e.Err = err.Error()
-	} else if len(ds) == 0 {
-		e.Err = "no Vulkan device (install mesa-vulkan-drivers for lavapipe)"
-	} else {
-		e.Devices = ds
-		for _, d := range ds {
-			e.Plans = append(e.Plans, plan.Make(d, nil))
-			e.WebGPUs = append(e.WebGPUs, harness.WebGPUAvailable(d))
-		}
-		e.Plan, e.WebGPU = e.Plans[0], e.WebGPUs[0]
+		return nil, err.Error()
 	}
-	data, _ := json.Marshal(e)
+	if len(ds) == 0 {
+		return nil, "no Vulkan device (install mesa-vulkan-drivers for lavapipe)"
+	}
+	allDevices = ds
+	want := map[int]bool{}
+	if v := os.Getenv(SuiteDevicesEnv); v != "" && v != "all" {
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 || n >= len(ds) {
+				panic(fmt.Sprintf("%s=%q: want all or a comma list of device indices below %d", SuiteDevicesEnv, v, len(ds)))
+			}
+			want[n] = true
+		}
+	}
+	var out []suiteDevice
+	for i, d := range ds {
+		if len(want) > 0 && !want[i] {
+			continue
+		}
+		out = append(out, suiteDevice{Index: i, Device: d, Slug: deviceSlug(d), Plan: plan.Make(d, nil), WebGPU: harness.WebGPUAvailable(d)})
+	}
+	return out, ""
+}
+
+var (
+	mesaVersion = regexp.MustCompile(`^Mesa (\d+\.\d+\.\d+)`)
+	notSlug     = regexp.MustCompile(`[^a-z0-9.]+`)
+)
+
+// deviceSlug names a device's driver and version for labels: Mesa drivers by
+// their Mesa release (both lavapipes report driver version 0.0.1), others by
+// their driver name and version.
+func deviceSlug(d devices.Device) string {
+	name := strings.TrimSuffix(strings.ToLower(d.DriverName), " driver")
+	if name == "llvmpipe" {
+		name = "lavapipe"
+	}
+	version := d.DriverVersionText
+	if m := mesaVersion.FindStringSubmatch(d.DriverInfo); m != nil {
+		name, version = name+"-mesa", m[1]
+	}
+	return strings.Trim(notSlug.ReplaceAllString(name+"-"+version, "-"), "-")
+}
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	data, _ := json.Marshal(suiteErr)
 	return data
 }, func(data []byte) {
-	Expect(json.Unmarshal(data, &suiteEnv)).To(Succeed())
-	if suiteEnv.Err != "" && os.Getenv("CI") != "" {
-		Fail("CI needs a Vulkan device: " + suiteEnv.Err)
+	var why string
+	Expect(json.Unmarshal(data, &why)).To(Succeed())
+	if why != "" && os.Getenv("CI") != "" {
+		Fail("CI needs a Vulkan device: " + why)
 	}
 })
 
-// requireDevice skips (locally) or fails (CI) when there is no Vulkan device.
-func requireDevice() devices.Device {
-	if suiteEnv.Err != "" {
+// requireDevices skips (locally) or fails (CI) when there is no Vulkan device.
+func requireDevices() {
+	if suiteErr != "" {
 		if os.Getenv("CI") != "" {
-			Fail("no Vulkan device: " + suiteEnv.Err)
+			Fail("no Vulkan device: " + suiteErr)
 		}
-		Skip("no Vulkan device: " + suiteEnv.Err)
+		Skip("no Vulkan device: " + suiteErr)
 	}
-	return suiteEnv.Devices[0]
 }
 
-// sizePlan returns device dev's plan entry for a wave size, or a skip reason
+// firstDevice is device 0, for the specs that are about the rig rather than
+// a driver (planted bugs).
+func firstDevice() suiteDevice {
+	requireDevices()
+	return suiteDevices[0]
+}
+
+// sizePlan returns the device's plan entry for a wave size, or a skip reason
 // naming why the device cannot run it.
-func sizePlan(dev int, size uint32) (plan.SizePlan, string) {
-	if dev >= len(suiteEnv.Devices) {
-		return plan.SizePlan{}, fmt.Sprintf("no device %d (the suite found %d)", dev, len(suiteEnv.Devices))
-	}
-	for _, sp := range suiteEnv.Plans[dev].Sizes {
+func (d suiteDevice) sizePlan(size uint32) (plan.SizePlan, string) {
+	for _, sp := range d.Plan.Sizes {
 		if sp.Size == size {
 			return sp, sp.SkipReason
 		}
 	}
-	d := suiteEnv.Devices[dev]
-	return plan.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Name, d.SubgroupSize, d.LegalSubgroupSizes())
+	return plan.SizePlan{}, fmt.Sprintf("wave size %d is not offered by %s (subgroupSize %d, legal sizes %v)", size, d.Device.Name, d.Device.SubgroupSize, d.Device.LegalSubgroupSizes())
 }

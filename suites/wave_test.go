@@ -21,70 +21,19 @@ import (
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
-	"waverig/harness/report"
 	"waverig/harness/results"
 )
 
-// suiteDevice is one device the wave specs run on: its index, the title of
-// its container, and the wave sizes the suite covers there: lavapipe's three
-// (4, 8, 16: a machine that cannot run one skips its specs with the reason),
-// or the device's legal sizes (32 on the H200, 4 on SwiftShader), so the suite
-// is as useful on a GPU as on CI.
-type suiteDevice struct {
-	index int
-	title string
-	sizes []uint32
-}
-
-// suiteDevices are the devices the wave specs run on: every device of the
-// machine (the system's drivers and those scripts/setup.sh provisions:
-// lavapipe 22.3.6 and 25.0.7 and SwiftShader here), or the indices
-// WAVERIG_SUITE_DEVICES lists ("0" or "0,2"). The spec tree must be known
-// before the suite starts, so this asks the devices once at start-up;
-// without a device the specs of one exist and skip.
-var suiteDevices = devicesForSuite()
-
-// SuiteDevicesEnv narrows the wave specs to some devices.
-const SuiteDevicesEnv = "WAVERIG_SUITE_DEVICES"
-
-func devicesForSuite() []suiteDevice {
-	lavapipe := []uint32{4, 8, 16}
-	if harness.IsChild() {
-		return nil // a child process runs the rig, not specs
+// sizes are the wave sizes the suite covers on a device: lavapipe's three (4,
+// 8, 16: a machine that cannot run one skips its specs with the reason), or the
+// legal sizes of the device (4 on SwiftShader, 32 on the H200, 32 and 64 on a
+// device with size control over both), so the suite is as useful on a GPU as
+// on CI.
+func (d suiteDevice) sizes() []uint32 {
+	if plan.IsLavapipe(d.Device) {
+		return []uint32{4, 8, 16}
 	}
-	ds, err := devices.Enumerate()
-	if err != nil || len(ds) == 0 {
-		return []suiteDevice{{0, "device 0", lavapipe}}
-	}
-	want := map[int]bool{}
-	if v := os.Getenv(SuiteDevicesEnv); v != "" && v != "all" {
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 || n >= len(ds) {
-				panic(fmt.Sprintf("%s=%q: want all or a comma list of device indices below %d", SuiteDevicesEnv, v, len(ds)))
-			}
-			want[n] = true
-		}
-	}
-	var ids []report.DeviceID
-	for i, d := range ds {
-		ids = append(ids, report.DeviceID{Identity: report.DeviceIdentity(d.Name), Driver: harness.DriverString(d), Index: i})
-	}
-	suffix := report.Suffixes(ids)
-	var out []suiteDevice
-	for i, d := range ds {
-		if len(want) > 0 && !want[i] {
-			continue
-		}
-		sizes := lavapipe
-		if !plan.IsLavapipe(d) {
-			if legal := d.LegalSubgroupSizes(); len(legal) > 0 {
-				sizes = legal
-			}
-		}
-		out = append(out, suiteDevice{i, fmt.Sprintf("device %d, %s%s", i, d.Name, suffix[ids[i]]), sizes})
-	}
-	return out
+	return d.Device.LegalSubgroupSizes()
 }
 
 // target is one way a case runs: an API and a compiler. WebGPU runs waverig's
@@ -97,14 +46,28 @@ var targets = []target{{harness.Vulkan, harness.Ours}, {harness.Vulkan, harness.
 var containerLabels = []string{}
 
 // familyKernels are a family's kernels in every stage: compute, pixel, vertex.
+// Every device's tier starts from them, so they are built once per family.
 func familyKernels(ops []string) []kernels.Kernel {
+	key := strings.Join(ops, "|")
+	familyMu.Lock()
+	defer familyMu.Unlock()
+	if ks, ok := familyCache[key]; ok {
+		return ks
+	}
 	f := filterFor(ops)
 	ks := kernels.Matrix(f)
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Pixel, f)...)
-	return append(ks, kernels.GraphicsMatrix(kernels.Vertex, f)...)
+	ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, f)...)
+	familyCache[key] = ks
+	return ks
 }
 
-// tierKernels are familyKernels narrowed to the CI tier at one wave size
+var (
+	familyMu    sync.Mutex
+	familyCache = map[string][]kernels.Kernel{}
+)
+
+// tierKernels are familyKernels narrowed to the CI tier of a device at one wave size
 // (kernels.TierKernels: every operation × type family × stage at least once, a
 // 1/fraction share of the rest, every case the built-in baseline expects to
 // crash): WAVERIG_FRACTION=N picks it, scripts/test.sh sets it for pre-merge
@@ -113,14 +76,14 @@ func familyKernels(ops []string) []kernels.Kernel {
 // The spec tree and its container's BeforeAll (selected) both ask for a
 // family's tier at a size; building the matrix is the expensive part, so it
 // is built once per (family, size).
-func tierKernels(dev int, ops []string, size uint32) []kernels.Kernel {
-	key := fmt.Sprintf("%d:%s@%d", dev, strings.Join(ops, "|"), size)
+func tierKernels(d suiteDevice, ops []string, size uint32) []kernels.Kernel {
+	key := fmt.Sprintf("%d:%s@%d", d.Index, strings.Join(ops, "|"), size)
 	tierMu.Lock()
 	defer tierMu.Unlock()
 	if ks, ok := tierCache[key]; ok {
 		return ks
 	}
-	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(dev, size))
+	ks := kernels.TierKernels(familyKernels(ops), size, suiteFraction, knownCrash(d, size))
 	tierCache[key] = ks
 	return ks
 }
@@ -145,16 +108,12 @@ func fractionFromEnv() int {
 	return n
 }
 
-// knownCrash reports whether the built-in baseline of device dev expects a
-// case to crash the driver on some target at a size: pre-merge must still see
-// each known crash (a fixed crash is an UnexpectedImprovement).
-func knownCrash(dev int, size uint32) func(kernels.TierItem) bool {
-	ds, err := devices.Enumerate()
-	if err != nil || dev >= len(ds) {
-		return nil
-	}
+// knownCrash is the run's own rule (harness.Config.KnownCrash) for a device
+// and the suite's targets: pre-merge must still see each known crash (a fixed
+// crash is an UnexpectedImprovement).
+func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
 	cfg := harness.Config{APIs: []string{harness.Vulkan, harness.WebGPU}, Compilers: []string{harness.Ours, harness.Glslang}}
-	return cfg.KnownCrash(ds[dev], size)
+	return cfg.KnownCrash(d.Device, size)
 }
 
 // stageOf names a kernel's stage as records and labels do.
@@ -240,7 +199,7 @@ func caseLabels(c kernels.Case, stage string, t target) []string {
 // selected narrows a family's run to the cases, compilers and APIs whose specs
 // ginkgo's label filter keeps, so `--label-filter=op:WaveActiveSum` runs less on
 // the device, not just reports less; likewise to the CI tier (tierKernels).
-func selected(dev int, f family, size uint32) (kernels.Filter, []string, []string) {
+func selected(d suiteDevice, f family, size uint32) (kernels.Filter, []string, []string) {
 	filter := filterFor(f.ops)
 	expr := GinkgoLabelFilter()
 	if expr == "" && suiteFraction <= 1 {
@@ -252,10 +211,10 @@ func selected(dev int, f family, size uint32) (kernels.Filter, []string, []strin
 		match, err = types.ParseLabelFilter(expr)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	inherited := append(append([]string{}, containerLabels...), deviceLabel(dev), fmt.Sprintf("size:%d", size))
+	inherited := append(append([]string{}, containerLabels...), "device:"+d.Slug, fmt.Sprintf("size:%d", size))
 	filter.Cases = map[string]bool{}
 	comps, apis := map[string]bool{}, map[string]bool{}
-	for _, k := range tierKernels(dev, f.ops, size) {
+	for _, k := range tierKernels(d, f.ops, size) {
 		for _, c := range k.Cases {
 			for _, t := range targets {
 				if match(append(append([]string{}, inherited...), caseLabels(c, stageOf(k), t)...)) {
@@ -290,13 +249,13 @@ type familyRun struct {
 	stats   results.Stats
 }
 
-// deviceLabel is the label of device dev's specs ("device:1").
-func deviceLabel(dev int) string { return fmt.Sprintf("device:%d", dev) }
-
-// runFamily produces the records of one family at one wave size on device
-// dev, on every selected API (WebGPU only where the suite found an adapter of
-// the device).
-func runFamily(dev int, f family, size uint32) (familyRun, error) {
+// runFamily produces the records of one family at one wave size on a device,
+// on every selected API (WebGPU only where the suite found an adapter of the
+// device). A lavapipe size runs in a child process with its
+// LP_NATIVE_VECTOR_WIDTH; the device's own size runs in a child under the
+// validation layer when validate names a log directory (validation.go); other
+// sizes run in this process.
+func runFamily(d suiteDevice, f family, size uint32, validate string) (familyRun, error) {
 	run := familyRun{recs: map[recKey]results.Record{}, layouts: map[string]results.Record{}}
 	emit := func(r results.Record) {
 		switch {
@@ -308,9 +267,9 @@ func runFamily(dev int, f family, size uint32) (familyRun, error) {
 			run.recs[recKey{r.Case, r.Stage, r.API, r.Compiler}] = r
 		}
 	}
-	sp, _ := sizePlan(dev, size)
-	filter, comps, apis := selected(dev, f, size)
-	if suiteEnv.WebGPUs[dev] != "" {
+	sp, _ := d.sizePlan(size)
+	filter, comps, apis := selected(d, f, size)
+	if d.WebGPU != "" {
 		apis = without(apis, harness.WebGPU)
 	}
 	// New failures are re-run as `waverig run` does (a pass then is a Flake).
@@ -324,11 +283,18 @@ func runFamily(dev int, f family, size uint32) (familyRun, error) {
 			cfg.APIs = harness.APIs
 		}
 	}
-	if sp.LPWidth > 0 {
-		run.stats, err = harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, dev, sp, cfg, emit)
+	if sp.LPWidth > 0 || validate != "" {
+		child := func() *exec.Cmd {
+			cmd := exec.Command(os.Args[0])
+			if validate != "" {
+				cmd.Env = append(os.Environ(), devices.ValidationDirEnv+"="+validate)
+			}
+			return cmd
+		}
+		run.stats, err = harness.RunChild(child, d.Index, sp, cfg, emit)
 	} else {
 		var rig *harness.Rig
-		rig, err = harness.New(dev, cfg)
+		rig, err = harness.New(d.Index, cfg)
 		if err == nil {
 			run.stats, err = rig.Run(size, emit)
 			rig.Close()
@@ -347,13 +313,13 @@ func without(list []string, x string) []string {
 	return out
 }
 
-// requireAPI skips (locally) or fails (CI) a spec of an API device dev lacks.
-func requireAPI(dev int, api string) {
-	if api == harness.WebGPU && suiteEnv.WebGPUs[dev] != "" {
+// requireAPI skips (locally) or fails (CI) a spec of an API the device lacks.
+func requireAPI(d suiteDevice, api string) {
+	if api == harness.WebGPU && d.WebGPU != "" {
 		if os.Getenv("CI") != "" {
-			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + suiteEnv.WebGPUs[dev])
+			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + d.WebGPU)
 		}
-		Skip(suiteEnv.WebGPUs[dev])
+		Skip(d.WebGPU)
 	}
 }
 
@@ -379,37 +345,53 @@ func expectVerdict(r results.Record) {
 }
 
 var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan and WebGPU", Label(containerLabels...), func() {
-	for _, sd := range suiteDevices {
-		dev := sd.index
-		Describe(sd.title, Label(deviceLabel(dev)), func() { describeDevice(dev, sd.sizes) })
+	if len(suiteDevices) == 0 {
+		It("finds a Vulkan device", func() { requireDevices() })
+	}
+	for _, dev := range suiteDevices {
+		dev := dev
+		Describe("on "+dev.Title(), Label("device:"+dev.Slug), func() {
+			deviceSpecs(dev)
+		})
 	}
 })
 
-// describeDevice is the spec tree of one device: a container per family and
-// wave size, each one run of the rig.
-func describeDevice(dev int, sizes []uint32) {
+// deviceSpecs are one device's specs: per family and wave size, the layout,
+// parity, validation and case specs.
+func deviceSpecs(dev suiteDevice) {
 	for _, fam := range families() {
 		fam := fam
 		Describe(fam.name, func() {
-			for _, size := range sizes {
+			for _, size := range dev.sizes() {
 				size := size
+				validated := size == dev.Device.SubgroupSize // one validated pass per device and family
 				Describe(fmt.Sprintf("wave size %d", size), Ordered, Label(fmt.Sprintf("size:%d", size)), func() {
 					var run familyRun
+					var logs string // the validation layer's logs of this pass ("" when not validated)
 					BeforeAll(func() {
-						requireDevice()
-						if _, why := sizePlan(dev, size); why != "" {
+						requireDevices()
+						if _, why := dev.sizePlan(size); why != "" {
 							Skip(why)
 						}
+						if validated {
+							logs = validationDir()
+						}
 						var err error
-						run, err = runFamily(dev, fam, size)
+						run, err = runFamily(dev, fam, size, logs)
 						var su *harness.SizeUnavailableError
 						if errors.As(err, &su) {
-							if sp, _ := sizePlan(dev, size); sp.Optional {
+							if sp, _ := dev.sizePlan(size); sp.Optional {
 								Skip(su.Msg)
 							}
 						}
-						Expect(err).NotTo(HaveOccurred(), "running %s at wave size %d", fam.name, size)
+						Expect(err).NotTo(HaveOccurred(), "running %s at wave size %d on %s", fam.name, size, dev.Title())
 					})
+
+					if validated {
+						It("uses Vulkan as the validation layer allows", Label("api:vulkan", "validation"), func() {
+							expectNoValidationMessages(logs)
+						})
+					}
 
 					for _, api := range harness.APIs {
 						api := api
@@ -462,11 +444,11 @@ func describeDevice(dev int, sizes []uint32) {
 								It(fmt.Sprintf("%s [%s %s %s]", c.ID(), t.api, stage, t.comp), Label(caseLabels(c, stage, t)...), func() {
 									requireAPI(dev, t.api)
 									r, ok := run.recs[recKey{c.ID(), stage, t.api, t.comp}]
-									if !ok && stage != results.Compute && size != suiteEnv.Devices[dev].SubgroupSize {
+									if !ok && stage != results.Compute && size != dev.Device.SubgroupSize {
 										// The rig draws at the device's own wave size only (it does not
 										// ask for a size in graphics stages): on lavapipe every child's
 										// size is its own, elsewhere only the default size has records.
-										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", suiteEnv.Devices[dev].SubgroupSize))
+										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", dev.Device.SubgroupSize))
 									}
 									if w, sized := kernels.WaveSizeOf(c); !ok && sized {
 										// A [WaveSize] kernel runs once, in the pass at the size

@@ -571,6 +571,17 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	 * used by a test kernel. */
 	fc.v12.bufferDeviceAddressCaptureReplay = VK_FALSE;
 	fc.v12.bufferDeviceAddressMultiDevice = VK_FALSE;
+	/* Update-after-bind descriptors are never used either, and enabling
+	 * them beside robustBufferAccess is invalid where the device's
+	 * robustBufferAccessUpdateAfterBind is false (SwiftShader 5.0.0:
+	 * VUID-VkDeviceCreateInfo-robustBufferAccess-10247, found by the
+	 * validation layer). */
+	fc.v12.descriptorBindingUniformBufferUpdateAfterBind = VK_FALSE;
+	fc.v12.descriptorBindingSampledImageUpdateAfterBind = VK_FALSE;
+	fc.v12.descriptorBindingStorageImageUpdateAfterBind = VK_FALSE;
+	fc.v12.descriptorBindingStorageBufferUpdateAfterBind = VK_FALSE;
+	fc.v12.descriptorBindingUniformTexelBufferUpdateAfterBind = VK_FALSE;
+	fc.v12.descriptorBindingStorageTexelBufferUpdateAfterBind = VK_FALSE;
 
 	c = calloc(1, sizeof *c);
 	if (c == NULL) {
