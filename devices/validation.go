@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"strconv"
 
 	vk "github.com/vulkan-go/vulkan"
+
+	"waverig/devices/icd"
 )
 
 // ValidationDirEnv, when set to a directory, makes every waverig process that
@@ -40,6 +43,7 @@ func validationLayers() ([]string, error) {
 	if dir == "" {
 		return nil, nil
 	}
+	addProvisionedLayers()
 	if !layerInstalled(ValidationLayer) {
 		return nil, fmt.Errorf("devices: %s=%s asks for %s, which the Vulkan loader does not find (on Debian: apt-get install vulkan-validationlayers)", ValidationDirEnv, dir, ValidationLayer)
 	}
@@ -58,27 +62,55 @@ func validationLayers() ([]string, error) {
 	return []string{ValidationLayer + "\x00"}, nil
 }
 
+// addProvisionedLayers puts the layers scripts/drivers.sh provisioned (the
+// validation layer chromium-common ships, newer than Debian's) first in the
+// loader's search, through VK_ADD_LAYER_PATH, unless the user chose the layer
+// path with VK_LAYER_PATH. Children inherit it.
+func addProvisionedLayers() {
+	if os.Getenv("VK_LAYER_PATH") != "" {
+		return
+	}
+	dir := filepath.Join(icd.Dir(), "layers")
+	if _, err := os.Stat(filepath.Join(dir, "VkLayer_khronos_validation.json")); err != nil {
+		return
+	}
+	add := filepath.SplitList(os.Getenv("VK_ADD_LAYER_PATH"))
+	for _, p := range add {
+		if filepath.Clean(p) == dir {
+			return
+		}
+	}
+	os.Setenv("VK_ADD_LAYER_PATH", strings.Join(append([]string{dir}, add...), string(os.PathListSeparator)))
+}
+
 // layerInstalled reports whether the loader lists an instance layer.
-func layerInstalled(name string) bool {
+func layerInstalled(name string) bool { return layerDescription(name) != "" }
+
+// layerDescription is the first instance layer of a name the loader lists (the
+// one it loads), as "NAME SPECVERSION (DESCRIPTION)", or "" when none.
+func layerDescription(name string) string {
 	var n uint32
 	if vk.EnumerateInstanceLayerProperties(&n, nil) != vk.Success || n == 0 {
-		return false
+		return ""
 	}
 	props := make([]vk.LayerProperties, n)
 	if res := vk.EnumerateInstanceLayerProperties(&n, props); res != vk.Success && res != vk.Incomplete {
-		return false
+		return ""
 	}
-	for _, p := range props[:n] {
-		p.Deref()
-		b := p.LayerName[:]
+	cstr := func(b []byte) string {
 		if i := bytes.IndexByte(b, 0); i >= 0 {
 			b = b[:i]
 		}
-		if string(b) == name {
-			return true
+		return string(b)
+	}
+	for _, p := range props[:n] {
+		p.Deref()
+		if cstr(p.LayerName[:]) == name {
+			v := p.SpecVersion
+			return fmt.Sprintf("%s %d.%d.%d (%s)", name, v>>22, (v>>12)&0x3ff, v&0xfff, cstr(p.Description[:]))
 		}
 	}
-	return false
+	return ""
 }
 
 // messageLine is the first line of one message in the layer's text log, in
@@ -108,14 +140,17 @@ func CountValidationMessages(path string, byID map[string]int) (int, error) {
 	return n, sc.Err()
 }
 
-// ValidationAvailable says why the validation layer cannot be loaded (nil
-// when it can): no Vulkan, or no layer the loader finds.
-func ValidationAvailable() error {
+// ValidationAvailable says which validation layer a validated process loads
+// ("NAME VERSION (DESCRIPTION)"), or why none can be loaded: no Vulkan, or no
+// layer the loader finds.
+func ValidationAvailable() (string, error) {
 	if _, err := open(); err != nil {
-		return err
+		return "", err
 	}
-	if !layerInstalled(ValidationLayer) {
-		return fmt.Errorf("the Vulkan loader does not find %s (on Debian: apt-get install vulkan-validationlayers)", ValidationLayer)
+	addProvisionedLayers()
+	d := layerDescription(ValidationLayer)
+	if d == "" {
+		return "", fmt.Errorf("the Vulkan loader does not find %s (on Debian: apt-get install vulkan-validationlayers)", ValidationLayer)
 	}
-	return nil
+	return d, nil
 }

@@ -20,6 +20,12 @@
 #
 # SwiftShader: the one Debian's chromium package ships (chromium-common), whose
 # own manifest names its library relatively.
+#
+# The Khronos validation layer chromium-common ships (a 2026 build) gets a layer
+# manifest in layers/, which `waverig run -validation` puts first through
+# VK_ADD_LAYER_PATH: Debian's vulkan-validationlayers 1.3.239 predates
+# extensions lavapipe 25.0.7 offers (VK_KHR_shader_subgroup_rotate) and reports
+# their structures as unknown ("not supported by this layer").
 set -euo pipefail
 
 LVP_NAME=lavapipe-mesa-25.0.7
@@ -128,5 +134,22 @@ provision_swiftshader() {
   echo "setup: SwiftShader $(sed -n 's/^driverVersion=//p' "$dir/identity.txt") ($lib) in $icd" >&2
 }
 
+provision_validation_layer() {
+  local dir=$root/layers json=$root/layers/VkLayer_khronos_validation.json lib
+  lib=$(dpkg -L chromium-common 2>/dev/null | grep '/libVkLayer_khronos_validation\.so$' | head -1) || true
+  if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+    rm -f "$json"
+    return # -validation then uses the system's layer (vulkan-validationlayers)
+  fi
+  local version
+  version=$(dpkg-query -W -f='${Version}' chromium-common 2>/dev/null || echo unknown)
+  if [ -f "$json" ] && grep -q "\"$lib\"" "$json" && grep -q "chromium-common $version\"" "$json"; then return; fi
+  mkdir -p "$dir"
+  printf '{\n    "file_format_version": "1.2.0",\n    "layer": {\n        "name": "VK_LAYER_KHRONOS_validation",\n        "type": "GLOBAL",\n        "library_path": "%s",\n        "api_version": "1.4.300",\n        "implementation_version": "1",\n        "description": "Khronos validation layer, chromium-common %s"\n    }\n}\n' "$lib" "$version" >"$json.new"
+  mv "$json.new" "$json"
+  echo "setup: the Khronos validation layer of chromium-common ($lib) in $json" >&2
+}
+
 provision_lavapipe
 provision_swiftshader
+provision_validation_layer

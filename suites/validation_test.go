@@ -21,11 +21,16 @@ import (
 
 // validationRoot is the suite's directory of validation logs, made once.
 var validationRoot = sync.OnceValues(func() (string, error) {
-	if err := devices.ValidationAvailable(); err != nil {
+	layer, err := devices.ValidationAvailable()
+	if err != nil {
 		return "", err
 	}
+	validationLayer = layer
 	return os.MkdirTemp("", "waverig-suite-validation-")
 })
+
+// validationLayer is the layer the validated passes load, with its version.
+var validationLayer string
 
 // validationDir is a new log directory for one pass ("" when the layer cannot
 // be loaded: the pass then runs unvalidated and its validation spec says why).
@@ -68,7 +73,7 @@ func expectNoValidationMessages(logs string) {
 		}
 	}
 	Expect(total).To(BeZero(), "%s reported waverig's use of Vulkan (%v):\n%s", devices.ValidationLayer, byID, text.String())
-	AddReportEntry("validation", fmt.Sprintf("%s: 0 messages from %d processes", devices.ValidationLayer, len(loaded)))
+	AddReportEntry("validation", fmt.Sprintf("%s: 0 messages from %d processes", validationLayer, len(loaded)))
 }
 
 var _ = AfterSuite(func() {

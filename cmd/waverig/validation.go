@@ -34,6 +34,9 @@ func startValidation() (string, error) {
 func finishValidation(scratch, outDir string) (*results.ValidationSummary, error) {
 	defer os.RemoveAll(scratch)
 	sum := &results.ValidationSummary{Layer: devices.ValidationLayer, ByID: map[string]int{}}
+	if d, err := devices.ValidationAvailable(); err == nil {
+		sum.Layer = d // with its version: which of the installed layers ran
+	}
 	logs, err := filepath.Glob(filepath.Join(scratch, "*.log"))
 	if err != nil {
 		return nil, err
