@@ -157,6 +157,7 @@ type repeat struct {
 // roster claim, a full or out-of-range roster.
 func vertexWaves(waves [][]hdr, hs []hdr, init []uint32, ros roster, threads, cases int) (out [][]hdr, notes, problems [][]string) {
 	notes = make([][]string, cases)
+	recNotes := make([][]string, cases) // the records two invocations wrote, after the waves
 	problems = make([][]string, cases)
 	caseOf := func(f int) int { return hs[f].caseIdx }
 	if ros.flags&rosterFull != 0 {
@@ -199,7 +200,7 @@ func vertexWaves(waves [][]hdr, hs []hdr, init []uint32, ros roster, threads, ca
 			continue
 		}
 		if len(ss) > 1 {
-			notes[caseOf(f)] = append(notes[caseOf(f)], fmt.Sprintf(
+			recNotes[caseOf(f)] = append(recNotes[caseOf(f)], fmt.Sprintf(
 				"record %d: vertex %d of draw %d ran %d times %s; the record holds wave %#x lane %d's",
 				f, f%threads, f/threads, len(ss), sightingsText(ss), h.key, h.lane))
 		}
@@ -226,6 +227,9 @@ func vertexWaves(waves [][]hdr, hs []hdr, init []uint32, ros roster, threads, ca
 			ls = append(ls, fmt.Sprintf("lane %d runs vertex %d again", r.lane, r.rec%threads))
 		}
 		notes[ci] = append(notes[ci], fmt.Sprintf("wave %#x: %d lanes, %d records; %s", wv[0].key, len(w), len(wv), strings.Join(ls, ", ")))
+	}
+	for c := range notes {
+		notes[c] = append(notes[c], recNotes[c]...)
 	}
 	return out, notes, problems
 }
@@ -254,17 +258,30 @@ func phantomLanes(wv []hdr, threads int) string {
 	return " (the wave also ran " + strings.Join(ls, ", ") + ")"
 }
 
-// repeatSummary is a case's Repeats: how many waves held repeats and which,
-// the first few spelled out.
+// repeatSummary is a case's Repeats: how many waves held repeats and how many
+// records more than one invocation ran, the first of each spelled out.
 func repeatSummary(notes []string) string {
-	const shown = 3
-	s := fmt.Sprintf("%d repeated-vertex notes: ", len(notes))
-	if len(notes) == 1 {
-		s = "1 repeated-vertex note: "
+	var waves, recs []string
+	for _, n := range notes {
+		if strings.HasPrefix(n, "record ") {
+			recs = append(recs, n)
+		} else {
+			waves = append(waves, n)
+		}
 	}
-	s += strings.Join(notes[:min(shown, len(notes))], "; ")
-	if len(notes) > shown {
-		s += fmt.Sprintf("; … %d more", len(notes)-shown)
+	var parts []string
+	for _, g := range []struct {
+		what  string
+		notes []string
+	}{{"waves held a repeated vertex", waves}, {"records were run by more than one invocation", recs}} {
+		if len(g.notes) == 0 {
+			continue
+		}
+		s := fmt.Sprintf("%d %s (%s", len(g.notes), g.what, g.notes[0])
+		if len(g.notes) > 1 {
+			s += fmt.Sprintf("; … %d more", len(g.notes)-1)
+		}
+		parts = append(parts, s+")")
 	}
-	return s
+	return strings.Join(parts, "; ")
 }

@@ -249,19 +249,19 @@ func buildPage(p Page) pageData {
 
 // failureDetail is one failing record's section.
 type failureDetail struct {
-	Anchor, Name, Status, Verdict string
-	Device, Driver                string
+	Anchor, Name, Status, Verdict          string
+	Device, Driver                         string
 	Reason, Known, Blame, Helpers, Repeats string
-	Kernel                        string
-	Attempts                      int
-	Duration                      string
-	Lanes                         []results.LaneFailure
-	Parity                        []results.ParityLane
-	Heatmap                       template.URL // data:image/png;base64,…
-	HeatmapW, HeatmapH            int
-	HeatmapWaves                  []string // row labels, top to bottom
-	HeatmapLast                   int      // the last lane column
-	HeatmapErr                    string
+	Kernel                                 string
+	Attempts                               int
+	Duration                               string
+	Lanes                                  []results.LaneFailure
+	Parity                                 []results.ParityLane
+	Heatmap                                template.URL // data:image/png;base64,…
+	HeatmapW, HeatmapH                     int
+	HeatmapWaves                           []string // row labels, top to bottom
+	HeatmapLast                            int      // the last lane column
+	HeatmapErr                             string
 }
 
 func detail(r results.Record, anchor string) failureDetail {
