@@ -253,5 +253,5 @@ func addSighting(ros []uint32, f int, v uint32) {
 			return
 		}
 	}
-	ros[len(ros)-1] |= rosterFull
+	ros[len(ros)-rosterSlots] |= rosterFull
 }

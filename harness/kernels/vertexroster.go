@@ -57,9 +57,13 @@ const (
 	rosterOutRange = 2 // a lane's flat id was not a record of the buffer
 )
 
-// maxRosterKey bounds the wave keys a sighting can carry ((key<<7 | lane) + 1
-// in a uint, lanes below 128).
-const maxRosterKey = 1<<25 - 1
+// maxRosterKey bounds the wave keys a sighting can carry: (key<<7 | lane) + 1
+// in a uint, lanes below 128, and never rosterNever.
+const maxRosterKey = 1<<25 - 2
+
+// rosterNever is a value no roster word holds: a compare-exchange against it
+// never stores, which is how the roster walk skips a slot without a branch.
+const rosterNever = 0xffffffff
 
 // rosterRegister is the vertex kernels' roster buffer.
 const rosterRegister = "u1"
@@ -70,42 +74,46 @@ func sighting(key, lane uint32) uint32 { return (key<<7 | lane) + 1 }
 // unsighting decodes a non-empty roster slot.
 func unsighting(v uint32) (key, lane uint32) { return (v - 1) >> 7, (v - 1) & 127 }
 
+// rosterWords is the size of the roster of n records: the slots, the flag
+// word and rosterSlots-1 spare words (the walk's skipped compare-exchanges of a
+// lane outside the buffer land on the flag word and those, and never store).
+func rosterWords(n int) int { return n*rosterSlots + rosterSlots }
+
 // newRoster is a vertex kernel's roster for n records: every slot empty, and
 // the flag word clear.
-func newRoster(n int) []uint32 { return make([]uint32, n*rosterSlots+1) }
+func newRoster(n int) []uint32 { return make([]uint32, rosterWords(n)) }
 
 // emitVertexRoster writes the roster walk (see the comment above) for a vertex
-// kernel of n records, before any divergence. Its names start with "r" and do
-// not meet the record body's.
+// kernel of n records, in uniform control flow before the record body: the
+// loop runs the same iterations in every lane and its body has no branch (a
+// slot not to be tried, or a lane not in the wave, compares against
+// rosterNever; ?: is a select), so the walk leaves the wave as converged as it
+// found it and the body's layout words are still taken before any divergence.
+// Its names start with "r" and do not meet the record body's.
 func emitVertexRoster(sb *strings.Builder, n int) {
 	sb.WriteString(`    // Roster: every invocation lists every member of its wave (this lane too) at
     // the record that member runs, so that a member whose own stores are masked,
-    // a repeat of a vertex, is known with its vertex (vertexroster.go).
+    // a repeat of a vertex, is known with its vertex (vertexroster.go). No branch:
+    // a compare-exchange that must not store compares against 0xffffffff.
     uint rKey = WaveReadLaneFirst(flat);
     uint rCnt = WaveGetLaneCount();
     uint4 rMembers = WaveActiveBallot(true);
     for (uint rl = 0u; rl < rCnt; rl++) {
         uint rFlat = WaveReadLaneAt(flat, rl);
         uint rWord = (rl < 32u) ? rMembers.x : ((rl < 64u) ? rMembers.y : ((rl < 96u) ? rMembers.z : rMembers.w));
-        if (((rWord >> (rl & 31u)) & 1u) != 0u) {
-            uint rSeen = ((rKey << 7) | rl) + 1u;
+        uint rMember = (rWord >> (rl & 31u)) & 1u;
+        uint rSeen = ((rKey << 7) | rl) + 1u;
 `)
-	fmt.Fprintf(sb, "            if (rFlat < %du) {\n", n)
-	fmt.Fprintf(sb, "                uint rs = rFlat * %du;\n", rosterSlots)
-	ind := "                "
+	fmt.Fprintf(sb, "        uint rInside = (rFlat < %du) ? 1u : 0u;\n", n)
+	sb.WriteString("        uint rTry = rMember & rInside;\n")
+	fmt.Fprintf(sb, "        uint rs = (rTry != 0u) ? rFlat * %du : %du;\n", rosterSlots, n*rosterSlots)
 	for s := 0; s < rosterSlots; s++ {
-		fmt.Fprintf(sb, "%suint rp%d = 0u;\n", ind, s)
-		fmt.Fprintf(sb, "%sInterlockedCompareExchange(ros[rs + %du], 0u, rSeen, rp%d);\n", ind, s, s)
-		fmt.Fprintf(sb, "%sif (rp%d != 0u && rp%d != rSeen) {\n", ind, s, s)
-		ind += "    "
+		fmt.Fprintf(sb, "        uint rp%d = 0u;\n", s)
+		fmt.Fprintf(sb, "        InterlockedCompareExchange(ros[rs + %du], (rTry != 0u) ? 0u : %#xu, rSeen, rp%d);\n", s, uint32(rosterNever), s)
+		fmt.Fprintf(sb, "        rTry = rTry & ((rp%d != 0u) ? 1u : 0u) & ((rp%d != rSeen) ? 1u : 0u);\n", s, s)
 	}
-	fmt.Fprintf(sb, "%sInterlockedOr(ros[%du], %du);\n", ind, n*rosterSlots, rosterFull)
-	for s := 0; s < rosterSlots; s++ {
-		ind = ind[4:]
-		fmt.Fprintf(sb, "%s}\n", ind)
-	}
-	fmt.Fprintf(sb, "            } else {\n                InterlockedOr(ros[%du], %du);\n            }\n", n*rosterSlots, rosterOutRange)
-	sb.WriteString("        }\n    }\n")
+	fmt.Fprintf(sb, "        InterlockedOr(ros[%du], rTry * %du + (rMember - rMember * rInside) * %du);\n", n*rosterSlots, rosterFull, rosterOutRange)
+	sb.WriteString("    }\n")
 }
 
 // roster is a decoded roster: seen[f] the distinct (key, lane) sightings of
@@ -125,8 +133,8 @@ func readRoster(out map[string][]byte, n int) (roster, error) {
 	if err != nil {
 		return roster{}, err
 	}
-	if len(w) != n*rosterSlots+1 {
-		return roster{}, fmt.Errorf("roster came back with %d words, expected %d", len(w), n*rosterSlots+1)
+	if len(w) != rosterWords(n) {
+		return roster{}, fmt.Errorf("roster came back with %d words, expected %d", len(w), rosterWords(n))
 	}
 	r := roster{seen: make([][][2]uint32, n), flags: w[n*rosterSlots]}
 	for f := 0; f < n; f++ {
