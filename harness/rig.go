@@ -553,6 +553,7 @@ func (r *Rig) checkAttempt(k kernels.Kernel, memo *kernels.Memo, t target, size 
 	for _, cr := range checked {
 		rec := r.caseRecord(k, cr.Case, t, size)
 		rec.Status, rec.Reason, rec.Lanes, rec.Helpers = results.Pass, cr.Note, cr.Lanes, cr.Helpers
+		rec.Repeats = cr.Repeats
 		if l := r.judge.Skip(rec.Name()); l != nil {
 			// The kernel ran for its other cases; this one's result is not taken.
 			rec.Status, rec.Reason = results.Skip, "skips.txt: "+l.Known()

@@ -29,6 +29,10 @@ type CaseResult struct {
 	// HelpersMixed (waves of the case differ), or "" (no helper lanes, a quad-only
 	// operation, or no wave could tell).
 	Helpers string
+	// Repeats (vertex cases): the invocations the driver ran that own no record
+	// (a vertex shaded again, in its wave or another) and the records two
+	// invocations wrote, as the roster showed them; "" when there were none.
+	Repeats string
 }
 
 // String is a one-line verdict followed by up to four failing lanes, one per line.
@@ -61,6 +65,10 @@ type hdr struct {
 	pattern, mode    int
 	variant, caseIdx int
 	coin             uint32
+	// phantom (vertex kernels): a lane the roster lists that owns no record, a
+	// repeat of vertex idx (vertexroster.go). Its header words are not its own:
+	// its arm and lane argument are the kernel's for it, and it is not compared.
+	phantom bool
 }
 
 func readHdr(out, init []uint32, i, threads int) hdr {
@@ -391,12 +399,29 @@ func (m *Memo) Check(out map[string][]byte, waveSize uint32) []CaseResult {
 		}
 	}
 	kernelCount := waveSize
+	waves := groupWaves(hs)
+	var repeats [][]string
+	if k.Stage == Vertex {
+		// A vertex wave may hold repeats of a vertex that own no record: the
+		// roster names them (vertexroster.go).
+		ros, err := readRoster(out, n)
+		if err != nil {
+			return failAll(err.Error())
+		}
+		var problems [][]string
+		waves, repeats, problems = vertexWaves(waves, hs, init, ros, threads, len(k.Cases))
+		for c, ps := range problems {
+			for _, p := range ps {
+				states[c].problem(p)
+			}
+		}
+	}
 	// The layout of every wave is checked here, in order; the waves that pass
 	// are then checked against the models case by case on every core (a case's
 	// state is its own, and its waves keep their order, so the result is the
 	// same as checking one wave after another).
 	perCase := make([][][]hdr, len(k.Cases))
-	for _, wv := range groupWaves(hs) {
+	for _, wv := range waves {
 		st := states[wv[0].caseIdx]
 		st.waves++
 		ps := waveProblems(wv, waveSize)
@@ -424,6 +449,10 @@ func (m *Memo) Check(out map[string][]byte, waveSize uint32) []CaseResult {
 	})
 	for i, st := range states {
 		notes := []string{fmt.Sprintf("%d waves, %d arms, %d lanes compared, %d undefined", st.waves, st.arms, res[i].Lanes, st.undef)}
+		if repeats != nil && len(repeats[i]) > 0 {
+			res[i].Repeats = repeatSummary(repeats[i])
+			notes = append(notes, res[i].Repeats)
+		}
 		notes = append(notes, st.problems...)
 		if st.waves == 0 {
 			res[i].Passed = false
@@ -539,6 +568,7 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 		count = waveSize
 	}
 	partitioned := models.IsPartitioned(op)
+	phantoms := "" // a failing lane's note of the wave's repeats
 	var inputs [][]uint64
 	lanesInput := func() [][]uint64 {
 		if inputs == nil {
@@ -558,7 +588,7 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 		if partitioned {
 			s += fmt.Sprintf(" key=%d", h.laneArg)
 		}
-		return s
+		return s + phantoms
 	}
 	if partitioned {
 		// It checks the recorded keys and turns the inputs into the models' (a
@@ -566,7 +596,20 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 		partitionLanes(op, c, mt, wv, init, lanesInput(), st)
 	}
 	arms, args := waveArms(c, wv, threads)
+	for j := range wv {
+		if wv[j].phantom {
+			// A repeat runs what the kernel computes for it; it owns no record.
+			wv[j].branch, wv[j].laneArg = arms[j], 0
+			if arms[j] != 0 && hasLaneArg(op) {
+				wv[j].laneArg = args[j]
+			}
+			phantoms = phantomLanes(wv, threads)
+		}
+	}
 	for j, h := range wv {
+		if h.phantom {
+			continue
+		}
 		if want := arms[j]; h.branch != want {
 			st.fail(results.LaneFailure{WaveKey: h.key, Lane: h.lane, ActiveMask: armMask(wv, h.branch),
 				Input: describe(j) + " (control flow)", Expected: fmt.Sprintf("arm %d", want), Actual: fmt.Sprintf("arm %d", h.branch)})
@@ -611,7 +654,7 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 			return mask
 		}
 		for j, h := range wv {
-			if h.branch != arm {
+			if h.branch != arm || h.phantom {
 				continue
 			}
 			if want[j].Undefined {
@@ -640,7 +683,7 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 // lane that did. A lane in the wrong arm was reported as control flow already.
 func checkSentinels(wv []hdr, arms []uint32, got []uint32, nw int, describe func(int) string, st *caseState) {
 	for j, h := range wv {
-		if h.branch != arms[j] {
+		if h.branch != arms[j] || h.phantom {
 			continue
 		}
 		from, why := nw, " (store past the result's words)"

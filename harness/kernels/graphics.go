@@ -274,10 +274,16 @@ func buildVertex(name string, cases []Case) (Kernel, error) {
 		return Kernel{}, err
 	}
 	vc := sh.Threads()
+	n := vc * int(k.Groups[0])
+	if n > maxRosterKey {
+		return Kernel{}, fmt.Errorf("kernels: %s: %d records: the roster's wave keys hold at most %d", name, n, maxRosterKey)
+	}
 	k.Stage, k.Entry = Vertex, vsEntry
-	k.HLSL = vertexHLSL(name, cases[0].Op, vc, types)
+	k.HLSL = vertexHLSL(name, cases[0].Op, vc, n, types)
 	k.Draw = &Draw{VertexEntry: vsEntry, Width: 1, Height: 1, VertexCount: uint32(vc), Draws: k.Groups[0]}
 	k.Groups = [3]uint32{}
+	// The roster: which invocations each wave held (vertexroster.go).
+	k.Buffers = append(k.Buffers, Buffer{Register: rosterRegister, Data: bytesOf(newRoster(n))})
 	return k, nil
 }
 

@@ -101,17 +101,20 @@ func emitPixelStores(sb *strings.Builder, helper string, outs bool) {
 	}
 }
 
-// vertexHLSL generates a vertex kernel: the compute kernel's body in a vertex shader,
-// one replica per instance, gi = SV_VertexID. It outputs a constant position (the
-// draw uses rasterizer discard).
-func vertexHLSL(name string, op intrinsics.Op, vc int, types []Type) string {
+// vertexHLSL generates a vertex kernel of n records: the compute kernel's body in a
+// vertex shader, one replica per instance, gi = SV_VertexID, after the roster walk
+// (emitVertexRoster). It outputs a constant position (the draw uses rasterizer
+// discard).
+func vertexHLSL(name string, op intrinsics.Op, vc, n int, types []Type) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "// waverig generated vertex kernel %s: %s, %d vertices per draw.\n", name, op, vc)
 	fmt.Fprintf(&sb, "// Record of %d uints per vertex: flat, key, lane, count, branch, lane arg, ctl, coin, in[8], out[8].\n", recWords)
-	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
+	fmt.Fprintf(&sb, "// Roster of %d slots per record (the waves and lanes that ran it), then a flag word.\n", rosterSlots)
+	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\nRWStructuredBuffer<uint> ros : register(u1);\n\n")
 	fmt.Fprintf(&sb, "float4 %s(uint vid : SV_VertexID, uint iid : SV_InstanceID) : SV_Position\n{\n", vsEntry)
 	sb.WriteString("    uint gi = vid;\n")
 	fmt.Fprintf(&sb, "    uint flat = iid * %du + vid;\n", vc)
+	emitVertexRoster(&sb, n)
 	emitRecordBody(&sb, op, vc, types)
 	sb.WriteString("    return float4(0.0f, 0.0f, 0.0f, 1.0f);\n}\n")
 	return sb.String()

@@ -25,9 +25,12 @@ type SimLayout struct {
 	// Split (pixel kernels) shades each triangle as two pieces meeting on the
 	// diagonal x = y (see simulatePixel): quads on the seam are in two waves.
 	Split bool
-	// Fault plants one bug in a simulated pixel kernel (tests of the checker): one of
-	// the Fault* constants, or "" for a correct device.
+	// Fault plants one bug in a simulated pixel or vertex kernel (tests of the
+	// checker): one of the Fault* constants, or "" for a correct device.
 	Fault string
+	// Repeats (vertex kernels): where the device shades a vertex more than once
+	// (RepeatPadLast, RepeatMidDraw), or "" for once each.
+	Repeats string
 }
 
 // Simulate runs a kernel on a Go model of a correct device: it writes the records the
@@ -44,6 +47,9 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 	}
 	if k.Stage == Pixel {
 		return simulatePixel(k, l)
+	}
+	if k.Stage == Vertex {
+		return simulateVertex(k, l)
 	}
 	var data []byte
 	for _, b := range k.Buffers {

@@ -249,26 +249,26 @@ func buildPage(p Page) pageData {
 
 // failureDetail is one failing record's section.
 type failureDetail struct {
-	Anchor, Name, Status, Verdict string
-	Device, Driver                string
-	Reason, Known, Blame, Helpers string
-	Kernel                        string
-	Attempts                      int
-	Duration                      string
-	Lanes                         []results.LaneFailure
-	Parity                        []results.ParityLane
-	Heatmap                       template.URL // data:image/png;base64,…
-	HeatmapW, HeatmapH            int
-	HeatmapWaves                  []string // row labels, top to bottom
-	HeatmapLast                   int      // the last lane column
-	HeatmapErr                    string
+	Anchor, Name, Status, Verdict          string
+	Device, Driver                         string
+	Reason, Known, Blame, Helpers, Repeats string
+	Kernel                                 string
+	Attempts                               int
+	Duration                               string
+	Lanes                                  []results.LaneFailure
+	Parity                                 []results.ParityLane
+	Heatmap                                template.URL // data:image/png;base64,…
+	HeatmapW, HeatmapH                     int
+	HeatmapWaves                           []string // row labels, top to bottom
+	HeatmapLast                            int      // the last lane column
+	HeatmapErr                             string
 }
 
 func detail(r results.Record, anchor string) failureDetail {
 	f := failureDetail{
 		Anchor: anchor, Name: r.Name(), Status: r.RunStatus(), Verdict: string(r.Verdict()),
 		Device: r.Device, Driver: r.Driver, Reason: r.Reason, Known: r.Known, Blame: r.Blame,
-		Helpers: r.Helpers, Kernel: r.Kernel, Attempts: r.Attempts, Lanes: r.Failures, Parity: r.Parity,
+		Helpers: r.Helpers, Repeats: r.Repeats, Kernel: r.Kernel, Attempts: r.Attempts, Lanes: r.Failures, Parity: r.Parity,
 	}
 	if r.Duration > 0 {
 		f.Duration = fmt.Sprintf("%.3g s", r.Duration)
@@ -696,6 +696,7 @@ table.lanes td{font-family:ui-monospace,monospace;font-size:12px;text-align:righ
 {{if .Known}}<dt>baseline</dt><dd><code>{{.Known}}</code></dd>{{end}}
 {{if .Blame}}<dt>blamed on</dt><dd>{{.Blame}}: waverig's compiler passed the same case on this device</dd>{{end}}
 {{if .Helpers}}<dt>helper lanes</dt><dd>{{.Helpers}}</dd>{{end}}
+{{if .Repeats}}<dt>repeated vertices</dt><dd>{{.Repeats}}</dd>{{end}}
 {{if .Attempts}}<dt>attempts</dt><dd>{{.Attempts}}</dd>{{end}}
 {{if .Duration}}<dt>duration</dt><dd>{{.Duration}}</dd>{{end}}
 {{if .Kernel}}<dt>kernel</dt><dd><code>{{.Kernel}}</code> (repro/)</dd>{{end}}</dl>

@@ -92,6 +92,11 @@ type Record struct {
 	// "excluded" (only covered pixels), "included" (their quads' helper lanes too) or
 	// "mixed"; both are legal unless the shader asks for [WaveOpsIncludeHelperLanes].
 	Helpers string `json:"helpers,omitempty"`
+	// Repeats (vertex cases) names the invocations the driver ran that own no
+	// record (a vertex shaded again, as the kernel's roster showed) and the records
+	// two invocations wrote; legal (the Vulkan spec leaves how many times a vertex
+	// is shaded to the implementation) and checked with them in their waves.
+	Repeats string `json:"repeats,omitempty"`
 	// Parity (Differs records) holds the lanes whose outputs differ between APIs.
 	Parity []ParityLane `json:"parity,omitempty"`
 	// Expected is the outcome the baseline expects of this case (Fail, Crash,
