@@ -26,7 +26,7 @@ import (
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-types T,…] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -36,6 +36,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	devSel := fs.String("device", "0", "devices: an index or name substring, a comma list of them, or all (several devices: a child process per device and wave size)")
 	jobs := fs.Int("jobs", harness.DefaultJobs(), "child processes at once (every device's wave sizes share them)")
 	ops := fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)")
+	types := fs.String("types", "", "only these HLSL types, comma-separated: a type (float3) or a scalar and * for all its widths (double*)")
 	sizes := fs.String("sizes", "all", "wave sizes: all, or a list like 4,8")
 	outDir := fs.String("out", "results", "directory for results.jsonl, summary.json, reports and repro bundles (a previous run's are replaced)")
 	comps := fs.String("compilers", "", "compilers to run: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)")
@@ -105,6 +106,16 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			return bad("-ops: %v", err)
 		}
 		cfg.Filter.Ops = re
+	}
+	if *types != "" {
+		for _, t := range strings.Split(*types, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				cfg.Filter.Types = append(cfg.Filter.Types, t)
+			}
+		}
+		if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
+			return bad("-types %q (with -ops %q) matches no case of the matrix", *types, *ops)
+		}
 	}
 	// Pixel-only programs (PSSlope, IsHelperLane, the [WaveOpsIncludeHelperLanes]
 	// kernels: -ops helperlanes) are in no compute kernel. Without -ops there is
