@@ -11,6 +11,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strings"
 
 	"waverig/devices"
 	"waverig/harness"
@@ -24,14 +25,15 @@ const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-a
 // planFlags are the flags that decide what a run covers, as `waverig run`
 // reads them; list takes the same spellings and the same checks.
 type planFlags struct {
-	device, ops, sizes, compilers, apis, stages, shard, genSeeds *string
-	fraction                                                     *int
+	device, ops, types, sizes, compilers, apis, stages, shard, genSeeds *string
+	fraction                                                            *int
 }
 
 func addPlanFlags(fs *flag.FlagSet) planFlags {
 	return planFlags{
 		device:    fs.String("device", "0", "devices: an index or a substring of \"name | driver name | driver info\", a comma list of them, or all"),
 		ops:       fs.String("ops", "", "only operations matching this regular expression (e.g. WavePrefix)"),
+		types:     fs.String("types", "", "only these HLSL types, comma-separated: a type (float3) or a scalar and * for all its widths (double*)"),
 		sizes:     fs.String("sizes", "all", "wave sizes: all, default (each device's own size: one pass per device), or a list like 4,8"),
 		compilers: fs.String("compilers", "", "compilers: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)"),
 		apis:      fs.String("api", "", "APIs: vulkan,webgpu (default: every API with a device)"),
@@ -54,6 +56,16 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 		// As run: pixel-only programs are in no compute kernel.
 		if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
 			return cfg, nil, fmt.Errorf("-ops %q matches no operation of the matrix", *p.ops)
+		}
+	}
+	if *p.types != "" {
+		for _, t := range strings.Split(*p.types, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				cfg.Filter.Types = append(cfg.Filter.Types, t)
+			}
+		}
+		if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
+			return cfg, nil, fmt.Errorf("-types %q (with -ops %q) matches no case of the matrix", *p.types, *p.ops)
 		}
 	}
 	if *p.compilers != "" {

@@ -24,7 +24,7 @@ import (
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-sizes all|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-gen-seeds 1-20|1,5,9|none] [-validation]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-types T,…] [-sizes all|default|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-fraction N] [-gen-seeds 1-20|1,5,9|none] [-validation]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.

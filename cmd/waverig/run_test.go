@@ -139,6 +139,8 @@ func TestRunRefusesBadInputBeforeRunning(t *testing.T) {
 		{[]string{"run", "-baseline", "/dev/zero"}, "not a regular file"},
 		{[]string{"run", "-ops", "NoSuchOp"}, "matches no operation"},
 		{[]string{"run", "-ops", "("}, "-ops"},
+		{[]string{"run", "-types", "quad7"}, "matches no case"},
+		{[]string{"run", "-ops", "WaveActiveBitAnd", "-types", "double*"}, "matches no case"},
 		{[]string{"run", "-sizes", "3"}, "power of two"},
 		{[]string{"run", "-retries", "-1"}, "-retries"},
 		{[]string{"run", "-ops", "WaveActiveSum", "stray", "-sizes", "4"}, "argument"},

@@ -28,10 +28,10 @@ func TestBuiltinBaselinesMatchAsWritten(t *testing.T) {
 	want := []struct {
 		name, status string
 	}{
-		{"vulkan/compute/WaveReadLaneFirst/double2/all/whole/size=4", "Crash"},
-		{"vulkan/compute/WaveReadLaneFirst/double/odd/partial/size=4/compiler=glslang", "Crash"},
-		{"vulkan/compute/WaveReadLaneFirst/double2/all/whole/size=8", "Crash"},
-		{"vulkan/compute/WaveReadLaneFirst/double/odd/partial/size=16/compiler=glslang", "Crash"},
+		// The double crashes (LLVM instruction selection on the float-plus-residual
+		// kernels) went with that transport: the 64-bit kernels run and pass.
+		{"vulkan/compute/WaveReadLaneFirst/double2/all/whole/size=4", ""},
+		{"vulkan/compute/WaveReadLaneFirst/double/odd/partial/size=16/compiler=glslang", ""},
 		{"vulkan/compute/WaveReadLaneFirst/uint64_t2/all/whole/size=8", ""},
 		{"vulkan/compute/WaveReadLaneAt/double2/all/whole/size=8", ""},
 		{"vulkan/compute/WaveReadLaneFirst/half2/all/whole/size=8", ""},

@@ -58,6 +58,14 @@ const timeout = 60 * time.Second
 var shiftArgs = []string{"--hlsl-iomap", "--shift-texture-binding", "0", "--shift-uav-binding", "16",
 	"--shift-cbuffer-binding", "32", "--shift-sampler-binding", "48"}
 
+// Macro is defined (to 1) in every compile, so that HLSL written for several
+// compilers can take another road where glslang 12's HLSL front end lacks a
+// standard form: it has no asuint(double, out uint, out uint) (and its
+// asuint(double) converts to float first), so the rig's kernels store doubles
+// through a double view of their buffer under this macro (harness/kernels,
+// storeResult).
+const Macro = "WAVERIG_GLSLANG"
+
 var classBase = map[string]int{"t": 0, "u": 16, "b": 32, "s": 48}
 
 // classRange is how many registers of one class the map can hold.
@@ -145,7 +153,7 @@ func cacheDir() string {
 }
 
 func spirv(text, entry, stage string) (spv []byte, skip string, err error) {
-	sum := sha256.Sum256([]byte(version() + "\x00" + strings.Join(shiftArgs, " ") + "\x00" + stage + "\x00" + entry + "\x00" + text))
+	sum := sha256.Sum256([]byte(version() + "\x00" + Macro + "\x00" + strings.Join(shiftArgs, " ") + "\x00" + stage + "\x00" + entry + "\x00" + text))
 	dir := cacheDir()
 	cached := filepath.Join(dir, fmt.Sprintf("%x.spv", sum[:12]))
 	rejected := filepath.Join(dir, fmt.Sprintf("%x.rejected", sum[:12]))
@@ -168,7 +176,7 @@ func spirv(text, entry, stage string) (spv []byte, skip string, err error) {
 		return nil, "", err
 	}
 	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
-	args := append([]string{"-V", "-D", "--target-env", "vulkan1.1", "-S", stage, "-e", entry}, shiftArgs...)
+	args := append([]string{"-V", "-D", "-D" + Macro + "=1", "--target-env", "vulkan1.1", "-S", stage, "-e", entry}, shiftArgs...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, tool(), append(args, "-o", out, src)...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"waverig/harness/glslang"
 	"waverig/harness/models"
 )
 
@@ -59,7 +60,7 @@ func TestGlslangCompilesEveryKernel(t *testing.T) {
 			if err := os.WriteFile(src, []byte(k.HLSL), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, err := exec.Command(bin, "-V", "-D", "--target-env", "vulkan1.1", "-S", "comp", "-e", k.Entry,
+			out, err := exec.Command(bin, "-V", "-D", "-D"+glslang.Macro+"=1", "--target-env", "vulkan1.1", "-S", "comp", "-e", k.Entry,
 				"-o", filepath.Join(dir, k.Name+".spv"), src).CombinedOutput()
 			if err != nil {
 				t.Fatalf("glslang rejects %s: %v\n%s", k.Name, err, strings.TrimSpace(string(out)))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"waverig/compiler/intrinsics"
+	"waverig/harness/glslang"
 	"waverig/harness/models"
 )
 
@@ -127,7 +128,10 @@ func loadCompAt(s string, k int, w func(int) string) string {
 	case "half":
 		return "(half)f16tof32(" + w(k) + ")"
 	case "double":
-		return fmt.Sprintf("((double)asfloat(%s) + (double)asfloat(%s))", w(2*k), w(2*k+1))
+		// The word pair's bits (encodeComp), moved by OpBitcast, which must not
+		// flush a denormal (Vulkan, "Precision and Operation of SPIR-V
+		// Instructions"): any double can be an input.
+		return fmt.Sprintf("asdouble(%s, %s)", w(2*k), w(2*k+1))
 	case "uint64_t":
 		return fmt.Sprintf("(((uint64_t)%s << 32) | (uint64_t)%s)", w(2*k+1), w(2*k))
 	case "int64_t":
@@ -155,11 +159,22 @@ func loadAt(t Type, w func(int) string) string {
 var swz = []string{".x", ".y", ".z", ".w"}
 
 // storeResult writes the result r (type t) to the output words, each spelled by
-// dst(k) (k = 0..7): the variables o0..o7 of a pixel kernel, or the record's
+// to.word(k) (k = 0..7): the variables o0..o7 of a pixel kernel, or the record's
 // output words themselves in a record kernel, which stores inside the arm that
 // ran the operation so that the host's sentinel stays wherever no lane should
 // have written (outSentinel).
-func storeResult(sb *strings.Builder, ind string, t Type, dst func(k int) string) {
+//
+// A double leaves with all 64 bits (encodeComp: low word, high word) through
+// asuint(double, out uint lowbits, out uint highbits), an OpBitcast to a uint2:
+// no arithmetic, so nothing a driver may legally fold. (The float-plus-residual
+// split this replaced, (float)r and (float)(r - (double)(float)r), is folded to
+// a zero residual by Mesa since 23.1, ~f2f64(f2f32(a)) -> a, which Vulkan's
+// "Evaluation of Expressions" allows.) glslang 12 has no such asuint, and
+// neither precise (it decorates the subtraction, not the conversions, so the
+// fold still applies) nor an execution mode is in its reach; under its macro
+// the kernel stores the double itself, OpStore through recd, a double view of
+// the record buffer on the same register (doubleView): a store moves bits too.
+func storeResult(sb *strings.Builder, ind string, t Type, to dest) {
 	for k := 0; k < t.N; k++ {
 		c := "r"
 		if t.N > 1 {
@@ -167,29 +182,68 @@ func storeResult(sb *strings.Builder, ind string, t Type, dst func(k int) string
 		}
 		switch t.Scalar {
 		case "int", "float":
-			fmt.Fprintf(sb, "%s%s = asuint(%s);\n", ind, dst(k), c)
+			fmt.Fprintf(sb, "%s%s = asuint(%s);\n", ind, to.word(k), c)
 		case "uint":
-			fmt.Fprintf(sb, "%s%s = %s;\n", ind, dst(k), c)
+			fmt.Fprintf(sb, "%s%s = %s;\n", ind, to.word(k), c)
 		case "bool":
-			fmt.Fprintf(sb, "%s%s = %s ? 1u : 0u;\n", ind, dst(k), c)
+			fmt.Fprintf(sb, "%s%s = %s ? 1u : 0u;\n", ind, to.word(k), c)
 		case "half":
-			fmt.Fprintf(sb, "%s%s = f32tof16((float)%s);\n", ind, dst(k), c)
+			fmt.Fprintf(sb, "%s%s = f32tof16((float)%s);\n", ind, to.word(k), c)
 		case "double":
-			// High float plus the exact residual (see encodeComp).
-			fmt.Fprintf(sb, "%sfloat h%d = (float)%s;\n", ind, k, c)
-			fmt.Fprintf(sb, "%s%s = asuint(h%d);\n", ind, dst(2*k), k)
-			fmt.Fprintf(sb, "%s%s = asuint((float)(%s - (double)h%d));\n", ind, dst(2*k+1), c, k)
+			fmt.Fprintf(sb, "#ifdef %s\n%s%s = %s;\n#else\n", glslang.Macro, ind, to.double(k), c)
+			fmt.Fprintf(sb, "%sasuint(%s, %s, %s);\n#endif\n", ind, c, to.word(2*k), to.word(2*k+1))
 		case "int64_t", "uint64_t":
 			fmt.Fprintf(sb, "%suint64_t u%d = (uint64_t)%s;\n", ind, k, c)
-			fmt.Fprintf(sb, "%s%s = (uint)(u%d & 0xffffffffu);\n", ind, dst(2*k), k)
-			fmt.Fprintf(sb, "%s%s = (uint)(u%d >> 32);\n", ind, dst(2*k+1), k)
+			fmt.Fprintf(sb, "%s%s = (uint)(u%d & 0xffffffffu);\n", ind, to.word(2*k), k)
+			fmt.Fprintf(sb, "%s%s = (uint)(u%d >> 32);\n", ind, to.word(2*k+1), k)
 		}
 	}
 }
 
-// outVar and outWord are storeResult's two destinations.
+// dest is where storeResult puts a result: word(k) spells output word k,
+// double(k) the double that takes words 2k and 2k+1 (glslang's road).
+type dest struct{ word, double func(k int) string }
+
+// toVars are the variables o0..o7 (d0..d3 for glslang's doubles) that an arm
+// fills and emitVariants stores; toRecord the record's output words themselves.
+var (
+	toVars   = dest{outVar, func(k int) string { return fmt.Sprintf("d%d", k) }}
+	toRecord = dest{outWord, outDouble}
+)
+
+// outVar and outWord are the two destinations of a word.
 func outVar(k int) string  { return fmt.Sprintf("o%d", k) }
 func outWord(k int) string { return fmt.Sprintf("rec[b + %du]", wOut+k) }
+
+// outDouble is output words 2k and 2k+1 of the record as one element of recd
+// (records are recWords long, an even count, and wOut is even: aligned).
+func outDouble(k int) string { return fmt.Sprintf("recd[(b >> 1u) + %du]", wOut/2+k) }
+
+// hasDouble reports whether op's result on any of types is a double vector.
+func hasDouble(op intrinsics.Op, types []Type) bool {
+	for _, t := range types {
+		if resultType(op, t).Scalar == "double" {
+			return true
+		}
+	}
+	return false
+}
+
+// doubleView declares, for glslang's compile of a kernel with double results
+// only, recd: the record buffer again, as doubles, on u0 (glslang maps both to
+// one descriptor). Vulkan ("Descriptor Set Interface") allows "multiple shader
+// variables to be assigned the same descriptor set and binding values, as long
+// as all those that are statically used by the entry point being compiled are
+// compatible with the descriptor type", and the two views never touch the same
+// words (recd only the output words, rec everything else), so SPIR-V's Aliased
+// decoration is not needed.
+func doubleView(sb *strings.Builder, op intrinsics.Op, types []Type) {
+	if !hasDouble(op, types) {
+		return
+	}
+	fmt.Fprintf(sb, "#ifdef %s\n// glslang 12 lacks asuint(double, out uint, out uint): doubles are stored through this view.\n", glslang.Macro)
+	sb.WriteString("RWStructuredBuffer<double> recd : register(u0);\n#endif\n")
+}
 
 // resultType is the HLSL result type of op on t.
 func resultType(op intrinsics.Op, t Type) Type {
@@ -262,7 +316,9 @@ func kernelHLSL(name string, op intrinsics.Op, sh Shape, types []Type) (string, 
 	threads := sh.Threads()
 	fmt.Fprintf(&sb, "// waverig generated kernel %s: %s, numthreads(%d, %d, %d).\n", name, op, sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	fmt.Fprintf(&sb, "// Record of %d uints per invocation: flat, key, lane, count, branch, lane arg, ctl, coin, in[8], out[8].\n", recWords)
-	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
+	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n")
+	doubleView(&sb, op, types)
+	sb.WriteString("\n")
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
 	fmt.Fprintf(&sb, "    uint flat = %s;\n", sh.flatHLSL())
@@ -380,6 +436,16 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, w func(in
 			fmt.Fprintf(sb, "    uint o%d = 0u;\n", k)
 		}
 	}
+	// A kernel's variants share the op, so their results share a scalar: with a
+	// double one, every variant stores doubles (storeResult).
+	dbl := record && hasDouble(op, types)
+	if dbl {
+		fmt.Fprintf(sb, "#ifdef %s\n", glslang.Macro)
+		for k := 0; k < nout/2; k++ {
+			fmt.Fprintf(sb, "    double d%d = 0.0;\n", k)
+		}
+		sb.WriteString("#endif\n")
+	}
 	sb.WriteString("    uint nw = 0u;\n")
 	ld := func(t Type) string { return loadAt(t, func(i int) string { return fmt.Sprintf("i%d", i) }) }
 	arm := func(branch int, scalarsOnly bool) {
@@ -402,12 +468,22 @@ func emitVariants(sb *strings.Builder, op intrinsics.Op, types []Type, w func(in
 			}
 			fmt.Fprintf(sb, "%s%s r = %s;\n", ind, rt.HLSL(), splat(rt, zero(rt.Scalar)))
 			emitCall(sb, ind, op, branch, record)
-			storeResult(sb, ind, rt, outVar)
+			storeResult(sb, ind, rt, toVars)
 			fmt.Fprintf(sb, "%snw = %du;\n", ind, rt.N*wordsPer(mustScalar(rt)))
 		}
 		sb.WriteString("            }\n")
+		if dbl {
+			fmt.Fprintf(sb, "#ifdef %s\n", glslang.Macro)
+			for k := 0; k < nout/2; k++ {
+				fmt.Fprintf(sb, "            if (nw > %du) {\n                %s = d%d;\n            }\n", 2*k, outDouble(k), k)
+			}
+			sb.WriteString("#else\n")
+		}
 		for k := 0; k < nout; k++ {
 			fmt.Fprintf(sb, "            if (nw > %du) {\n                %s = o%d;\n            }\n", k, outWord(k), k)
+		}
+		if dbl {
+			sb.WriteString("#endif\n")
 		}
 	}
 	sb.WriteString("    if (outer) {\n        if (inner) {\n")

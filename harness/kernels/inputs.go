@@ -71,7 +71,7 @@ func anyValue(r *rng, s models.Scalar) uint64 {
 	case models.Float32:
 		return models.FromFloat64(s, wideFloat(r))
 	case models.Float64:
-		return quarter(s, nonzero(r, 1<<36))
+		return models.FromFloat64(s, wideDouble(r))
 	}
 	return 0
 }
@@ -211,10 +211,21 @@ func isNegZero(s models.Scalar, v uint64) bool {
 
 // Float inputs tell precisions apart (models/floats.go accepts any legal order's
 // rounding): a float value has more significant bits than a half holds, a double
-// more than a float. Doubles stay within 48 significant bits and products of ±1,
-// ±2, ±0.5, because a double travels through the record as two floats
-// (record.go): an exact 64-bit encoding needs asdouble/asuint(double, out, out),
-// which waverig's compiler does not have yet.
+// more than a float. General doubles (wideDouble) have all 53 significant bits, so
+// a transport that kept fewer than 64 bits of a double (the float-plus-residual
+// split the record once used kept about 48) fails on them; sums stay within 45
+// bits so that every order is exact, products are ±1, ±2, ±0.5.
+
+// wideDouble is a double with a full 53-bit significand (odd: its last bit is
+// set), of magnitude 2^-4..2^8, either sign.
+func wideDouble(r *rng) float64 {
+	m := float64(r.next()>>11 | 1<<52 | 1)
+	f := math.Ldexp(m, -52+r.intn(12)-4)
+	if r.chance(1, 2) {
+		f = -f
+	}
+	return f
+}
 
 // wideFloat is a float with a 16-bit significand (never exact in half), of
 // magnitude 2^-4..2^8, either sign.
@@ -249,10 +260,10 @@ func specialValue(r *rng, op intrinsics.Op, s models.Scalar) uint64 {
 }
 
 // hasSpecials: the operations whose float rules (models/floats.go) the special
-// values exercise: AllEqual, Min, Max and the reads. Not doubles (the record's
-// split encoding carries ordinary values only, see above).
+// values exercise: AllEqual, Min, Max and the reads, in every float width (a
+// double crosses the record with all 64 bits, record.go).
 func hasSpecials(op intrinsics.Op, s models.Scalar) bool {
-	if s != models.Float16 && s != models.Float32 {
+	if !s.IsFloat() {
 		return false
 	}
 	switch op {

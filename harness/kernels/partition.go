@@ -285,7 +285,9 @@ func partitionHLSL(name string, op intrinsics.Op, sh Shape, types []Type) string
 	fmt.Fprintf(&sb, "// waverig generated kernel %s: %s, numthreads(%d, %d, %d), key schemes %s.\n", name, op,
 		sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2], strings.Join(KeySchemes, ", "))
 	fmt.Fprintf(&sb, "// Record of %d uints per invocation: flat, key, lane, count, branch, partition key, ctl, coin, in[8], out[8].\n", recWords)
-	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n\n")
+	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n")
+	doubleView(&sb, op, types)
+	sb.WriteString("\n")
 	fmt.Fprintf(&sb, "[numthreads(%d, %d, %d)]\n", sh.NumThreads[0], sh.NumThreads[1], sh.NumThreads[2])
 	sb.WriteString("void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex)\n{\n")
 	fmt.Fprintf(&sb, "    uint flat = %s;\n", sh.flatHLSL())
@@ -323,11 +325,11 @@ func partitionHLSL(name string, op intrinsics.Op, sh Shape, types []Type) string
 		fmt.Fprintf(&sb, "        %s r = %s;\n", rt.HLSL(), splat(rt, zero(rt.Scalar)))
 		sb.WriteString("        if (outer) {\n            if (inner) {\n")
 		emitPartitionCall(&sb, "                ", op, 1)
-		storeResult(&sb, "                ", rt, outWord)
+		storeResult(&sb, "                ", rt, toRecord)
 		if elseArm(t) {
 			sb.WriteString("            } else {\n")
 			emitPartitionCall(&sb, "                ", op, 2)
-			storeResult(&sb, "                ", rt, outWord)
+			storeResult(&sb, "                ", rt, toRecord)
 		}
 		sb.WriteString("            }\n        }\n")
 	}

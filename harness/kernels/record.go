@@ -3,7 +3,6 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
@@ -157,33 +156,26 @@ func wordsPer(s models.Scalar) int {
 	return 1
 }
 
-// encodeComp turns a component's bits into its record words. 64-bit integers are
-// (low, high). A double travels as two floats (high part, low residual) whose sum is
-// the double: the HLSL subset has no asdouble, and every double the rig generates or
-// expects has at most 48 significant bits, so the split is exact. A half is its 16 bits.
+// encodeComp turns a component's bits into its record words. 64-bit integers and
+// doubles are their (low, high) words, all 64 bits: the kernels move a double
+// in with asdouble(low, high) and out with asuint(double, out low, out high) (or
+// glslang's double view, storeResult), OpBitcast and OpStore, which carry every
+// bit, NaN payloads, signed zeros and denormals included. A half is its 16 bits.
 func encodeComp(s models.Scalar, v uint64) [2]uint32 {
 	switch s {
-	case models.Int64, models.Uint64:
+	case models.Int64, models.Uint64, models.Float64:
 		return [2]uint32{uint32(v), uint32(v >> 32)}
-	case models.Float64:
-		d := math.Float64frombits(v)
-		h := float32(d)
-		l := float32(d - float64(h))
-		return [2]uint32{math.Float32bits(h), math.Float32bits(l)}
 	case models.Float16:
 		return [2]uint32{uint32(v & 0xffff)}
 	}
 	return [2]uint32{uint32(v)}
 }
 
-// decodeComp is the inverse of encodeComp (for doubles: the float sum as a double).
+// decodeComp is the inverse of encodeComp.
 func decodeComp(s models.Scalar, w []uint32) uint64 {
 	switch s {
-	case models.Int64, models.Uint64:
+	case models.Int64, models.Uint64, models.Float64:
 		return uint64(w[0]) | uint64(w[1])<<32
-	case models.Float64:
-		d := float64(math.Float32frombits(w[0])) + float64(math.Float32frombits(w[1]))
-		return math.Float64bits(d)
 	case models.Float16:
 		return uint64(w[0] & 0xffff)
 	}

@@ -235,3 +235,85 @@ func TestSpecialValueRules(t *testing.T) {
 		t.Errorf("half read of a denormal: same-signed flush only: %s", FormatWant(Float16, rd[0]))
 	}
 }
+
+// TestDoubleSpecialValueRules: doubles follow the float rules now that they
+// cross the record whole: a read keeps every bit (NaN payload, -0, infinities)
+// and may flush a denormal to its same-signed zero only; Min/Max leave a
+// component with a NaN or an infinity free and a zero's sign and a denormal's
+// flush free; AllEqual accepts both answers where the readings of "equal"
+// disagree; a sum of ordinary doubles is held to double precision.
+func TestDoubleSpecialValueRules(t *testing.T) {
+	f64 := math.Float64bits
+	lanes := func(vs ...uint64) []Lane {
+		ls := make([]Lane, len(vs))
+		for i, v := range vs {
+			ls[i] = Lane{Index: uint32(i), Active: true, Input: []uint64{v}}
+		}
+		return ls
+	}
+	dt := Type{Float64, 1}
+	nan := uint64(0x7ff8000000000015)
+	negZero := uint64(1) << 63
+	den := uint64(1) | negZero // the smallest negative denormal
+	inf := f64(math.Inf(1))
+	pi := f64(math.Pi) // 53 significant bits
+
+	rd, _ := ReadLaneFirst(dt, lanes(pi, 0))
+	if !rd[1].Accepts(Float64, 0, pi) || rd[1].Accepts(Float64, 0, f64(float64(float32(math.Pi)))) || rd[1].Accepts(Float64, 0, pi^1) {
+		t.Errorf("double read of pi must be bit-exact: %s", FormatWant(Float64, rd[1]))
+	}
+	rd, _ = ReadLaneFirst(dt, lanes(negZero))
+	if !rd[0].Accepts(Float64, 0, negZero) || rd[0].Accepts(Float64, 0, 0) {
+		t.Error("double read of -0 must keep the sign")
+	}
+	rd, _ = ReadLaneFirst(dt, lanes(nan))
+	if !rd[0].Accepts(Float64, 0, nan) || rd[0].Accepts(Float64, 0, 0x7ff8000000000000) {
+		t.Error("double read must keep the NaN payload")
+	}
+	rd, _ = ReadLaneFirst(dt, lanes(inf))
+	if !rd[0].Accepts(Float64, 0, inf) || rd[0].Accepts(Float64, 0, f64(math.MaxFloat64)) {
+		t.Error("double read of +inf must be +inf")
+	}
+	rd, _ = ReadLaneFirst(dt, lanes(den))
+	if !rd[0].Accepts(Float64, 0, den) || !rd[0].Accepts(Float64, 0, negZero) || rd[0].Accepts(Float64, 0, 0) || rd[0].Accepts(Float64, 0, 1) {
+		t.Errorf("double read of a denormal: its bits or its same-signed zero: %s", FormatWant(Float64, rd[0]))
+	}
+	// The same rule for float (one sentence of the spec covers both).
+	rd, _ = ReadLaneFirst(Type{Float32, 1}, lanes(0x80000001))
+	if !rd[0].Accepts(Float32, 0, 0x80000001) || !rd[0].Accepts(Float32, 0, 0x80000000) || rd[0].Accepts(Float32, 0, 0) {
+		t.Errorf("float read of a denormal: %s", FormatWant(Float32, rd[0]))
+	}
+
+	mn, _ := Reduce(intrinsics.WaveActiveMin, dt, lanes(f64(-7.75), nan, f64(68.25)))
+	for _, got := range []uint64{f64(-7.75), f64(68.25), nan, inf} {
+		if !mn[0].Accepts(Float64, 0, got) {
+			t.Errorf("double min over a NaN lane must accept %s: %s", FormatComp(Float64, got), FormatWant(Float64, mn[0]))
+		}
+	}
+	mn, _ = Reduce(intrinsics.WaveActiveMin, dt, lanes(0, negZero, f64(1)))
+	if !mn[0].Accepts(Float64, 0, 0) || !mn[0].Accepts(Float64, 0, negZero) || mn[0].Accepts(Float64, 0, f64(1)) {
+		t.Errorf("double min(+0, -0, 1) must accept either zero only: %s", FormatWant(Float64, mn[0]))
+	}
+	mx, _ := Reduce(intrinsics.WaveActiveMax, dt, lanes(1, 0, f64(-1)))
+	if !mx[0].Accepts(Float64, 0, 1) || !mx[0].Accepts(Float64, 0, 0) || mx[0].Accepts(Float64, 0, f64(-1)) {
+		t.Errorf("double max(denormal, 0, -1): %s", FormatWant(Float64, mx[0]))
+	}
+	mx, _ = Reduce(intrinsics.WaveActiveMax, dt, lanes(pi, f64(3)))
+	if !mx[0].Accepts(Float64, 0, pi) || mx[0].Accepts(Float64, 0, f64(float64(float32(math.Pi)))) {
+		t.Errorf("double max of ordinary values must be exact: %s", FormatWant(Float64, mx[0]))
+	}
+	eq, _ := AllEqual(dt, lanes(den, negZero))
+	if !eq[0].Accepts(Float64, 0, 0) || !eq[0].Accepts(Float64, 0, 1) {
+		t.Errorf("AllEqual(denormal, -0): flushed equal, unflushed not: both: %s", FormatWant(Bool, eq[0]))
+	}
+	eq, _ = AllEqual(dt, lanes(pi, f64(math.Pi+4e-16)))
+	if eq[0].Accepts(Float64, 0, 1) {
+		t.Error("AllEqual of doubles one ulp apart: true accepted")
+	}
+	// Sums: the interval is double precision's, so a float-precision sum fails.
+	a, b := f64(1), f64(0x1p-40)
+	sum, _ := Reduce(intrinsics.WaveActiveSum, dt, lanes(a, b))
+	if !sum[0].Accepts(Float64, 0, f64(1+0x1p-40)) || sum[0].Accepts(Float64, 0, f64(1)) {
+		t.Errorf("double sum 1 + 2^-40: %s", FormatWant(Float64, sum[0]))
+	}
+}

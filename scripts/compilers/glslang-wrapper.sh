@@ -54,7 +54,10 @@ esac
 command -v glslangValidator >/dev/null 2>&1 ||
 	cannot "glslangValidator not installed (apt-get install glslang-tools)"
 
-log=$(glslangValidator -V -D --target-env "$target" -S "$s" -e "$entry" --hlsl-iomap "$@" -o "$out" "$hlsl" 2>&1)
+# WAVERIG_GLSLANG: the macro the built-in glslang compile defines too
+# (harness/glslang.Macro): HLSL that needs a standard form glslang 12 lacks,
+# asuint(double, out uint, out uint), takes its other road under it.
+log=$(glslangValidator -V -D -DWAVERIG_GLSLANG=1 --target-env "$target" -S "$s" -e "$entry" --hlsl-iomap "$@" -o "$out" "$hlsl" 2>&1)
 rc=$?
 if [ $rc -ne 0 ]; then
 	# glslang's HLSL front end lacks parts of HLSL (int64_t, …): what it
