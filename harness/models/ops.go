@@ -537,10 +537,10 @@ func AllEqual(t Type, lanes []Lane) ([]Value, error) {
 }
 
 // byIndex maps recorded lane index to slice position.
-func byIndex(lanes []Lane) map[uint32]int {
-	m := make(map[uint32]int, len(lanes))
+func byIndex(lanes []Lane) *laneIndex {
+	m := &laneIndex{}
 	for i, l := range lanes {
-		m[l.Index] = i
+		m.set(l.Index, i)
 	}
 	return m
 }
@@ -553,6 +553,7 @@ func readFrom(t Type, lanes []Lane, src func(l Lane) (uint32, bool)) ([]Value, e
 	}
 	at := byIndex(lanes)
 	out := undefined(len(lanes))
+	reads := readAllowed(t.Scalar, 0) != nil // the type's reads have accepted sets
 	for i, l := range lanes {
 		if !l.Active {
 			continue
@@ -561,12 +562,12 @@ func readFrom(t Type, lanes []Lane, src func(l Lane) (uint32, bool)) ([]Value, e
 		if !ok {
 			continue
 		}
-		j, present := at[idx]
+		j, present := at.get(idx)
 		if !present || !lanes[j].Active {
 			continue
 		}
 		v := Value{Comps: comps(t, lanes[j])}
-		if a := readAllowed(t.Scalar, 0); a != nil {
+		if reads {
 			// A read moves bits (floats.go): float bit-exact, half up to what the
 			// kernel's conversions may do.
 			v.Accept = make([]*Allowed, t.N)
