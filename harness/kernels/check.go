@@ -725,8 +725,9 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 	lanesInput := func() [][]uint64 {
 		if inputs == nil {
 			inputs = make([][]uint64, len(wv))
+			flat := make([]uint64, len(wv)*mt.N) // one allocation for the wave
 			for j, h := range wv {
-				inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
+				inputs[j] = readCompsInto(flat[j*mt.N:(j+1)*mt.N:(j+1)*mt.N], init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
 			}
 		}
 		return inputs

@@ -634,7 +634,9 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	// take (every deciding wave has one) is only counted.
 	var failE, failI []func() results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
-	var defE, defI []defVal // record indices each helper set defines, with the value
+	// The record indices each helper set defines, with the value (at most one
+	// per recorded lane).
+	defE, defI := make([]defVal, 0, len(wv.lanes)), make([]defVal, 0, len(wv.lanes))
 	var scratch []uint64
 	seq := 0
 	for arm := uint32(1); arm <= 2; arm++ {
@@ -650,12 +652,18 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		st.arms++
 		ps.key = pixelKey(ps.key, wv, rep, arm, count, helperBranch)
 		v := ps.memo.get(ps.caseOf[rep], ps.key, func() memoVal {
-			var rec, hl []models.Lane
+			rec, hl := make([]models.Lane, 0, len(wv.lanes)), make([]models.Lane, 0, len(wv.helpers))
+			flat := make([]uint64, (len(wv.lanes)+len(wv.helpers))*mt.N) // every lane's input, one allocation
+			in := func(x, y uint32) []uint64 {
+				v := readCompsInto(flat[:mt.N:mt.N], ps.block(rep, x, y), tIn, mt.Scalar, mt.N)
+				flat = flat[mt.N:]
+				return v
+			}
 			for _, h := range wv.lanes {
-				rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: input(h.x, h.y), LaneArg: h.laneArg})
+				rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: in(h.x, h.y), LaneArg: h.laneArg})
 			}
 			for i, h := range wv.helpers {
-				hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: input(h.x, h.y),
+				hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: in(h.x, h.y),
 					LaneArg: laneArgOf(op, mode, h.lane, count)})
 			}
 			exc, inc, err := helperSetsOf(c, mt, rec, hl, count)
