@@ -1,7 +1,9 @@
 package kernels
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math/big"
 	"math/bits"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"waverig/compiler/intrinsics"
 	"waverig/harness/models"
@@ -87,7 +90,7 @@ func readHdr(out, init []uint32, i, threads int) hdr {
 // lane (every lane was active when the key was taken).
 func waveProblems(ws []hdr, waveSize uint32) []string {
 	var p []string
-	seen := map[uint32]bool{}
+	var seen laneSet
 	low := ws[0]
 	for _, h := range ws {
 		if h.flat != uint32(h.idx) {
@@ -96,10 +99,9 @@ func waveProblems(ws []hdr, waveSize uint32) []string {
 		if h.group != ws[0].group {
 			p = append(p, fmt.Sprintf("key %d spans workgroups %d and %d", h.key, ws[0].group, h.group))
 		}
-		if seen[h.lane] {
+		if seen.add(h.lane) {
 			p = append(p, fmt.Sprintf("key %d: lane %d recorded twice", h.key, h.lane))
 		}
-		seen[h.lane] = true
 		if h.count != ws[0].count {
 			p = append(p, fmt.Sprintf("key %d: lane counts %d and %d", h.key, ws[0].count, h.count))
 		}
@@ -126,10 +128,91 @@ func waveProblems(ws []hdr, waveSize uint32) []string {
 	return p
 }
 
+// laneSet is a set of lane indices: a bitset for the legal ones (< 128), a
+// map for what a broken device may record beyond them.
+type laneSet struct {
+	bits [2]uint64
+	more map[uint32]bool
+}
+
+// add adds lane l and says whether it was in the set already.
+func (s *laneSet) add(l uint32) (had bool) {
+	if l < 128 {
+		w, b := l/64, uint64(1)<<(l%64)
+		had = s.bits[w]&b != 0
+		s.bits[w] |= b
+		return had
+	}
+	if s.more == nil {
+		s.more = map[uint32]bool{}
+	}
+	had = s.more[l]
+	s.more[l] = true
+	return had
+}
+
 // groupWaves splits records into waves by key, each sorted by lane, waves in key order
-// (records of one key and lane stay in record order). One stable sort of a copy by
-// (key, lane): a GPU run groups ~150,000 records per size this way on every check.
+// (records of one key and lane stay in record order). A GPU run groups ~150,000
+// records per size this way on every check. A key is a flat id, so below the
+// record count on a device that records it right: the records go into one
+// bucket per key in record order (a counting sort, stable), and each wave is
+// then put in lane order (usually it is already). A key beyond the records
+// (a broken device) takes one stable sort of all by (key, lane).
 func groupWaves(hs []hdr) [][]hdr {
+	n := len(hs)
+	for i := range hs {
+		if int(hs[i].key) >= n {
+			return groupWavesSorted(hs)
+		}
+	}
+	start := make([]int32, n+1) // start[key+1] counts, then start[key] is the bucket's first place
+	for i := range hs {
+		start[hs[i].key+1]++
+	}
+	waves := 0
+	for k := 1; k <= n; k++ {
+		if start[k] != 0 {
+			waves++
+		}
+		start[k] += start[k-1]
+	}
+	s := make([]hdr, n)
+	next := start[:n]
+	for i := range hs {
+		k := hs[i].key
+		s[next[k]] = hs[i]
+		next[k]++
+	}
+	// next[k] is now the end of key k's bucket.
+	out := make([][]hdr, 0, waves)
+	var order []uint64
+	var tmp []hdr
+	for i := 0; i < n; {
+		j := int(next[s[i].key])
+		wv := s[i:j:j]
+		for x := 1; x < len(wv); x++ {
+			if wv[x].lane < wv[x-1].lane {
+				// (lane, place) packed in one word: a plain sort of them
+				// is the stable sort by lane.
+				order, tmp = order[:0], append(tmp[:0], wv...)
+				for y, h := range wv {
+					order = append(order, uint64(h.lane)<<32|uint64(y))
+				}
+				slices.Sort(order)
+				for y, o := range order {
+					wv[y] = tmp[uint32(o)]
+				}
+				break
+			}
+		}
+		out = append(out, wv)
+		i = j
+	}
+	return out
+}
+
+// groupWavesSorted is groupWaves by one stable sort of a copy by (key, lane).
+func groupWavesSorted(hs []hdr) [][]hdr {
 	// Sort positions, not the records: a record is ~90 bytes. The position
 	// breaks ties, so the order is the stable one.
 	order := make([]int32, len(hs))
@@ -210,7 +293,7 @@ func (s *caseState) problem(p string) {
 // them, shares one memo between those calls.
 func Check(k Kernel, out map[string][]byte, waveSize uint32) []CaseResult {
 	m := NewMemo(k)
-	m.keepPixel = false
+	m.keepPixel, m.oneShot = false, true
 	return m.Check(out, waveSize)
 }
 
@@ -241,6 +324,22 @@ type Memo struct {
 	// lives), what the pixel check of it defined. The rig does not change a
 	// buffer between its check and the comparison.
 	pixel map[*byte]pixelDefined
+	// runs: the buffers checked through the memo (copies) with their wave
+	// size and verdicts. A check is a function of the kernel, the buffers and
+	// the wave size alone, and two targets of one device usually return the
+	// same bits (Vulkan with either compiler, WebGPU): such a check takes
+	// the verdicts of the first. oneShot (Check's own memo): none kept.
+	runs    []checkedRun
+	oneShot bool
+}
+
+// checkedRun is one Check through a memo: copies of its buffers, its wave
+// size, its verdicts and what it left for Compare (pixel kernels).
+type checkedRun struct {
+	out      map[string][]byte
+	waveSize uint32
+	res      []CaseResult
+	pixel    *pixelDefined
 }
 
 type memoCase struct {
@@ -314,7 +413,8 @@ func (m *Memo) words(out map[string][]byte) (init, got []uint32, err error) {
 		if initB == nil {
 			m.initErr = fmt.Errorf("kernel %s has no u0 buffer", m.k.Name)
 		} else {
-			m.init, m.initErr = words(initB)
+			// The kernel's own buffer, which nothing changes while it is checked.
+			m.init, m.initErr = wordsView(initB)
 		}
 	}
 	init, err = m.init, m.initErr
@@ -329,8 +429,22 @@ func (m *Memo) words(out map[string][]byte) (init, got []uint32, err error) {
 	if len(gotB) != 4*len(init) {
 		return nil, nil, fmt.Errorf("u0 came back with %d bytes, expected %d", len(gotB), 4*len(init))
 	}
-	got, err = words(gotB)
+	got, err = wordsView(gotB)
 	return init, got, err
+}
+
+// hostLittleEndian: the host stores a uint32 as Vulkan's buffers do.
+var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// wordsView is words without the copy where it can: on a little-endian host a
+// 4-aligned buffer already holds its words, and a check only reads a returned
+// buffer while it runs (no checker writes to one). Decoding every returned u0
+// anew was a tenth of a check.
+func wordsView(b []byte) ([]uint32, error) {
+	if len(b) == 0 || len(b)%4 != 0 || !hostLittleEndian || uintptr(unsafe.Pointer(&b[0]))%4 != 0 {
+		return words(b)
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4), nil
 }
 
 // keyBuf builds a memo key.
@@ -354,6 +468,74 @@ func waveKey(buf keyBuf, kind byte, wv []hdr, arm, count uint32) keyBuf {
 
 // Check is Check through the memo.
 func (m *Memo) Check(out map[string][]byte, waveSize uint32) []CaseResult {
+	if m.oneShot {
+		return m.check(out, waveSize)
+	}
+	if res, ok := m.checkedBefore(out, waveSize); ok {
+		return res
+	}
+	res := m.check(out, waveSize)
+	run := checkedRun{out: make(map[string][]byte, len(out)), waveSize: waveSize, res: cloneResults(res)}
+	for r, b := range out {
+		run.out[r] = bytes.Clone(b)
+	}
+	m.mu.Lock()
+	if u0 := out["u0"]; len(u0) > 0 {
+		if p, ok := m.pixel[&u0[0]]; ok {
+			run.pixel = &p
+		}
+	}
+	m.runs = append(m.runs, run)
+	m.mu.Unlock()
+	return res
+}
+
+// checkedBefore returns the verdicts of an earlier check through the memo of
+// the same bits at the same wave size (and leaves for Compare what that check
+// left for its buffers).
+func (m *Memo) checkedBefore(out map[string][]byte, waveSize uint32) ([]CaseResult, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, run := range m.runs {
+		if run.waveSize != waveSize || !sameBuffers(run.out, out) {
+			continue
+		}
+		if u0 := out["u0"]; run.pixel != nil && len(u0) > 0 {
+			if m.pixel == nil {
+				m.pixel = map[*byte]pixelDefined{}
+			}
+			m.pixel[&u0[0]] = *run.pixel
+		}
+		return cloneResults(run.res), true
+	}
+	return nil, false
+}
+
+// sameBuffers says whether two sets of buffers hold the same registers and bytes.
+func sameBuffers(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for r, x := range a {
+		y, ok := b[r]
+		if !ok || !bytes.Equal(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneResults copies verdicts so that no two callers share a failure list.
+func cloneResults(rs []CaseResult) []CaseResult {
+	c := slices.Clone(rs)
+	for i := range c {
+		c[i].Failures = slices.Clone(c[i].Failures)
+	}
+	return c
+}
+
+// check is Check through the memo's model answers.
+func (m *Memo) check(out map[string][]byte, waveSize uint32) []CaseResult {
 	k := m.k
 	res := make([]CaseResult, len(k.Cases))
 	states := make([]*caseState, len(k.Cases))
@@ -573,8 +755,9 @@ func (m *Memo) checkWave(op intrinsics.Op, ci int, wv []hdr, init, got []uint32,
 	lanesInput := func() [][]uint64 {
 		if inputs == nil {
 			inputs = make([][]uint64, len(wv))
+			flat := make([]uint64, len(wv)*mt.N) // one allocation for the wave
 			for j, h := range wv {
-				inputs[j] = readComps(init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
+				inputs[j] = readCompsInto(flat[j*mt.N:(j+1)*mt.N:(j+1)*mt.N], init[h.idx*recWords:][:recWords], wIn, mt.Scalar, mt.N)
 			}
 		}
 		return inputs

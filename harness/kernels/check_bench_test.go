@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"sync"
 	"syscall"
 	"testing"
@@ -177,4 +178,60 @@ func BenchmarkKernelFinish(b *testing.B) {
 		}
 	}
 	reportCPU(b, c0, len(ks))
+}
+
+var (
+	pixelBenchOnce sync.Once
+	pixelBenchSet  map[uint32][]benchKernel
+	pixelBenchErr  error
+)
+
+// pixelBenchKernels are every benchStride-th pixel kernel simulated at wave
+// sizes 32 (the H200's) and 8 (lavapipe's default width on this machine), the
+// helper lanes taking part where the kernel asks for them.
+func pixelBenchKernels(b *testing.B, size uint32) []benchKernel {
+	pixelBenchOnce.Do(func() {
+		pixelBenchSet = map[uint32][]benchKernel{}
+		px := GraphicsMatrix(Pixel, Filter{})
+		for _, sz := range []uint32{32, 8} {
+			for i := 0; i < len(px); i += benchStride {
+				k := px[i]
+				out, err := Simulate(k, SimLayout{WaveSize: sz, Seed: 7, Helpers: IncludesHelperLanes(k.Cases[0])})
+				if err != nil {
+					pixelBenchErr = err
+					return
+				}
+				pixelBenchSet[sz] = append(pixelBenchSet[sz], benchKernel{k, out})
+			}
+		}
+	})
+	if pixelBenchErr != nil {
+		b.Fatal(pixelBenchErr)
+	}
+	return pixelBenchSet[size]
+}
+
+// BenchmarkCheckPixel is the pixel checker on its own: one Check (a memo of
+// its own, so every model runs) of every benchmark pixel kernel per op, at
+// wave sizes 32 and 8.
+func BenchmarkCheckPixel(b *testing.B) {
+	for _, size := range []uint32{32, 8} {
+		b.Run(fmt.Sprintf("wave%d", size), func(b *testing.B) {
+			ks := pixelBenchKernels(b, size)
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				for _, bk := range ks {
+					for _, r := range Check(bk.k, bk.out, size) {
+						if !r.Passed {
+							b.Fatalf("%s: a simulated correct device fails: %s", bk.k.Name, r)
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ks)), "ns/kernel")
+			reportCPU(b, c0, len(ks))
+		})
+	}
 }

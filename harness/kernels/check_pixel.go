@@ -166,7 +166,7 @@ func checkPixelState(k Kernel, out map[string][]byte, waveSize uint32, res []Cas
 	var err error
 	for _, b := range k.Buffers {
 		if b.Register == "t0" {
-			ps.in, err = words(b.Data)
+			ps.in, err = wordsView(b.Data)
 		}
 	}
 	if err != nil || len(ps.in) != ps.lay.draws*int(pw*ph)*tWords {
@@ -241,6 +241,9 @@ func (ps *pixelState) readRecords() []*pxRec {
 	w, h := ps.lay.w, ps.lay.h
 	ps.covered = make([][]*pxRec, ps.lay.draws)
 	var all []*pxRec
+	// Every record in one array (its capacity is every pixel, so the
+	// pointers into it stay put): one allocation, not one per pixel.
+	recs := make([]pxRec, 0, ps.lay.draws*int(w*h))
 	for r := 0; r < ps.lay.draws; r++ {
 		ps.covered[r] = make([]*pxRec, w*h)
 		st := ps.states[ps.caseOf[r]]
@@ -263,8 +266,9 @@ func (ps *pixelState) readRecords() []*pxRec {
 						i, r, x, y, rec[wFlat], rec[pPos], rec[pRep]))
 					continue
 				}
-				p := &pxRec{idx: i, rep: r, x: x, y: y, key: rec[wKey], key2: rec[pKey2], lane: rec[wLane], count: rec[wCount],
-					branch: rec[wBranch], laneArg: rec[wLaneArg], helper: rec[pHelper]}
+				recs = append(recs, pxRec{idx: i, rep: r, x: x, y: y, key: rec[wKey], key2: rec[pKey2], lane: rec[wLane], count: rec[wCount],
+					branch: rec[wBranch], laneArg: rec[wLaneArg], helper: rec[pHelper]})
+				p := &recs[len(recs)-1]
 				ps.covered[r][y*w+x] = p
 				all = append(all, p)
 			}
@@ -411,17 +415,16 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 	if len(ws) > int(c) {
 		p = append(p, fmt.Sprintf("key %d: %d lanes in a wave of %d", key, len(ws), c))
 	}
-	seen := map[uint32]*pxRec{}
-	quadOf := map[uint32][2]uint32{} // lane>>2 -> (qx, qy)
-	laneQuad := map[[2]uint32]uint32{}
+	var seen laneRecs
+	var quadOf laneQuads // lane>>2 -> (qx, qy)
+	laneQuad := make(map[[2]uint32]uint32, len(ws)/4+1)
 	for _, h := range ws {
 		if h.rep != ws[0].rep {
 			p = append(p, fmt.Sprintf("key %d spans draws %d and %d", key, ws[0].rep, h.rep))
 		}
-		if q, ok := seen[h.lane]; ok {
+		if q := seen.swap(h.lane, h); q != nil {
 			p = append(p, fmt.Sprintf("key %d: lane %d recorded twice (pixels %d,%d and %d,%d)", key, h.lane, q.x, q.y, h.x, h.y))
 		}
-		seen[h.lane] = h
 		if h.count != c {
 			p = append(p, fmt.Sprintf("key %d: lane counts %d and %d", key, c, h.count))
 		}
@@ -436,10 +439,9 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 			p = append(p, fmt.Sprintf("key %d: quad %d,%d has lanes in quads %d and %d", key, q[0], q[1], l, h.lane>>2))
 		}
 		laneQuad[q] = h.lane >> 2
-		if o, ok := quadOf[h.lane>>2]; ok && o != q {
+		if o, ok := quadOf.swap(h.lane>>2, q); ok && o != q {
 			p = append(p, fmt.Sprintf("key %d: lane quad %d holds pixel quads %d,%d and %d,%d", key, h.lane>>2, o[0], o[1], q[0], q[1]))
 		}
-		quadOf[h.lane>>2] = q
 	}
 	if len(p) > 0 {
 		return wv, p
@@ -449,7 +451,7 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 	lowRec := ws[0]
 	lowAll := ps.lay.padded(rep, lowRec.x, lowRec.y)
 	lowLane := lowRec.lane
-	for lq, q := range quadOf {
+	for lq, q := range quadOf.all() {
 		for dy := uint32(0); dy < 2; dy++ {
 			for dx := uint32(0); dx < 2; dx++ {
 				x, y := 2*q[0]+dx, 2*q[1]+dy
@@ -491,6 +493,66 @@ func (ps *pixelState) waveLayout(ws []*pxRec) (pixelWave, []string) {
 			key, ps.lay.padded(rep, lowRec.x, lowRec.y), lowAll))
 	}
 	return wv, p
+}
+
+// laneRecs maps lane indices to records: an array for the legal ones (< 128),
+// a map beyond (a broken device's).
+type laneRecs struct {
+	at   [128]*pxRec
+	more map[uint32]*pxRec
+}
+
+// swap sets lane's record to p and returns the one it had (nil: none).
+func (m *laneRecs) swap(lane uint32, p *pxRec) (old *pxRec) {
+	if lane < 128 {
+		old, m.at[lane] = m.at[lane], p
+		return old
+	}
+	if m.more == nil {
+		m.more = map[uint32]*pxRec{}
+	}
+	old, m.more[lane] = m.more[lane], p
+	return old
+}
+
+// laneQuads maps lane quads (lane >> 2) to pixel quads: an array for the
+// legal ones (< 32), a map beyond.
+type laneQuads struct {
+	at   [32][2]uint32
+	has  uint32 // bit lq: at[lq] is set
+	more map[uint32][2]uint32
+}
+
+// swap sets lane quad lq's pixel quad to q and returns the one it had.
+func (m *laneQuads) swap(lq uint32, q [2]uint32) (old [2]uint32, had bool) {
+	if lq < 32 {
+		old, had = m.at[lq], m.has&(1<<lq) != 0
+		m.at[lq], m.has = q, m.has|1<<lq
+		return old, had
+	}
+	if m.more == nil {
+		m.more = map[uint32][2]uint32{}
+	}
+	old, had = m.more[lq]
+	m.more[lq] = q
+	return old, had
+}
+
+// all yields every lane quad that is set and its pixel quad (array ones in
+// order, then the map's in any order: the callers sort what they derive).
+func (m *laneQuads) all() func(yield func(uint32, [2]uint32) bool) {
+	return func(yield func(uint32, [2]uint32) bool) {
+		for lq := uint32(0); lq < 32; lq++ {
+			if m.has&(1<<lq) != 0 && !yield(lq, m.at[lq]) {
+				return
+			}
+		}
+		for lq, q := range m.more {
+			if !yield(lq, q) {
+				return
+			}
+		}
+	}
 }
 
 // checkOpWave checks one wave of an operation kernel against both helper choices,
@@ -572,7 +634,10 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 	// take (every deciding wave has one) is only counted.
 	var failE, failI []func() results.LaneFailure
 	var lanesE, lanesI, undefE, undefI int
-	var defE, defI []defVal // record indices each helper set defines, with the value
+	// The record indices each helper set defines, with the value (at most one
+	// per recorded lane).
+	defE, defI := make([]defVal, 0, len(wv.lanes)), make([]defVal, 0, len(wv.lanes))
+	var scratch []uint64
 	seq := 0
 	for arm := uint32(1); arm <= 2; arm++ {
 		active := 0
@@ -587,12 +652,18 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		st.arms++
 		ps.key = pixelKey(ps.key, wv, rep, arm, count, helperBranch)
 		v := ps.memo.get(ps.caseOf[rep], ps.key, func() memoVal {
-			var rec, hl []models.Lane
+			rec, hl := make([]models.Lane, 0, len(wv.lanes)), make([]models.Lane, 0, len(wv.helpers))
+			flat := make([]uint64, (len(wv.lanes)+len(wv.helpers))*mt.N) // every lane's input, one allocation
+			in := func(x, y uint32) []uint64 {
+				v := readCompsInto(flat[:mt.N:mt.N], ps.block(rep, x, y), tIn, mt.Scalar, mt.N)
+				flat = flat[mt.N:]
+				return v
+			}
 			for _, h := range wv.lanes {
-				rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: input(h.x, h.y), LaneArg: h.laneArg})
+				rec = append(rec, models.Lane{Index: h.lane, Active: h.branch == arm, Input: in(h.x, h.y), LaneArg: h.laneArg})
 			}
 			for i, h := range wv.helpers {
-				hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: input(h.x, h.y),
+				hl = append(hl, models.Lane{Index: h.lane, Active: helperBranch[i] == arm, Input: in(h.x, h.y),
 					LaneArg: laneArgOf(op, mode, h.lane, count)})
 			}
 			exc, inc, err := helperSetsOf(c, mt, rec, hl, count)
@@ -616,7 +687,8 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 			}
 			seq++
 			recW := ps.got[h.idx*recWords:][:recWords]
-			actual := readComps(recW, wOut, rt.Scalar, rt.N)
+			scratch = readCompsInto(scratch, recW, wOut, rt.Scalar, rt.N)
+			actual := scratch // a failure keeps a copy (scratch is the next lane's)
 			cmp := func(want models.Value, set string, fails *[]func() results.LaneFailure, lanes, undef *int, def *[]defVal) {
 				if want.Undefined {
 					*undef++
@@ -632,6 +704,7 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 					return
 				}
 				if !want.AcceptsAll(rt.Scalar, actual) {
+					actual := slices.Clone(actual)
 					*fails = append(*fails, func() results.LaneFailure {
 						in := describe(h)
 						if !fixed && len(wv.helpers) > 0 {
@@ -653,17 +726,20 @@ func (ps *pixelState) checkOpWave(wv pixelWave) {
 		// A record is defined where every set defines it: each set lists the
 		// wave's lanes in one walk order (seq), so the sets meet in one pass.
 		pos := make([]int, len(sets))
+		backing := make([]models.Value, 0, len(sets)*len(sets[0])) // every lane's values, one allocation
 		for _, d := range sets[0] {
-			ws := []models.Value{d.want}
+			at := len(backing)
+			backing = append(backing, d.want)
 			for n := 1; n < len(sets); n++ {
 				set := sets[n]
 				for pos[n] < len(set) && set[pos[n]].seq < d.seq {
 					pos[n]++
 				}
 				if pos[n] < len(set) && set[pos[n]].seq == d.seq {
-					ws = append(ws, set[pos[n]].want)
+					backing = append(backing, set[pos[n]].want)
 				}
 			}
+			ws := backing[at:len(backing):len(backing)]
 			if len(ws) == len(sets) && d.idx < len(ps.defined) {
 				ps.defined[d.idx] = ws
 			}

@@ -232,7 +232,7 @@ func (m *Memo) comparePixel(apiA string, outA map[string][]byte, apiB string, ou
 	var in []uint32
 	for _, b := range k.Buffers {
 		if b.Register == "t0" {
-			in, _ = words(b.Data)
+			in, _ = wordsView(b.Data)
 		}
 	}
 	pw, ph := sc.Padded()

@@ -21,7 +21,8 @@ import (
 // terms by |ŝ - s| ≤ γ(n-1)·Σ|x_i|, with γ(k) = k·u/(1-k·u) and u the unit roundoff
 // of the arithmetic (2^-11 half, 2^-24 float, 2^-53 double); a product of n
 // factors by |p̂ - p| ≤ γ(n-1)·|p| (Higham §3.1, no underflow or overflow: the rig's
-// product inputs are near 1). The exact s and p come from math/big.
+// product inputs are near 1). The exact s and p are float64 expansions
+// (floatfast.go), or math/big rationals where those cannot be exact.
 //
 // Half arithmetic may be fp16 at every step, or any wider format (fp32, fp64)
 // with one rounding to half at the end: γ16(n-1) covers both, since with a wider
@@ -343,6 +344,15 @@ func RoundNearest(s Scalar, r *big.Rat) uint64 {
 // SumAllowed is the accepted set of a float sum of terms (bits of s) in any order
 // and association; ok is false when a term is NaN or infinite (no bound applies).
 func SumAllowed(s Scalar, terms []uint64) (a *Allowed, ok bool) {
+	if a, ok, exact := fastSumAllowed(s, terms); exact { // floatfast.go
+		return a, ok
+	}
+	return bigSumAllowed(s, terms)
+}
+
+// bigSumAllowed is SumAllowed in math/big rationals: where the exact float64
+// arithmetic of floatfast.go cannot decide.
+func bigSumAllowed(s Scalar, terms []uint64) (a *Allowed, ok bool) {
 	sum, abs := new(big.Rat), new(big.Rat)
 	for _, t := range terms {
 		if !isFinite(s, t) {
@@ -359,6 +369,15 @@ func SumAllowed(s Scalar, terms []uint64) (a *Allowed, ok bool) {
 // ProductAllowed is the accepted set of a float product of factors in any order
 // and association (relative bound γ(n-1)); ok is false for NaN or infinite factors.
 func ProductAllowed(s Scalar, factors []uint64) (a *Allowed, ok bool) {
+	if a, ok, exact := fastProductAllowed(s, factors); exact { // floatfast.go
+		return a, ok
+	}
+	return bigProductAllowed(s, factors)
+}
+
+// bigProductAllowed is ProductAllowed in math/big rationals: where the exact
+// float64 arithmetic of floatfast.go cannot decide.
+func bigProductAllowed(s Scalar, factors []uint64) (a *Allowed, ok bool) {
 	p := big.NewRat(1, 1)
 	for _, t := range factors {
 		if !isFinite(s, t) {

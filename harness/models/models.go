@@ -333,23 +333,55 @@ func identity(op arith, s Scalar) uint64 {
 // duplicate lane indices are a layout error the caller reports.
 func ordered(lanes []Lane) []int {
 	idx := make([]int, 0, len(lanes))
+	sorted := true
 	for i, l := range lanes {
 		if l.Active {
+			if len(idx) > 0 && l.Index < lanes[idx[len(idx)-1]].Index {
+				sorted = false
+			}
 			idx = append(idx, i)
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return lanes[idx[a]].Index < lanes[idx[b]].Index })
+	if !sorted { // the checkers hand the lanes over in lane order
+		sort.SliceStable(idx, func(a, b int) bool { return lanes[idx[a]].Index < lanes[idx[b]].Index })
+	}
 	return idx
+}
+
+// laneIndex maps lane indices to positions: an array for the legal ones (<
+// 128), a map beyond (a broken device's).
+type laneIndex struct {
+	at   [128]int32 // position + 1; 0: absent
+	more map[uint32]int
+}
+
+func (x *laneIndex) set(lane uint32, i int) {
+	if lane < 128 {
+		x.at[lane] = int32(i) + 1
+		return
+	}
+	if x.more == nil {
+		x.more = map[uint32]int{}
+	}
+	x.more[lane] = i
+}
+
+func (x *laneIndex) get(lane uint32) (int, bool) {
+	if lane < 128 {
+		return int(x.at[lane]) - 1, x.at[lane] != 0
+	}
+	i, ok := x.more[lane]
+	return i, ok
 }
 
 // checkLanes rejects malformed waves: duplicate lane indices or inputs of the wrong width.
 func checkLanes(t Type, lanes []Lane, needInput bool) error {
-	seen := map[uint32]bool{}
-	for _, l := range lanes {
-		if seen[l.Index] {
+	var seen laneIndex
+	for i, l := range lanes {
+		if _, had := seen.get(l.Index); had {
 			return fmt.Errorf("models: lane index %d recorded twice in one wave", l.Index)
 		}
-		seen[l.Index] = true
+		seen.set(l.Index, i)
 		if needInput && len(l.Input) < t.N {
 			return fmt.Errorf("models: lane %d has %d input components, %s needs %d", l.Index, len(l.Input), t, t.N)
 		}

@@ -2,7 +2,7 @@ package models
 
 import (
 	"fmt"
-	"math/big"
+	"math"
 	"math/bits"
 
 	"waverig/compiler/intrinsics"
@@ -367,26 +367,29 @@ func scanAllowed(a arith, t Type, lanes []Lane, terms []int) []*Allowed {
 // scanSets is scanAllowed for every prefix of one scan, one term at a time:
 // the exact sum (or product) and sum of magnitudes of the terms so far, so
 // that a wave of n lanes costs n exact additions, not n²/2. The sets are
-// SumAllowed's and ProductAllowed's for the same terms: the same exact
-// rationals, bounded and rounded by the same intervalAround.
+// SumAllowed's and ProductAllowed's for the same terms: the same exact values
+// (float64 expansions, floatfast.go), bounded and rounded by the same search;
+// where an expansion cannot be exact, math/big over the terms so far.
 type scanSets struct {
 	a     arith
 	t     Type
 	n     int
-	x     []*big.Rat // per component: the sum or the product
-	abs   []*big.Rat // per component: Σ|x_i| (sums)
-	nofin []bool     // per component: a NaN or infinite term was added (no bound)
+	xe    [][]float64 // per component: the sum so far (sums)
+	ae    [][]float64 // per component: Σ|x_i| (sums)
+	prod  []product   // per component: the product so far (products)
+	terms [][]uint64  // per component: the terms so far (for math/big)
+	nofin []bool      // per component: a NaN or infinite term was added (no bound)
+	big   []bool      // per component: an expansion could not be exact
 }
 
 func newScanSets(a arith, t Type) *scanSets {
-	sc := &scanSets{a: a, t: t, x: make([]*big.Rat, t.N), abs: make([]*big.Rat, t.N), nofin: make([]bool, t.N)}
-	for k := range sc.x {
-		if a == opMul {
-			sc.x[k] = big.NewRat(1, 1)
-		} else {
-			sc.x[k] = new(big.Rat)
+	sc := &scanSets{a: a, t: t, xe: make([][]float64, t.N), ae: make([][]float64, t.N), terms: make([][]uint64, t.N),
+		nofin: make([]bool, t.N), big: make([]bool, t.N)}
+	if a == opMul {
+		sc.prod = make([]product, t.N)
+		for k := range sc.prod {
+			sc.prod[k] = newProduct()
 		}
-		sc.abs[k] = new(big.Rat)
 	}
 	return sc
 }
@@ -394,19 +397,22 @@ func newScanSets(a arith, t Type) *scanSets {
 // add adds lane l's input as the next term.
 func (sc *scanSets) add(l Lane) {
 	sc.n++
-	for k := range sc.x {
+	for k := range sc.terms {
 		v := mask(sc.t.Scalar, l.Input[k])
 		if sc.nofin[k] || !isFinite(sc.t.Scalar, v) {
 			sc.nofin[k] = true
 			continue
 		}
-		r := ratOf(sc.t.Scalar, v)
+		sc.terms[k] = append(sc.terms[k], v)
+		f := ToFloat64(sc.t.Scalar, v)
 		if sc.a == opMul {
-			sc.x[k].Mul(sc.x[k], r)
+			sc.prod[k].mul(f)
 			continue
 		}
-		sc.x[k].Add(sc.x[k], r)
-		sc.abs[k].Add(sc.abs[k], r.Abs(r))
+		x := exact{ok: true}
+		sc.xe[k] = x.grow(sc.xe[k], f)
+		sc.ae[k] = x.grow(sc.ae[k], math.Abs(f))
+		sc.big[k] = sc.big[k] || !x.ok
 	}
 }
 
@@ -414,15 +420,28 @@ func (sc *scanSets) add(l Lane) {
 func (sc *scanSets) sets() []*Allowed {
 	s := sc.t.Scalar
 	acc := make([]*Allowed, sc.t.N)
-	g := gamma(s, sc.n-1)
 	for k := range acc {
 		if sc.nofin[k] {
 			continue // NaN or infinite terms: the lane-order value, compared with Equal
 		}
-		if sc.a == opMul {
-			acc[k] = intervalAround(s, sc.x[k], new(big.Rat).Mul(g, new(big.Rat).Abs(sc.x[k])))
-		} else {
-			acc[k] = intervalAround(s, sc.x[k], new(big.Rat).Mul(g, sc.abs[k]))
+		ok := !sc.big[k]
+		var lo, hi uint64
+		if ok && sc.a == opMul {
+			var pe []float64
+			var tail float64
+			if pe, tail, ok = sc.prod[k].expansion(); ok {
+				lo, hi, ok = exactInterval(s, pe, absExpansion(pe), tail, sc.n-1)
+			}
+		} else if ok {
+			lo, hi, ok = exactInterval(s, sc.xe[k], sc.ae[k], 0, sc.n-1)
+		}
+		switch {
+		case ok:
+			acc[k] = &Allowed{Interval: true, Lo: lo, Hi: hi}
+		case sc.a == opMul:
+			acc[k], _ = bigProductAllowed(s, sc.terms[k])
+		default:
+			acc[k], _ = bigSumAllowed(s, sc.terms[k])
 		}
 	}
 	return acc
@@ -518,10 +537,10 @@ func AllEqual(t Type, lanes []Lane) ([]Value, error) {
 }
 
 // byIndex maps recorded lane index to slice position.
-func byIndex(lanes []Lane) map[uint32]int {
-	m := make(map[uint32]int, len(lanes))
+func byIndex(lanes []Lane) *laneIndex {
+	m := &laneIndex{}
 	for i, l := range lanes {
-		m[l.Index] = i
+		m.set(l.Index, i)
 	}
 	return m
 }
@@ -534,6 +553,7 @@ func readFrom(t Type, lanes []Lane, src func(l Lane) (uint32, bool)) ([]Value, e
 	}
 	at := byIndex(lanes)
 	out := undefined(len(lanes))
+	reads := readAllowed(t.Scalar, 0) != nil // the type's reads have accepted sets
 	for i, l := range lanes {
 		if !l.Active {
 			continue
@@ -542,12 +562,12 @@ func readFrom(t Type, lanes []Lane, src func(l Lane) (uint32, bool)) ([]Value, e
 		if !ok {
 			continue
 		}
-		j, present := at[idx]
+		j, present := at.get(idx)
 		if !present || !lanes[j].Active {
 			continue
 		}
 		v := Value{Comps: comps(t, lanes[j])}
-		if a := readAllowed(t.Scalar, 0); a != nil {
+		if reads {
 			// A read moves bits (floats.go): float bit-exact, half up to what the
 			// kernel's conversions may do.
 			v.Accept = make([]*Allowed, t.N)

@@ -179,7 +179,7 @@ func partitionOK(lanes []Lane, masks []Mask) []bool {
 			if !masks[i].Has(b) {
 				continue
 			}
-			j, present := at[b]
+			j, present := at.get(b)
 			good = present && lanes[j].Active && masks[j] == masks[i]
 		}
 		ok[i] = good
