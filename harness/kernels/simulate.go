@@ -51,19 +51,9 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 	if k.Stage == Vertex {
 		return simulateVertex(k, l)
 	}
-	var data []byte
-	for _, b := range k.Buffers {
-		if b.Register == "u0" {
-			data = b.Data
-		}
-	}
-	init, _, err := kernelWords(k, map[string][]byte{"u0": data})
+	init, threads, err := initialRecords(k, "workgroups")
 	if err != nil {
 		return nil, err
-	}
-	threads := k.Cases[0].Shape.Threads()
-	if threads <= 0 || len(init)%(threads*recWords) != 0 {
-		return nil, fmt.Errorf("kernels: %s: buffer is not whole workgroups", k.Name)
 	}
 	rec := append([]uint32(nil), init...)
 	op := k.Cases[0].Op
@@ -199,4 +189,25 @@ func simulateLayout(l SimLayout) map[string][]byte {
 		}
 	}
 	return map[string][]byte{"u0": bytesOf(w)}
+}
+
+// initialRecords are the words of a kernel's record buffer (u0) before it
+// runs, and the invocations of one workgroup or draw (unit names it in the
+// error), which the buffer must hold whole.
+func initialRecords(k Kernel, unit string) ([]uint32, int, error) {
+	var data []byte
+	for _, b := range k.Buffers {
+		if b.Register == "u0" {
+			data = b.Data
+		}
+	}
+	init, _, err := kernelWords(k, map[string][]byte{"u0": data})
+	if err != nil {
+		return nil, 0, err
+	}
+	threads := k.Cases[0].Shape.Threads()
+	if threads <= 0 || len(init)%(threads*recWords) != 0 {
+		return nil, 0, fmt.Errorf("kernels: %s: buffer is not whole %s", k.Name, unit)
+	}
+	return init, threads, nil
 }

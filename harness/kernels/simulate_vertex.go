@@ -45,19 +45,9 @@ type simVertex struct {
 // records and, as the kernel's roster walk does, list every member of their wave.
 func simulateVertex(k Kernel, l SimLayout) (map[string][]byte, error) {
 	size := l.WaveSize
-	var data []byte
-	for _, b := range k.Buffers {
-		if b.Register == "u0" {
-			data = b.Data
-		}
-	}
-	init, _, err := kernelWords(k, map[string][]byte{"u0": data})
+	init, threads, err := initialRecords(k, "draws")
 	if err != nil {
 		return nil, err
-	}
-	threads := k.Cases[0].Shape.Threads()
-	if threads <= 0 || len(init)%(threads*recWords) != 0 {
-		return nil, fmt.Errorf("kernels: %s: buffer is not whole draws", k.Name)
 	}
 	if l.Repeats == RepeatMidDraw && size < 2 {
 		return nil, fmt.Errorf("kernels: a mid-draw repeat needs waves of two lanes or more")
