@@ -71,8 +71,8 @@ func TestDriverIdentity(t *testing.T) {
 	if names[lvp22.Index] == names[lvp25.Index] || !strings.Contains(names[lvp25.Index], "[Mesa 25.0.7") || names[ss.Index] != ss.Name {
 		t.Errorf("device names %v", names)
 	}
-	// Built-in baselines: lavapipe 22.3.6's is not lavapipe 25's; glslang's
-	// (a compiler's) is every driver's.
+	// Built-in baselines: each driver gets its own (lavapipe 22.3.6's is not
+	// lavapipe 25's); glslang's (a compiler's) is every driver's.
 	sets, err := expect.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +84,11 @@ func TestDriverIdentity(t *testing.T) {
 				applied = append(applied, s.Name)
 			}
 		}
-		want := "builtin:glslang-12"
-		if d.Index == lvp22.Index {
-			want = "builtin:glslang-12 builtin:lavapipe-mesa-22.3.6"
-		}
+		want := map[int]string{
+			lvp22.Index: "builtin:glslang-12 builtin:lavapipe-mesa-22.3.6",
+			lvp25.Index: "builtin:glslang-12 builtin:lavapipe-mesa-25.0.7",
+			ss.Index:    "builtin:glslang-12 builtin:swiftshader-5.0.0",
+		}[d.Index]
 		if got := strings.Join(applied, " "); got != want {
 			t.Errorf("%s: baselines %q, want %q", harness.DeviceString(d), got, want)
 		}

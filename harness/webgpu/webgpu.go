@@ -45,25 +45,40 @@ type Device struct {
 	created int // pipelines created by RunCompute and RunDraw
 }
 
-// Open opens the first Vulkan adapter that offers native-feature-subgroup (the
-// rig wants Vulkan — lavapipe or a real driver — not GL). Creation takes
-// about a second on lavapipe: prefer Shared.
+// Open opens a Vulkan adapter that offers native-feature-subgroup (the rig
+// wants Vulkan — lavapipe or a real driver — not GL): of those, the first with
+// shader-f16, else the first, so that a machine with SwiftShader (no f16)
+// beside lavapipe still opens the adapter that can run every WGSL the compiler
+// emits. Creation takes about a second on lavapipe: prefer Shared.
 func Open() (*Device, error) {
 	var seen []string
-	var desc Adapter
-	inst, adapter := walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
-		if d.Backend == "vulkan" && d.Subgroup {
-			desc = d
-			return true
+	best, bestF16 := -1, false
+	walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
+		if d.Backend != "vulkan" || !d.Subgroup {
+			seen = append(seen, d.Name+" ("+d.Backend+")")
+			return false
 		}
-		seen = append(seen, d.Name+" ("+d.Backend+")")
+		if best < 0 || d.ShaderF16 && !bestF16 {
+			best, bestF16 = d.Index, d.ShaderF16
+		}
 		return false
 	})
-	if adapter == nil {
+	if best < 0 {
 		if len(seen) > 0 {
 			return nil, fmt.Errorf("%w (adapters without it or not on Vulkan: %s)", ErrNoAdapter, strings.Join(seen, ", "))
 		}
 		return nil, fmt.Errorf("%w (no adapter at all: is a Vulkan loader and driver installed?)", ErrNoAdapter)
+	}
+	var desc Adapter
+	inst, adapter := walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
+		if d.Index == best {
+			desc = d
+			return true
+		}
+		return false
+	})
+	if adapter == nil {
+		return nil, fmt.Errorf("%w (adapter %d went away between two listings)", ErrNoAdapter, best)
 	}
 	return openDevice(inst, adapter, desc)
 }
