@@ -163,9 +163,16 @@ typedef struct featchain {
 
 /* quad control is only usable together with maximal reconvergence (its
  * extension dependency), so both are treated as one. */
+/* VK_KHR_shader_quad_control requires VK_KHR_shader_maximal_reconvergence,
+ * not the reverse: lavapipe from Mesa 25.0.7 has maximal reconvergence
+ * without quad control, and the generated control-flow programs run under
+ * the exact contract there. */
+static int want_maxrc(const extlist *e) {
+	return ext_has(e, "VK_KHR_shader_maximal_reconvergence");
+}
+
 static int want_quad(const extlist *e) {
-	return ext_has(e, "VK_KHR_shader_quad_control") &&
-	       ext_has(e, "VK_KHR_shader_maximal_reconvergence");
+	return ext_has(e, "VK_KHR_shader_quad_control") && want_maxrc(e);
 }
 
 static void chain_build(featchain *c, uint32_t api, const extlist *e) {
@@ -216,10 +223,13 @@ static void chain_build(featchain *c, uint32_t api, const extlist *e) {
 		LINK(tail, c->rot, VKX_STYPE_ROTATE);
 		c->has_rot = 1;
 	}
-	if (want_quad(e)) {
+	if (want_maxrc(e)) {
 		LINK(tail, c->maxrc, VKX_STYPE_MAXIMAL_RECONVERGENCE);
+		c->has_maxrc = 1;
+	}
+	if (want_quad(e)) {
 		LINK(tail, c->quad, VKX_STYPE_QUAD_CONTROL);
-		c->has_maxrc = c->has_quad = 1;
+		c->has_quad = 1;
 	}
 }
 
@@ -555,10 +565,10 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	for (int i = 0; wanted_ext[i] != NULL; i++)
 		if (ext_has(&e, wanted_ext[i]))
 			names[nnames++] = wanted_ext[i];
-	if (want_quad(&e)) {
+	if (want_maxrc(&e))
 		names[nnames++] = "VK_KHR_shader_maximal_reconvergence";
+	if (want_quad(&e))
 		names[nnames++] = "VK_KHR_shader_quad_control";
-	}
 	/* Query into the chain and hand the same chain to vkCreateDevice:
 	 * everything reported is enabled, fragmentStoresAndAtomics and
 	 * vertexPipelineStoresAndAtomics included (pixel and vertex kernels

@@ -64,8 +64,9 @@ func OpenDevice(index int) (*Device, error) {
 // borrower of a runner does not call it.
 func NewDevice(r *vulkan.Runner) *Device {
 	dev := r.Device()
-	// vkx enables maximal reconvergence together with quad control.
-	return &Device{runner: r, Validate: true, Maximal: dev.ShaderMaximalReconvergence && dev.ShaderQuadControl}
+	// vkx enables maximal reconvergence wherever the device has it (quad
+	// control only with it, as VK_KHR_shader_quad_control requires).
+	return &Device{runner: r, Validate: true, Maximal: dev.ShaderMaximalReconvergence}
 }
 
 // Close releases the device.
