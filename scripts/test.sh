@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — the test suite: unit and golden tests (go test), short fuzz runs,
-# and the ginkgo suites on the default Vulkan device (lavapipe without a GPU).
-# each driver's passes at its own wave size under the Vulkan validation layer.
+# and the ginkgo suites on every Vulkan device of the machine (without a GPU:
+# lavapipe 22.3.6 and 25.0.7 and SwiftShader), each driver's passes at its own
+# wave size under the Vulkan validation layer.
 # Ends with one plain line: "N passed, N failed".
 #
 # Two tiers, as Mesa's CI runs dEQP (a deterministic fraction pre-merge, all of it
