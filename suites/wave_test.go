@@ -20,20 +20,20 @@ import (
 	"waverig/harness"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
-	"waverig/harness/plan"
 	"waverig/harness/results"
 )
 
-// sizes are the wave sizes the suite covers on a device: lavapipe's three (4,
-// 8, 16: a machine that cannot run one skips its specs with the reason), or the
-// legal sizes of the device (4 on SwiftShader, 32 on the H200, 32 and 64 on a
-// device with size control over both), so the suite is as useful on a GPU as
-// on CI.
+// sizes are the wave sizes the suite covers on a device: those of its run
+// plan (plan.Make), so the suites and `waverig run` cover the same ones —
+// lavapipe's three (4, 8, 16: a machine that cannot run one skips its specs
+// with the reason), or the legal sizes of the device (4 on SwiftShader, 32 on
+// the H200, 32 and 64 on a device with size control over both).
 func (d suiteDevice) sizes() []uint32 {
-	if plan.IsLavapipe(d.Device) {
-		return []uint32{4, 8, 16}
+	var out []uint32
+	for _, sp := range d.Plan.Sizes {
+		out = append(out, sp.Size)
 	}
-	return d.Device.LegalSubgroupSizes()
+	return out
 }
 
 // target is one way a case runs: an API and a compiler. WebGPU runs waverig's
