@@ -367,14 +367,15 @@ func deviceSpecs(dev suiteDevice) {
 				validated := size == dev.Device.SubgroupSize // one validated pass per device and family
 				Describe(fmt.Sprintf("wave size %d", size), Ordered, Label(fmt.Sprintf("size:%d", size)), func() {
 					var run familyRun
-					var logs string // the validation layer's logs of this pass ("" when not validated)
+					var logs string   // the validation layer's logs of this pass ("" when not validated)
+					var logsErr error // why a validated pass has no logs
 					BeforeAll(func() {
 						requireDevices()
 						if _, why := dev.sizePlan(size); why != "" {
 							Skip(why)
 						}
 						if validated {
-							logs = validationDir()
+							logs, logsErr = validationDir()
 						}
 						var err error
 						run, err = runFamily(dev, fam, size, logs)
@@ -389,7 +390,7 @@ func deviceSpecs(dev suiteDevice) {
 
 					if validated {
 						It("uses Vulkan as the validation layer allows", Label("api:vulkan", "validation"), func() {
-							expectNoValidationMessages(logs)
+							expectNoValidationMessages(logs, logsErr)
 						})
 					}
 
