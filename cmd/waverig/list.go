@@ -53,8 +53,7 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 			return cfg, nil, fmt.Errorf("-ops: %v", err)
 		}
 		cfg.Filter.Ops = re
-		// As run: pixel-only programs are in no compute kernel.
-		if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
+		if noCase(cfg.Filter) {
 			return cfg, nil, fmt.Errorf("-ops %q matches no operation of the matrix", *p.ops)
 		}
 	}
@@ -64,7 +63,7 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 				cfg.Filter.Types = append(cfg.Filter.Types, t)
 			}
 		}
-		if len(kernels.Matrix(cfg.Filter)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, cfg.Filter)) == 0 {
+		if noCase(cfg.Filter) {
 			return cfg, nil, fmt.Errorf("-types %q (with -ops %q) matches no case of the matrix", *p.types, *p.ops)
 		}
 	}
@@ -97,6 +96,13 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 		return cfg, nil, err
 	}
 	return cfg, sizes, nil
+}
+
+// noCase reports whether a filter leaves the matrix empty. Pixel-only
+// programs (PSSlope, IsHelperLane, the helper-lane kernels) are in no compute
+// kernel, so the pixel matrix is asked too.
+func noCase(f kernels.Filter) bool {
+	return len(kernels.Matrix(f)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, f)) == 0
 }
 
 const genSeedsUsage = "generated programs (waverig fuzz's) each wave size runs after the matrix: seeds like 1-20 or 1,5,9, or none (default: 1-20; none with -ops, or -compilers without ours)"
