@@ -52,33 +52,32 @@ type Device struct {
 // emits. Creation takes about a second on lavapipe: prefer Shared.
 func Open() (*Device, error) {
 	var seen []string
-	best, bestF16 := -1, false
-	walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
-		if d.Backend != "vulkan" || !d.Subgroup {
-			seen = append(seen, d.Name+" ("+d.Backend+")")
-			return false
-		}
-		if best < 0 || d.ShaderF16 && !bestF16 {
-			best, bestF16 = d.Index, d.ShaderF16
-		}
-		return false
-	})
-	if best < 0 {
+	var desc Adapter
+	pick := func(wantF16 bool) (*wgpu.Instance, *wgpu.Adapter) {
+		seen = seen[:0]
+		return walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
+			if d.Backend != "vulkan" || !d.Subgroup {
+				seen = append(seen, d.Name+" ("+d.Backend+")")
+				return false
+			}
+			if wantF16 && !d.ShaderF16 {
+				return false
+			}
+			desc = d
+			return true
+		})
+	}
+	// One walk where an adapter has both (lavapipe, GPUs); a second only on a
+	// machine whose subgroup adapters all lack f16.
+	inst, adapter := pick(true)
+	if adapter == nil {
+		inst, adapter = pick(false)
+	}
+	if adapter == nil {
 		if len(seen) > 0 {
 			return nil, fmt.Errorf("%w (adapters without it or not on Vulkan: %s)", ErrNoAdapter, strings.Join(seen, ", "))
 		}
 		return nil, fmt.Errorf("%w (no adapter at all: is a Vulkan loader and driver installed?)", ErrNoAdapter)
-	}
-	var desc Adapter
-	inst, adapter := walkAdapters(func(d Adapter, _ *wgpu.Instance, _ *wgpu.Adapter) bool {
-		if d.Index == best {
-			desc = d
-			return true
-		}
-		return false
-	})
-	if adapter == nil {
-		return nil, fmt.Errorf("%w (adapter %d went away between two listings)", ErrNoAdapter, best)
 	}
 	return openDevice(inst, adapter, desc)
 }
