@@ -16,6 +16,7 @@ import (
 	"waverig/devices/icd"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/results"
 )
@@ -114,7 +115,7 @@ type wireSet struct {
 	Files map[string]string
 }
 
-func toWire(c Config) wireConfig {
+func toWire(c pass.Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
 		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, Fraction: c.Fraction, GenSeeds: c.GenSeeds}
 	if c.Filter.Ops != nil {
@@ -126,8 +127,8 @@ func toWire(c Config) wireConfig {
 	return w
 }
 
-func fromWire(w wireConfig) (Config, error) {
-	c := Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
+func fromWire(w wireConfig) (pass.Config, error) {
+	c := pass.Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
 		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, Fraction: w.Fraction, GenSeeds: w.GenSeeds}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
@@ -198,12 +199,12 @@ func ChildMain(w io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("bad %s: %v", ChildEnv, err))
 	}
-	rig, err := New(req.Device, cfg)
+	rig, err := pass.New(req.Device, cfg)
 	if err != nil {
 		return fail(err)
 	}
 	defer rig.Close()
-	if got := DriverString(rig.Device()); req.Driver != "" && got != req.Driver {
+	if got := pass.DriverString(rig.Device()); req.Driver != "" && got != req.Driver {
 		return fail(fmt.Errorf("device %d of the child process is %s (%s), the parent's is %s: the child's Vulkan loader sees other drivers (%s, %s or %s changed?)",
 			req.Device, rig.Device().Name, got, req.Driver, icd.DriverFilesEnv, icd.AddDriverFilesEnv, icd.DirEnv))
 	}
@@ -212,13 +213,12 @@ func ChildMain(w io.Writer) int {
 			rig.Device().Name, got, os.Getenv("LP_NATIVE_VECTOR_WIDTH"), req.WaveSize, plan.HasAVX512())})
 		return 0
 	}
-	rig.resumeAfter = req.ResumeAfter
-	rig.crashed = map[string]bool{}
-	for _, k := range req.Crashed {
-		rig.crashed[k] = true
-	}
-	rig.onBegin = func(key string, pending []results.Record) { send(childMsg{Begin: key, Pending: pending}) }
-	rig.onCounts = func(st results.Stats) { send(childMsg{Counts: &st}) }
+	rig.SetChild(pass.ChildHooks{
+		ResumeAfter: req.ResumeAfter,
+		Crashed:     req.Crashed,
+		OnBegin:     func(key string, pending []results.Record) { send(childMsg{Begin: key, Pending: pending}) },
+		OnCounts:    func(st results.Stats) { send(childMsg{Counts: &st}) },
+	})
 	st, err := rig.Run(req.RunSize, func(r results.Record) { send(childMsg{Record: &r}) })
 	if err != nil {
 		return fail(err)
@@ -242,14 +242,14 @@ const maxRestarts = 64
 // records the child announced for it, with the crash and the driver's last output
 // as the reason, and a new child resumes after that kernel. Records already
 // received are never lost.
-func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg Config, emit func(results.Record)) (results.Stats, error) {
+func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg pass.Config, emit func(results.Record)) (results.Stats, error) {
 	return runChild(newCmd, deviceIndex, "", sp, cfg, nil, emit)
 }
 
 // runChild is RunChild with a watch (nil: stderr as it comes, crashes told
 // by their records only).
 // driver, when not "", is the device's DriverString, which the child checks.
-func runChild(newCmd func() *exec.Cmd, deviceIndex int, driver string, sp plan.SizePlan, cfg Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
+func runChild(newCmd func() *exec.Cmd, deviceIndex int, driver string, sp plan.SizePlan, cfg pass.Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
 	layoutSent := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/results"
 )
@@ -42,7 +43,7 @@ type SizeResult struct {
 type DeviceRun struct {
 	Index  int
 	Plan   plan.Plan
-	Config Config
+	Config pass.Config
 }
 
 // DeviceResult is the outcome of one device: one SizeResult per plan entry, in
@@ -164,7 +165,7 @@ func runSize(dr DeviceRun, sp plan.SizePlan, several bool, newCmd ChildCommand, 
 	switch {
 	case sp.SkipReason != "":
 	case sp.LPWidth > 0 || several:
-		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, DriverString(dr.Plan.Device), sp, dr.Config, watch, emit)
+		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, pass.DriverString(dr.Plan.Device), sp, dr.Config, watch, emit)
 		var su *SizeUnavailableError
 		if errors.As(sr.Err, &su) && sp.Optional {
 			sr.SkipReason, sr.Err = su.Msg, nil
@@ -172,7 +173,7 @@ func runSize(dr DeviceRun, sp plan.SizePlan, several bool, newCmd ChildCommand, 
 	default:
 		inProcess.Lock()
 		defer inProcess.Unlock()
-		rig, err := New(dr.Index, dr.Config)
+		rig, err := pass.New(dr.Index, dr.Config)
 		if err != nil {
 			sr.Err = err
 			break

@@ -11,7 +11,7 @@ import (
 
 	"waverig/devices"
 	"waverig/devices/icd"
-	"waverig/harness"
+	"waverig/harness/pass"
 )
 
 var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
@@ -45,9 +45,9 @@ var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
 		for _, d := range allDevices {
 			switch {
 			case d.Provisioned != "":
-				found[d.Provisioned] = harness.DriverString(d)
+				found[d.Provisioned] = pass.DriverString(d)
 			case d.DriverIDName == "VK_DRIVER_ID_MESA_LLVMPIPE":
-				found["system lavapipe"] = harness.DriverString(d)
+				found["system lavapipe"] = pass.DriverString(d)
 			}
 		}
 		Expect(found).To(HaveKey("system lavapipe"))
@@ -92,7 +92,7 @@ var _ = Describe("devices", Label("api:vulkan", "devices"), func() {
 			requireDevices()
 			var found []suiteDevice
 			for _, d := range suiteDevices {
-				if strings.Contains(harness.DeviceString(d.Device), known.driver) {
+				if strings.Contains(pass.DeviceString(d.Device), known.driver) {
 					found = append(found, d)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"waverig/harness/expect"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/results"
 )
@@ -78,7 +79,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 				requireDevices()
 				var sd *suiteDevice
 				for i := range suiteDevices {
-					if set.Applies(harness.DeviceString(suiteDevices[i].Device)) {
+					if set.Applies(pass.DeviceString(suiteDevices[i].Device)) {
 						sd = &suiteDevices[i]
 						break
 					}
@@ -90,13 +91,13 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 				if !plan.IsLavapipe(d) {
 					Skip("crashes are re-checked through lavapipe child processes only")
 				}
-				comps := []string{harness.Ours}
+				comps := []string{pass.Ours}
 				if glslang.Installed() {
-					comps = append(comps, harness.Glslang)
+					comps = append(comps, pass.Glslang)
 				}
-				apis := []string{harness.Vulkan}
+				apis := []string{pass.Vulkan}
 				if sd.WebGPU == "" {
-					apis = append(apis, harness.WebGPU)
+					apis = append(apis, pass.WebGPU)
 				}
 				checked := 0
 				var gone []string
@@ -104,7 +105,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 					p := plan.Make(d, []uint32{size})
 					for _, api := range apis {
 						for _, comp := range comps {
-							if api == harness.WebGPU && comp != harness.Ours {
+							if api == pass.WebGPU && comp != pass.Ours {
 								continue
 							}
 							for _, k := range representatives(l, api, comp, size) {
@@ -117,7 +118,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 								}
 								f := filterFor([]string{k.Cases[0].OpName()})
 								f.Cases = ids
-								cfg := harness.Config{Filter: f, NoExpectations: true, Compilers: []string{comp}, APIs: []string{api}}
+								cfg := pass.Config{Filter: f, NoExpectations: true, Compilers: []string{comp}, APIs: []string{api}}
 								By(fmt.Sprintf("running %s on %s/%s at wave size %d", k.Name, api, comp, size))
 								crashed, reached := false, false
 								_, err := harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, sd.Index, sp, cfg, func(r results.Record) {

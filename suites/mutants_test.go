@@ -8,15 +8,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"waverig/harness"
 	"waverig/harness/kernels"
 	"waverig/harness/mutate"
 	"waverig/harness/mutate/score"
+	"waverig/harness/pass"
 	"waverig/harness/vulkan"
 )
 
 var _ = Describe("planted bugs", Ordered, Label("api:vulkan", "stage:compute", "mutants"), func() {
-	var rig *harness.Rig
+	var rig *pass.Rig
 	BeforeAll(func() {
 		firstDevice()
 		for _, tool := range []string{"spirv-dis", "spirv-as"} {
@@ -25,7 +25,7 @@ var _ = Describe("planted bugs", Ordered, Label("api:vulkan", "stage:compute", "
 			}
 		}
 		var err error
-		rig, err = harness.New(0, harness.Config{Compilers: []string{harness.Ours}})
+		rig, err = pass.New(0, pass.Config{Compilers: []string{pass.Ours}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(rig.Close)
 	})

@@ -14,6 +14,7 @@ import (
 
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 )
 
@@ -48,7 +49,7 @@ type suiteDevice struct {
 
 // Title is the device in spec texts: index, name and driver.
 func (d suiteDevice) Title() string {
-	return fmt.Sprintf("device %d: %s (%s)", d.Index, d.Device.Name, harness.DriverString(d.Device))
+	return fmt.Sprintf("device %d: %s (%s)", d.Index, d.Device.Name, pass.DriverString(d.Device))
 }
 
 // suiteDevices are the devices the specs run on: every device of the machine
@@ -92,7 +93,7 @@ func findSuiteDevices() ([]suiteDevice, string) {
 		if len(want) > 0 && !want[i] {
 			continue
 		}
-		out = append(out, suiteDevice{Index: i, Device: d, Slug: deviceSlug(d), Plan: plan.Make(d, nil), WebGPU: harness.WebGPUAvailable(d)})
+		out = append(out, suiteDevice{Index: i, Device: d, Slug: deviceSlug(d), Plan: plan.Make(d, nil), WebGPU: pass.WebGPUAvailable(d)})
 	}
 	return out, ""
 }

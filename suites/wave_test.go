@@ -20,6 +20,7 @@ import (
 	"waverig/harness"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/pass"
 	"waverig/harness/results"
 )
 
@@ -40,7 +41,7 @@ func (d suiteDevice) sizes() []uint32 {
 // WGSL only (glslang emits no WGSL).
 type target struct{ api, comp string }
 
-var targets = []target{{harness.Vulkan, harness.Ours}, {harness.Vulkan, harness.Glslang}, {harness.WebGPU, harness.Ours}}
+var targets = []target{{pass.Vulkan, pass.Ours}, {pass.Vulkan, pass.Glslang}, {pass.WebGPU, pass.Ours}}
 
 // containerLabels are the labels every wave spec inherits from its containers.
 var containerLabels = []string{}
@@ -108,11 +109,11 @@ func fractionFromEnv() int {
 	return n
 }
 
-// knownCrash is the run's own rule (harness.Config.KnownCrash) for a device
+// knownCrash is the run's own rule (pass.Config.KnownCrash) for a device
 // and the suite's targets: pre-merge must still see each known crash (a fixed
 // crash is an UnexpectedImprovement).
 func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
-	cfg := harness.Config{APIs: []string{harness.Vulkan, harness.WebGPU}, Compilers: []string{harness.Ours, harness.Glslang}}
+	cfg := pass.Config{APIs: []string{pass.Vulkan, pass.WebGPU}, Compilers: []string{pass.Ours, pass.Glslang}}
 	return cfg.KnownCrash(d.Device, size)
 }
 
@@ -203,7 +204,7 @@ func selected(d suiteDevice, f family, size uint32) (kernels.Filter, []string, [
 	filter := filterFor(f.ops)
 	expr := GinkgoLabelFilter()
 	if expr == "" && suiteFraction <= 1 {
-		return filter, []string{harness.Ours, harness.Glslang}, harness.APIs
+		return filter, []string{pass.Ours, pass.Glslang}, pass.APIs
 	}
 	match := func([]string) bool { return true } // every spec of the tier
 	if expr != "" {
@@ -226,12 +227,12 @@ func selected(d suiteDevice, f family, size uint32) (kernels.Filter, []string, [
 		}
 	}
 	var cs, as []string
-	for _, comp := range []string{harness.Ours, harness.Glslang} {
+	for _, comp := range []string{pass.Ours, pass.Glslang} {
 		if comps[comp] {
 			cs = append(cs, comp)
 		}
 	}
-	for _, api := range harness.APIs {
+	for _, api := range pass.APIs {
 		if apis[api] {
 			as = append(as, api)
 		}
@@ -270,17 +271,17 @@ func runFamily(d suiteDevice, f family, size uint32, validate string) (familyRun
 	sp, _ := d.sizePlan(size)
 	filter, comps, apis := selected(d, f, size)
 	if d.WebGPU != "" {
-		apis = without(apis, harness.WebGPU)
+		apis = without(apis, pass.WebGPU)
 	}
 	// New failures are re-run as `waverig run` does (a pass then is a Flake).
-	cfg := harness.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis, Retries: 2, KernelTimeout: 5 * time.Minute}
+	cfg := pass.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis, Retries: 2, KernelTimeout: 5 * time.Minute}
 	var err error
 	if len(comps) == 0 || len(apis) == 0 {
 		// Only layout specs are selected: the layout kernels still run.
-		cfg.Compilers = []string{harness.Ours}
+		cfg.Compilers = []string{pass.Ours}
 		cfg.Filter.Cases = map[string]bool{"": true}
 		if len(apis) == 0 {
-			cfg.APIs = harness.APIs
+			cfg.APIs = pass.APIs
 		}
 	}
 	if sp.LPWidth > 0 || validate != "" {
@@ -293,8 +294,8 @@ func runFamily(d suiteDevice, f family, size uint32, validate string) (familyRun
 		}
 		run.stats, err = harness.RunChild(child, d.Index, sp, cfg, emit)
 	} else {
-		var rig *harness.Rig
-		rig, err = harness.New(d.Index, cfg)
+		var rig *pass.Rig
+		rig, err = pass.New(d.Index, cfg)
 		if err == nil {
 			run.stats, err = rig.Run(size, emit)
 			rig.Close()
@@ -315,7 +316,7 @@ func without(list []string, x string) []string {
 
 // requireAPI skips (locally) or fails (CI) a spec of an API the device lacks.
 func requireAPI(d suiteDevice, api string) {
-	if api == harness.WebGPU && d.WebGPU != "" {
+	if api == pass.WebGPU && d.WebGPU != "" {
 		if os.Getenv("CI") != "" {
 			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + d.WebGPU)
 		}
@@ -394,7 +395,7 @@ func deviceSpecs(dev suiteDevice) {
 						})
 					}
 
-					for _, api := range harness.APIs {
+					for _, api := range pass.APIs {
 						api := api
 						It("observes a consistent lane layout before trusting wave keys on "+api, Label("op:layout", "api:"+api), func() {
 							requireAPI(dev, api)
@@ -408,11 +409,11 @@ func deviceSpecs(dev suiteDevice) {
 					}
 
 					It("gets the same lanes from Vulkan and WebGPU on one device, or reports the difference", Label("api:vulkan", "api:webgpu", "op:parity"), func() {
-						requireAPI(dev, harness.WebGPU)
+						requireAPI(dev, pass.WebGPU)
 						compared := 0
 						for key, r := range run.recs {
-							if key.api == harness.WebGPU && key.compiler == harness.Ours && r.Status == results.Pass && key.stage != results.Vertex {
-								if v, ok := run.recs[recKey{key.caseID, key.stage, harness.Vulkan, harness.Ours}]; ok && v.Status == results.Pass {
+							if key.api == pass.WebGPU && key.compiler == pass.Ours && r.Status == results.Pass && key.stage != results.Vertex {
+								if v, ok := run.recs[recKey{key.caseID, key.stage, pass.Vulkan, pass.Ours}]; ok && v.Status == results.Pass {
 									compared++
 								}
 							}
@@ -436,7 +437,7 @@ func deviceSpecs(dev suiteDevice) {
 						stage := stageOf(k)
 						for _, c := range k.Cases {
 							for _, t := range targets {
-								if harness.NotApplicable(t.api, k) != "" {
+								if pass.NotApplicable(t.api, k) != "" {
 									// The API cannot run it by design: the rig plans no
 									// record of it, so there is no spec to skip either.
 									continue
@@ -471,7 +472,7 @@ func deviceSpecs(dev suiteDevice) {
 								}
 								found := map[string]bool{}
 								for key, r := range run.recs {
-									if key.compiler == harness.Glslang && r.Blame == "compiler:glslang" {
+									if key.compiler == pass.Glslang && r.Blame == "compiler:glslang" {
 										found[r.Op] = true
 									}
 								}
@@ -483,7 +484,7 @@ func deviceSpecs(dev suiteDevice) {
 								// there has no lane in its arm) compared nothing either way.
 								passed := 0
 								for key, r := range run.recs {
-									if key.compiler != harness.Ours || (r.Op != "WavePrefixSum" && r.Op != "WavePrefixProduct") ||
+									if key.compiler != pass.Ours || (r.Op != "WavePrefixSum" && r.Op != "WavePrefixProduct") ||
 										r.Status == results.Skip || r.Verdict() == results.VerdictVacuous {
 										continue
 									}

@@ -36,7 +36,7 @@ type imageCache map[string]*bundleImages
 const maxPNG = 64 << 20
 
 // BundleDir is where the run put the repro bundle of a record's kernel
-// (harness/repro.go names it kernel.api.compiler.waveN, under repro/deviceN
+// (harness/pass/repro.go names it kernel.api.compiler.waveN, under repro/deviceN
 // when the run had several devices), or "" when neither is there.
 func (r *Run) BundleDir(rec results.Record) string {
 	api, comp := rec.API, rec.Compiler

@@ -10,6 +10,7 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/expect"
+	"waverig/harness/pass"
 	"waverig/harness/report"
 	"waverig/harness/results"
 )
@@ -55,7 +56,7 @@ func pickDevices(devs []devices.Device, sel string) ([]int, error) {
 
 // deviceID is the device at index i as its records name it (report.IDOf).
 func deviceID(devs []devices.Device, i int) report.DeviceID {
-	return report.DeviceID{Identity: report.DeviceIdentity(devs[i].Name), Driver: harness.DriverString(devs[i]), Index: i}
+	return report.DeviceID{Identity: report.DeviceIdentity(devs[i].Name), Driver: pass.DriverString(devs[i]), Index: i}
 }
 
 // deviceNames names the devices of a run as the reports do: the name, with
@@ -124,9 +125,9 @@ func summarize(w io.Writer, devs []devices.Device, names map[int]string, drs []h
 	}
 	for _, dr := range drs {
 		dev := devs[dr.Index]
-		ds := results.DeviceSummary{Index: dr.Index, Device: dev.Name, Name: names[dr.Index], Driver: harness.DriverString(dev)}
+		ds := results.DeviceSummary{Index: dr.Index, Device: dev.Name, Name: names[dr.Index], Driver: pass.DriverString(dev)}
 		for _, s := range sets {
-			if s.Applies(harness.DeviceString(dev)) {
+			if s.Applies(pass.DeviceString(dev)) {
 				ds.Expectations = append(ds.Expectations, s.Name)
 			}
 		}
@@ -154,7 +155,7 @@ func summarize(w io.Writer, devs []devices.Device, names map[int]string, drs []h
 		if several {
 			row(prefix, "all", ds.Total)
 		}
-		for _, l := range expect.For(sets, harness.DeviceString(dev)).Stale(deviceRecords(all, dr.Index)) {
+		for _, l := range expect.For(sets, pass.DeviceString(dev)).Stale(deviceRecords(all, dr.Index)) {
 			ds.Stale = append(ds.Stale, l.Where+" "+l.Test+","+l.Status)
 		}
 		sum.Devices = append(sum.Devices, ds)

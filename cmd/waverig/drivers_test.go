@@ -9,8 +9,8 @@ import (
 
 	"waverig/devices"
 	"waverig/devices/icd"
-	"waverig/harness"
 	"waverig/harness/expect"
+	"waverig/harness/pass"
 	"waverig/harness/report"
 	"waverig/harness/results"
 )
@@ -50,14 +50,14 @@ func threeCPUDrivers(t *testing.T) (all []devices.Device, lvp22, lvp25, ss devic
 // device names, and the baselines tell them apart by driver.
 func TestDriverIdentity(t *testing.T) {
 	all, lvp22, lvp25, ss := threeCPUDrivers(t)
-	if report.DeviceIdentity(lvp22.Name) != report.DeviceIdentity(lvp25.Name) || harness.DriverString(lvp22) == harness.DriverString(lvp25) {
-		t.Fatalf("identities %q / %q, drivers %q / %q", lvp22.Name, lvp25.Name, harness.DriverString(lvp22), harness.DriverString(lvp25))
+	if report.DeviceIdentity(lvp22.Name) != report.DeviceIdentity(lvp25.Name) || pass.DriverString(lvp22) == pass.DriverString(lvp25) {
+		t.Fatalf("identities %q / %q, drivers %q / %q", lvp22.Name, lvp25.Name, pass.DriverString(lvp22), pass.DriverString(lvp25))
 	}
 	for sel, want := range map[string]devices.Device{"Mesa 25": lvp25, "25.0.7": lvp25, "bpo12": lvp25, "Mesa 22.3": lvp22,
 		"llvmpipe": all[0], "SwiftShader": ss, "swiftshader driver | 5.0": ss} {
 		got, err := pickDevice(all, sel)
 		if err != nil || got != want.Index {
-			t.Errorf("-device %q: %d %v, want %d (%s)", sel, got, err, want.Index, harness.DriverString(want))
+			t.Errorf("-device %q: %d %v, want %d (%s)", sel, got, err, want.Index, pass.DriverString(want))
 		}
 	}
 	if _, err := pickDevice(all, "Mesa 99"); err == nil || !strings.Contains(err.Error(), "25.0.7") {
@@ -80,7 +80,7 @@ func TestDriverIdentity(t *testing.T) {
 	for _, d := range []devices.Device{lvp22, lvp25, ss} {
 		var applied []string
 		for _, s := range sets {
-			if s.Applies(harness.DeviceString(d)) {
+			if s.Applies(pass.DeviceString(d)) {
 				applied = append(applied, s.Name)
 			}
 		}
@@ -90,13 +90,13 @@ func TestDriverIdentity(t *testing.T) {
 			ss.Index:    "builtin:glslang-12 builtin:swiftshader-5.0.0",
 		}[d.Index]
 		if got := strings.Join(applied, " "); got != want {
-			t.Errorf("%s: baselines %q, want %q", harness.DeviceString(d), got, want)
+			t.Errorf("%s: baselines %q, want %q", pass.DeviceString(d), got, want)
 		}
 		// waverig baseline's driver.txt of this device matches it alone.
-		pat := regexp.MustCompile(driverPattern(report.DeviceIdentity(d.Name), harness.DriverString(d)))
+		pat := regexp.MustCompile(driverPattern(report.DeviceIdentity(d.Name), pass.DriverString(d)))
 		for _, o := range []devices.Device{lvp22, lvp25, ss} {
-			if pat.MatchString(harness.DeviceString(o)) != (o.Index == d.Index) {
-				t.Errorf("driver.txt %q of %s on %s: %v", pat, harness.DriverString(d), harness.DeviceString(o), !(o.Index == d.Index))
+			if pat.MatchString(pass.DeviceString(o)) != (o.Index == d.Index) {
+				t.Errorf("driver.txt %q of %s on %s: %v", pat, pass.DriverString(d), pass.DeviceString(o), !(o.Index == d.Index))
 			}
 		}
 	}
@@ -126,16 +126,16 @@ func TestThreeDriversRun(t *testing.T) {
 			drivers[r.DeviceIndex] = map[string]bool{}
 		}
 		drivers[r.DeviceIndex][r.Driver] = true
-		if r.API == harness.WebGPU && r.Status != results.Skip {
+		if r.API == pass.WebGPU && r.Status != results.Skip {
 			webgpu[r.DeviceIndex]++
 		}
 	}
 	for _, d := range []devices.Device{lvp22, lvp25, ss} {
-		if want := harness.DriverString(d); len(drivers[d.Index]) != 1 || !drivers[d.Index][want] {
+		if want := pass.DriverString(d); len(drivers[d.Index]) != 1 || !drivers[d.Index][want] {
 			t.Errorf("device %d records' drivers %v, want %q", d.Index, drivers[d.Index], want)
 		}
 		if webgpu[d.Index] == 0 {
-			t.Errorf("device %d (%s): no WebGPU case ran\n%s", d.Index, harness.DriverString(d), text)
+			t.Errorf("device %d (%s): no WebGPU case ran\n%s", d.Index, pass.DriverString(d), text)
 		}
 	}
 	s, _ := readSummary(t, out)

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"waverig/devices"
-	"waverig/harness"
 	"waverig/harness/casefile"
+	"waverig/harness/pass"
 	"waverig/harness/produce"
 	"waverig/harness/vulkan"
 )
@@ -26,8 +26,8 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	devSel := fs.String("device", "0", "device index, or a substring of \"name | driver name | driver info\"")
-	comp := fs.String("compiler", harness.Ours, "ours, glslang or cmd:NAME=PATH (docs/compilers.md); HLSL shaders only")
-	api := fs.String("api", harness.Vulkan, "vulkan (SPIR-V) or webgpu (waverig's WGSL through wgpu-native, on the same device)")
+	comp := fs.String("compiler", pass.Ours, "ours, glslang or cmd:NAME=PATH (docs/compilers.md); HLSL shaders only")
+	api := fs.String("api", pass.Vulkan, "vulkan (SPIR-V) or webgpu (waverig's WGSL through wgpu-native, on the same device)")
 	files, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -41,7 +41,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig exec: -compiler %q: %v\n", *comp, err)
 		return exitUsage
 	}
-	apis, err := harness.ParseAPIs(*api)
+	apis, err := pass.ParseAPIs(*api)
 	if err != nil || len(apis) != 1 {
 		fmt.Fprintf(stderr, "waverig exec: -api %q: use vulkan or webgpu\n", *api)
 		return exitUsage
@@ -61,7 +61,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitUsage
 	}
-	rig, err := harness.New(idx, harness.Config{RequireTools: os.Getenv("CI") != "", APIs: apis})
+	rig, err := pass.New(idx, pass.Config{RequireTools: os.Getenv("CI") != "", APIs: apis})
 	if err != nil {
 		fmt.Fprintf(stderr, "waverig exec: %v\n", err)
 		return exitIncomplete

@@ -13,7 +13,7 @@ import (
 // fuzz`'s logs when WAVERIG_TEST_FUZZ_BUG is "inclusive-prefix": WavePrefixSum
 // reads as inclusive (gen.PlantInclusivePrefix), for the CLI's tests of the
 // failure path (shrinking, the repro bundle). The run's generated programs
-// have their own variable (harness/faults_on.go).
+// have their own variable (harness/pass/faults_on.go).
 func init() {
 	switch bug := os.Getenv("WAVERIG_TEST_FUZZ_BUG"); bug {
 	case "":

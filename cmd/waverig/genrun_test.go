@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"waverig/harness"
 	"waverig/harness/gen"
+	"waverig/harness/pass"
 	"waverig/harness/results"
 )
 
-// Generated programs in `waverig run` (harness/genrun.go) on lavapipe.
+// Generated programs in `waverig run` (harness/pass/genrun.go) on lavapipe.
 
 // genNames are the gen test names among names.
 func genNames(names []string) []string {
@@ -30,7 +30,7 @@ func wantGenNames(seeds []uint64, sizes ...uint32) []string {
 	var out []string
 	for _, s := range seeds {
 		for _, size := range sizes {
-			out = append(out, results.TestName(results.Vulkan, results.Compute, harness.GenCase(s), results.Ours, size))
+			out = append(out, results.TestName(results.Vulkan, results.Compute, pass.GenCase(s), results.Ours, size))
 		}
 	}
 	slices.Sort(out)
@@ -49,8 +49,8 @@ func TestGenSeedsInThePlan(t *testing.T) {
 		}
 		return genNames(strings.Split(strings.TrimSpace(stdout), "\n"))
 	}
-	if got, want := list("-stages", "compute", "-api", "vulkan"), wantGenNames(harness.DefaultGenSeeds(), 4, 8); !slices.Equal(got, want) {
-		t.Errorf("default plan: %d gen names, want %d (seeds %v at 4 and 8)", len(got), len(want), harness.DefaultGenSeeds())
+	if got, want := list("-stages", "compute", "-api", "vulkan"), wantGenNames(pass.DefaultGenSeeds(), 4, 8); !slices.Equal(got, want) {
+		t.Errorf("default plan: %d gen names, want %d (seeds %v at 4 and 8)", len(got), len(want), pass.DefaultGenSeeds())
 	}
 	if got := list("-ops", "^WaveActiveSum$"); len(got) != 0 {
 		t.Errorf("-ops: %d gen names, want none", len(got))
@@ -83,11 +83,11 @@ func genRun(t *testing.T, cli func(args ...string) (int, string, string), seeds 
 	caseStatuses(t, out) // no case recorded twice
 	recs := map[uint64]results.Record{}
 	for name, r := range readRecords(t, out) {
-		if r.Op != harness.GenOp {
+		if r.Op != pass.GenOp {
 			continue
 		}
 		var seed uint64
-		if _, err := fmt.Sscanf(r.Case, "gen/seed=%d", &seed); err != nil || r.Case != harness.GenCase(seed) || r.WaveSize != 4 {
+		if _, err := fmt.Sscanf(r.Case, "gen/seed=%d", &seed); err != nil || r.Case != pass.GenCase(seed) || r.WaveSize != 4 {
 			t.Errorf("%s: case %q, size %d", name, r.Case, r.WaveSize)
 		}
 		recs[seed] = r
@@ -103,17 +103,17 @@ func TestRunGenSeeds(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if head := fmt.Sprintf("generated programs: %d seeds", len(harness.DefaultGenSeeds())); !strings.Contains(out, head) {
+	if head := fmt.Sprintf("generated programs: %d seeds", len(pass.DefaultGenSeeds())); !strings.Contains(out, head) {
 		t.Errorf("the run does not say %q:\n%s", head, out)
 	}
-	for _, s := range harness.DefaultGenSeeds() {
+	for _, s := range pass.DefaultGenSeeds() {
 		r, ok := recs[s]
 		if !ok || r.Status != results.Pass || r.Lanes != gen.Generate(s).Lanes() || !strings.HasSuffix(r.Reason, "contract") {
 			t.Errorf("seed %d: recorded %v, %s %q, %d lanes", s, ok, r.Status, r.Reason, r.Lanes)
 		}
 	}
-	if len(recs) != len(harness.DefaultGenSeeds()) {
-		t.Errorf("%d gen records, want %d", len(recs), len(harness.DefaultGenSeeds()))
+	if len(recs) != len(pass.DefaultGenSeeds()) {
+		t.Errorf("%d gen records, want %d", len(recs), len(pass.DefaultGenSeeds()))
 	}
 	if code, out, recs, _ := genRun(t, runCLI, "none"); code != exitOK || len(recs) != 0 {
 		t.Errorf("-gen-seeds none: exit %d, %d gen records\n%s", code, len(recs), out)
@@ -133,7 +133,7 @@ func TestRunGenPlantedBug(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
 	failing := 0
-	for _, s := range harness.DefaultGenSeeds() {
+	for _, s := range pass.DefaultGenSeeds() {
 		p := gen.Generate(s)
 		words := gen.Emulated{Size: 4}.Run(p)
 		gen.PlantInclusivePrefix(p, words)

@@ -2,7 +2,7 @@ package main
 
 // `waverig list`: the test names a `waverig run` with the same flags records,
 // before anything runs — for a CI system that shards, a baseline's author, or
-// a progress display. The plan is the harness's (harness.PlanCases); this file
+// a progress display. The plan is the harness's (pass.PlanCases); this file
 // only reads the flags and prints.
 
 import (
@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"waverig/devices"
-	"waverig/harness"
 	"waverig/harness/kernels"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/produce"
 )
@@ -46,7 +46,7 @@ func addPlanFlags(fs *flag.FlagSet) planFlags {
 
 // config turns the flags into the run's configuration and wanted sizes; the
 // error names the flag.
-func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
+func (p planFlags) config() (cfg pass.Config, sizes []uint32, err error) {
 	if *p.ops != "" {
 		re, err := regexp.Compile(*p.ops)
 		if err != nil {
@@ -79,12 +79,12 @@ func (p planFlags) config() (cfg harness.Config, sizes []uint32, err error) {
 		return cfg, nil, fmt.Errorf("-shard: %v", err)
 	}
 	if *p.apis != "" {
-		if cfg.APIs, err = harness.ParseAPIs(*p.apis); err != nil {
+		if cfg.APIs, err = pass.ParseAPIs(*p.apis); err != nil {
 			return cfg, nil, fmt.Errorf("-api: %v", err)
 		}
 	}
 	if *p.stages != "" {
-		if cfg.Stages, err = harness.ParseStages(*p.stages); err != nil {
+		if cfg.Stages, err = pass.ParseStages(*p.stages); err != nil {
 			return cfg, nil, fmt.Errorf("-stages: %v", err)
 		}
 	}
@@ -111,14 +111,14 @@ const genSeedsUsage = "generated programs (waverig fuzz's) each wave size runs a
 // Unset, a run covers seeds 1-20 unless it was narrowed to some operations
 // (-ops) or to other compilers (the programs are compiled by waverig's): such
 // a run asks about one thing, and twenty whole programs are not it.
-func genSeeds(arg string, cfg harness.Config) ([]uint64, error) {
+func genSeeds(arg string, cfg pass.Config) ([]uint64, error) {
 	if arg == "" {
-		if cfg.Filter.Ops != nil || (cfg.Compilers != nil && !slices.Contains(cfg.Compilers, harness.Ours)) {
+		if cfg.Filter.Ops != nil || (cfg.Compilers != nil && !slices.Contains(cfg.Compilers, pass.Ours)) {
 			return nil, nil
 		}
-		return harness.DefaultGenSeeds(), nil
+		return pass.DefaultGenSeeds(), nil
 	}
-	seeds, err := harness.ParseGenSeeds(arg)
+	seeds, err := pass.ParseGenSeeds(arg)
 	if err != nil {
 		return nil, fmt.Errorf("-gen-seeds: %v", err)
 	}
@@ -162,13 +162,13 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		dc := cfg
 		if dc.APIs == nil {
 			var why string
-			if dc.APIs, why = harness.DefaultAPIs(devs[idx]); why != "" {
+			if dc.APIs, why = pass.DefaultAPIs(devs[idx]); why != "" {
 				fmt.Fprintf(stderr, "device %d: WebGPU not run: %s\n", idx, why)
 			}
 		}
 		dev := devs[idx]
 		dev.Index = idx
-		cs, ex := harness.PlanRun(plan.Make(dev, want), dc)
+		cs, ex := pass.PlanRun(plan.Make(dev, want), dc)
 		planned, excluded = append(planned, cs...), append(excluded, ex...)
 	}
 	names := plan.CaseNames(planned)

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"waverig/harness"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
+	"waverig/harness/pass"
 	"waverig/harness/results"
 )
 
@@ -29,10 +29,10 @@ func TestReproBundleExec(t *testing.T) {
 		t.Skip(glslang.NotInstalled)
 	}
 	out := t.TempDir()
-	rig, err := harness.New(0, harness.Config{
+	rig, err := pass.New(0, pass.Config{
 		Filter:    kernels.Filter{Ops: regexp.MustCompile(`^WavePrefixSum$`), Types: []string{"uint"}, Shapes: []string{"whole"}},
-		Compilers: []string{harness.Ours, harness.Glslang}, ReproDir: filepath.Join(out, "repro"),
-		APIs: []string{harness.Vulkan}, Stages: []string{results.Compute},
+		Compilers: []string{pass.Ours, pass.Glslang}, ReproDir: filepath.Join(out, "repro"),
+		APIs: []string{pass.Vulkan}, Stages: []string{results.Compute},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestReproBundleExec(t *testing.T) {
 	_, err = rig.Run(0, func(r results.Record) {
 		if r.Status == results.Fail {
 			failed++
-			if r.Compiler != harness.Glslang {
+			if r.Compiler != pass.Glslang {
 				t.Errorf("waverig's compiler failed %s", r.Case)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/expect"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/report"
 	"waverig/harness/results"
@@ -123,7 +124,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	// on another one cannot pass against it (deqp-runner's renderer check).
 	for _, s := range cfg.Expectations {
 		for _, idx := range idxs {
-			if d := harness.DeviceString(devs[idx]); !s.Applies(d) {
+			if d := pass.DeviceString(devs[idx]); !s.Applies(d) {
 				return bad("-baseline %s is for drivers matching %q (its %s), not device %d: %s", s.Name, s.Driver, expect.DriverFile, idx, d)
 			}
 		}
@@ -153,13 +154,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 		if dc.APIs == nil {
 			var why string
-			if dc.APIs, why = harness.DefaultAPIs(dev); why != "" {
+			if dc.APIs, why = pass.DefaultAPIs(dev); why != "" {
 				fmt.Fprintf(stdout, "%sWebGPU not run: %s\n", on, why)
 			}
 		}
 		p := plan.Make(dev, want)
 		runs = append(runs, harness.DeviceRun{Index: idx, Plan: p, Config: dc})
-		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], harness.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(p))
+		fmt.Fprintf(stdout, "%swaverig run on %s (%s), APIs %s, wave sizes %s\n", on, names[idx], pass.DriverString(dev), strings.Join(dc.APIs, ", "), planSizes(p))
 	}
 	if n := len(cfg.GenSeeds); n > 0 {
 		fmt.Fprintf(stdout, "generated programs: %d seeds (%d…%d) at every wave size after the matrix (-gen-seeds none: off)\n", n, cfg.GenSeeds[0], cfg.GenSeeds[n-1])
@@ -184,14 +185,14 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	// The total is counted beside the run's start (seconds of CPU for the
 	// whole plan, which the children spend compiling anyway).
-	// What the plan leaves out by design (harness.NotApplicable) comes from
+	// What the plan leaves out by design (pass.NotApplicable) comes from
 	// the same walk, for the summary.
 	planned := make(chan []plan.Excluded, 1)
 	go func() {
 		total := 0
 		var excluded []plan.Excluded
 		for _, dr := range runs {
-			cs, ex := harness.PlanRun(dr.Plan, dr.Config)
+			cs, ex := pass.PlanRun(dr.Plan, dr.Config)
 			total += len(cs)
 			excluded = append(excluded, ex...)
 		}
@@ -454,7 +455,7 @@ func printSkips(w io.Writer, skipped int, reasons map[string]int) {
 }
 
 // printExcluded is one line per API of what the plan left out because the
-// API cannot run it by design (harness.NotApplicable): not run, not
+// API cannot run it by design (pass.NotApplicable): not run, not
 // recorded, not counted above.
 func printExcluded(w io.Writer, ex []plan.Excluded) {
 	type reason struct {
@@ -491,9 +492,9 @@ func printExcluded(w io.Writer, ex []plan.Excluded) {
 // apiName is an API as prose spells it.
 func apiName(api string) string {
 	switch api {
-	case harness.WebGPU:
+	case pass.WebGPU:
 		return "WebGPU"
-	case harness.Vulkan:
+	case pass.Vulkan:
 		return "Vulkan"
 	}
 	return api
@@ -544,7 +545,7 @@ func parseSizes(s string) ([]uint32, error) {
 }
 
 // pickDevice resolves -device: an index, or a case-insensitive substring of
-// the device string "name | driver name | driver info" (harness.DeviceString),
+// the device string "name | driver name | driver info" (pass.DeviceString),
 // the first device it matches: "llvmpipe" is the first lavapipe, "Mesa 25"
 // or "25.0.7" the lavapipe of that Mesa release, "SwiftShader" SwiftShader.
 func pickDevice(devs []devices.Device, sel string) (int, error) {
@@ -559,7 +560,7 @@ func pickDevice(devs []devices.Device, sel string) (int, error) {
 	}
 	var have []string
 	for i, d := range devs {
-		ds := harness.DeviceString(d)
+		ds := pass.DeviceString(d)
 		if strings.Contains(strings.ToLower(ds), strings.ToLower(sel)) {
 			return i, nil
 		}

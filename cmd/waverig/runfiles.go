@@ -8,8 +8,8 @@ import (
 	"runtime/debug"
 
 	"waverig/devices"
-	"waverig/harness"
 	"waverig/harness/expect"
+	"waverig/harness/pass"
 	"waverig/harness/results"
 )
 
@@ -22,8 +22,8 @@ func writeRunFiles(dir string, devs []devices.Device, idxs []int, sets []*expect
 	var ex results.Expectation
 	for _, idx := range idxs {
 		d := devs[idx]
-		de := results.DeviceExpectation{Index: idx, Device: d.Name, Driver: harness.DriverString(d), Files: map[string]int{}, Retries: retries, Baselines: []string{}}
-		for _, s := range expect.For(sets, harness.DeviceString(d)).Sets {
+		de := results.DeviceExpectation{Index: idx, Device: d.Name, Driver: pass.DriverString(d), Files: map[string]int{}, Retries: retries, Baselines: []string{}}
+		for _, s := range expect.For(sets, pass.DeviceString(d)).Sets {
 			de.Baselines = append(de.Baselines, s.Name)
 			for f, n := range s.Lines() {
 				de.Files[filepath.ToSlash(filepath.Join(s.Name, f))] = n

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"waverig/devices"
-	"waverig/harness"
 	"waverig/harness/expect"
+	"waverig/harness/pass"
 	"waverig/harness/results"
 )
 
@@ -369,7 +369,7 @@ func TestFractionIsTheCITierOfTheRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		judge := expect.For(sets, harness.DeviceString(ds[0]))
+		judge := expect.For(sets, pass.DeviceString(ds[0]))
 		inTier := map[string]bool{}
 		for _, n := range tier {
 			inTier[n] = true
@@ -383,7 +383,7 @@ func TestFractionIsTheCITierOfTheRun(t *testing.T) {
 				}
 			}
 		}
-		if strings.Contains(harness.DeviceString(ds[0]), "Mesa 22.3.6") && crash == 0 {
+		if strings.Contains(pass.DeviceString(ds[0]), "Mesa 22.3.6") && crash == 0 {
 			t.Errorf("no case of %s is a known crash on lavapipe 22.3.6: the check above proved nothing", ops)
 		}
 	}

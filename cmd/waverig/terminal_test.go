@@ -10,6 +10,7 @@ import (
 
 	"waverig/harness"
 	"waverig/harness/kernels"
+	"waverig/harness/pass"
 	"waverig/harness/results"
 )
 
@@ -50,7 +51,7 @@ func TestNoXDGRuntimeDirLine(t *testing.T) {
 	}
 	ran := 0
 	for _, r := range recs {
-		if r.API == harness.WebGPU && r.Case == results.LayoutCase && r.Status == results.Pass {
+		if r.API == pass.WebGPU && r.Case == results.LayoutCase && r.Status == results.Pass {
 			ran++
 		}
 	}
@@ -124,7 +125,7 @@ func TestChildStderrGoesToLog(t *testing.T) {
 
 // The summary leads with what ran; the skips (counted, by reason) come after,
 // then what the plan left out by design, counted by the same decision the
-// run and `waverig list` take (harness.NotApplicable): no record of such a
+// run and `waverig list` take (pass.NotApplicable): no record of such a
 // pair is written, and the list is what the run recorded.
 func TestSummaryLeadsWithWhatRan(t *testing.T) {
 	requireVulkan(t)
@@ -166,7 +167,7 @@ func TestSummaryLeadsWithWhatRan(t *testing.T) {
 	notApplicable := map[string]bool{}
 	excluded := 0
 	for _, k := range ks {
-		if harness.NotApplicable(harness.WebGPU, k) != "" {
+		if pass.NotApplicable(pass.WebGPU, k) != "" {
 			notApplicable[k.Name] = true
 			excluded += len(k.Cases)
 		}
@@ -175,7 +176,7 @@ func TestSummaryLeadsWithWhatRan(t *testing.T) {
 		t.Fatal("no kernel of the selection is left out by design: the test proves nothing")
 	}
 	for _, r := range recs {
-		if r.API == harness.WebGPU && notApplicable[r.Kernel] {
+		if r.API == pass.WebGPU && notApplicable[r.Kernel] {
 			t.Errorf("%s: a record of a kernel WebGPU cannot run by design", r.Name())
 		}
 	}

@@ -3,7 +3,7 @@
 // values expected after one dispatch. It reads and validates case files
 // (Load), compares what a device wrote with the expectations (Mismatches)
 // and writes case files (Marshal) for every repro bundle. Running a case on a
-// device is the rig's (harness.Rig.ExecCase); this package needs no device.
+// device is the rig's (pass.Rig.ExecCase); this package needs no device.
 package casefile
 
 import (
@@ -28,7 +28,7 @@ import (
 
 // Size caps of `waverig exec`, checked before anything is allocated for a case.
 // The device's own limits (maxStorageBufferRange, maxUniformBufferRange, …)
-// are checked by harness.Rig.ExecCase once the shader says which buffer is which.
+// are checked by pass.Rig.ExecCase once the shader says which buffer is which.
 const (
 	MaxFileBytes   = 16 << 20                // the case file (as README says; a repro bundle's case.json of the largest kernel is ~8 MiB)
 	MaxShaderBytes = compiler.MaxSourceBytes // the shader and each file it #includes (the compiler's rule)

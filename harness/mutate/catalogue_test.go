@@ -13,7 +13,7 @@ import (
 )
 
 // ourModule compiles a kernel with waverig's compiler and the options the rig
-// uses (harness/compile.go: -auto-bindings, Vulkan 1.2, the kernel's extensions).
+// uses (harness/pass/compile.go: -auto-bindings, Vulkan 1.2, the kernel's extensions).
 func ourModule(t *testing.T, k kernels.Kernel) []uint32 {
 	t.Helper()
 	res, err := compiler.Compile(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{AutoBindings: true, Entry: k.Entry, Vulkan: "1.2", Extensions: k.Extensions})

@@ -1,4 +1,4 @@
-package harness
+package pass
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package harness
+package pass
 
 // Running a `waverig exec` case on the rig's device: compile (or assemble) its
 // shader, check it against the device's limits before a buffer is allocated,

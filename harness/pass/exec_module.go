@@ -1,4 +1,4 @@
-package harness
+package pass
 
 // Running a module case (.spv, .spvasm, .wgsl): nothing compiles it, so its
 // bindings come from the module itself (harness/casefile has the format).

@@ -1,6 +1,6 @@
 //go:build waverig_faults
 
-package harness
+package pass
 
 import (
 	"fmt"

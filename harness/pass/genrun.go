@@ -1,4 +1,4 @@
-package harness
+package pass
 
 // Generated programs in the default run (harness/gen): after the matrix's
 // kernels, each seed of Config.GenSeeds is generated, compiled with waverig's

@@ -7,7 +7,7 @@
 // size in-process; on lavapipe (one size, chosen by LP_NATIVE_VECTOR_WIDTH at
 // driver load) it re-runs itself in child processes, one per width (harness/plan,
 // child.go).
-package harness
+package pass
 
 import (
 	"fmt"
@@ -174,6 +174,34 @@ func driverRelease(d devices.Device) string {
 		return d.DriverVersionText
 	}
 	return d.DriverInfo
+}
+
+// ChildHooks are what the child-process protocol (package harness) tells a
+// child's rig: where a predecessor died, and whom to tell before each kernel
+// and after it.
+type ChildHooks struct {
+	// ResumeAfter skips kernel/compiler pairs up to and including this key
+	// (jobKey): a predecessor crashed in it.
+	ResumeAfter string
+	// Crashed are the pairs that killed a predecessor: never run again.
+	Crashed []string
+	// OnBegin is told each key, with the records its cases get if the driver
+	// kills the process, before it runs.
+	OnBegin func(key string, pending []results.Record)
+	// OnCounts is told each kernel's parity counts as it finishes.
+	OnCounts func(results.Stats)
+}
+
+// SetChild makes the rig a child process's: checks run synchronously (a crash
+// must not lose a checked kernel), kernels announce themselves, and the pass
+// resumes after a predecessor's crash.
+func (r *Rig) SetChild(h ChildHooks) {
+	r.resumeAfter = h.ResumeAfter
+	r.crashed = map[string]bool{}
+	for _, k := range h.Crashed {
+		r.crashed[k] = true
+	}
+	r.onBegin, r.onCounts = h.OnBegin, h.OnCounts
 }
 
 // Device is the device the rig runs on.

@@ -6,7 +6,7 @@ import (
 	"waverig/harness/results"
 )
 
-// PlannedCase is one case record a run will write (harness.PlanRun lists them).
+// PlannedCase is one case record a run will write (pass.PlanRun lists them).
 type PlannedCase struct {
 	Device   int // the device's index (devices.Enumerate)
 	Kernel   string
@@ -26,7 +26,7 @@ func (c PlannedCase) Name() string {
 }
 
 // Excluded counts the cases a plan leaves out on one API for one reason:
-// the API cannot run their kernels by design (harness.NotApplicable).
+// the API cannot run their kernels by design (pass.NotApplicable).
 type Excluded struct {
 	API, Reason string
 	Cases       int

@@ -8,7 +8,7 @@
 //
 // A Compiler is a pure function of its Source: it keeps no state between
 // calls. The compile cache (each kernel × compiler × target compiled once)
-// and the spirv-val policy stay in the rig (harness/compile.go), because both
+// and the spirv-val policy stay in the rig (harness/pass/compile.go), because both
 // are the rig's decisions, not a compiler's: the cache key holds what the rig
 // varies (stage, SPIR-V extensions), the cache is shared by runs, draws,
 // listings and repro bundles, whether a missing spirv-val is a skip or an

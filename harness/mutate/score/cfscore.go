@@ -18,9 +18,9 @@ import (
 	"sync"
 	"time"
 
-	"waverig/harness"
 	"waverig/harness/gen"
 	"waverig/harness/mutate"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/vulkan"
 )
@@ -145,7 +145,7 @@ func RunCF(opt CFOptions) (*CFResult, error) {
 		opt.Timeout = CFTimeout
 	}
 	start := time.Now()
-	rig, err := harness.New(opt.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
+	rig, err := pass.New(opt.Device, pass.Config{Compilers: []string{pass.Ours}, NoExpectations: true})
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func RunCF(opt CFOptions) (*CFResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res := &CFResult{Device: harness.DeviceString(dev), Skipped: map[uint32]string{}, Seeds: opt.Seeds, Elapsed: map[uint32]time.Duration{}}
+	res := &CFResult{Device: pass.DeviceString(dev), Skipped: map[uint32]string{}, Seeds: opt.Seeds, Elapsed: map[uint32]time.Duration{}}
 	if res.Jobs, res.Rejected, err = prepareCF(opt.Seeds, dir); err != nil {
 		return nil, err
 	}

@@ -25,9 +25,9 @@ import (
 	"sync"
 	"time"
 
-	"waverig/harness"
 	"waverig/harness/kernels"
 	"waverig/harness/mutate"
+	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/vulkan"
 )
@@ -111,7 +111,7 @@ func Run(opt Options) (*Result, error) {
 		opt.Self = self
 	}
 	start := time.Now()
-	rig, err := harness.New(opt.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
+	rig, err := pass.New(opt.Device, pass.Config{Compilers: []string{pass.Ours}, NoExpectations: true})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func Run(opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res := &Result{Device: harness.DeviceString(dev), Skipped: map[uint32]string{}, Rejected: map[string]map[string]string{}}
+	res := &Result{Device: pass.DeviceString(dev), Skipped: map[uint32]string{}, Rejected: map[string]map[string]string{}}
 	ks := Kernels()
 	res.Jobs, err = prepare(rig, ks, dir, res.Rejected)
 	rig.Close()
@@ -194,7 +194,7 @@ func opOf(k kernels.Kernel) string { return k.Cases[0].OpName() }
 // prepare compiles every kernel, applies every mutant that names its
 // operation and matches its module, validates the result and writes it to
 // dir. The unmutated kernels come first. Invalid mutants go to rejected.
-func prepare(rig *harness.Rig, ks []kernels.Kernel, dir string, rejected map[string]map[string]string) ([]Job, error) {
+func prepare(rig *pass.Rig, ks []kernels.Kernel, dir string, rejected map[string]map[string]string) ([]Job, error) {
 	var jobs []Job
 	type work struct {
 		m     mutate.Mutation
@@ -342,7 +342,7 @@ func ChildMain(w io.Writer) int {
 		send(childMessage[Outcome]{Error: err.Error()})
 		return 3
 	}
-	rig, err := harness.New(req.Device, harness.Config{Compilers: []string{harness.Ours}, NoExpectations: true})
+	rig, err := pass.New(req.Device, pass.Config{Compilers: []string{pass.Ours}, NoExpectations: true})
 	if err != nil {
 		send(childMessage[Outcome]{Error: err.Error()})
 		return 3
@@ -394,7 +394,7 @@ func note(j Job, o Outcome, broken map[string]string, caught map[string]bool) {
 	}
 }
 
-func runJob(rig *harness.Rig, byName map[string]kernels.Kernel, j Job, broken map[string]string) Outcome {
+func runJob(rig *pass.Rig, byName map[string]kernels.Kernel, j Job, broken map[string]string) Outcome {
 	k, ok := byName[j.Kernel]
 	if !ok {
 		return Outcome{Err: "no kernel " + j.Kernel}
