@@ -175,7 +175,20 @@ func IsChild() bool { return os.Getenv(ChildEnv) != "" }
 // ChildMain is the body of a child process: read the request, open the device,
 // check that it reports the expected size, run the matrix and stream messages to
 // w. It returns the process exit status.
-func ChildMain(w io.Writer) int {
+func ChildMain(w io.Writer) int { return ChildMainOn(w, OpenDevice) }
+
+// Opener opens the rig of a child process for its request.
+type Opener func(req ChildRequest, cfg pass.Config) (*pass.Rig, error)
+
+// OpenDevice opens the request's Vulkan device (and its WebGPU adapter).
+func OpenDevice(req ChildRequest, cfg pass.Config) (*pass.Rig, error) {
+	return pass.New(req.Device, cfg)
+}
+
+// ChildMainOn is ChildMain on the rig open gives: the engine's tests open a
+// simulated device (harness/simdevice), so that crashes, hangs and resumes
+// are tested without a GPU.
+func ChildMainOn(w io.Writer, open Opener) int {
 	enc := json.NewEncoder(w)
 	send := func(m childMsg) {
 		if err := enc.Encode(m); err != nil {
@@ -199,7 +212,7 @@ func ChildMain(w io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("bad %s: %v", ChildEnv, err))
 	}
-	rig, err := pass.New(req.Device, cfg)
+	rig, err := open(req, cfg)
 	if err != nil {
 		return fail(err)
 	}

@@ -165,12 +165,13 @@ func (c Config) apis() []string {
 // find one is not an error of the run: every WebGPU case becomes a skip with the
 // reason.
 func (r *Rig) openWebGPU() {
-	d, err := webgpu.OpenMatching(wgpuDevice(r.dev))
+	d, err := webgpu.OpenMatching(wgpuMatch(r.dev))
 	if err != nil {
 		r.gpuSkip = "no WebGPU adapter for " + r.dev.Name + ": " + err.Error()
 		return
 	}
 	r.gpu = d
+	r.devs[WebGPU] = wgpuAPI{d}
 }
 
 // layoutKernel is the layout kernel of an API: WebGPU's is 1-D (see
@@ -180,37 +181,6 @@ func layoutKernel(api string) kernels.Kernel {
 		return kernels.Layout1D()
 	}
 	return kernels.Layout()
-}
-
-// nagaMultiDim is how wgpu-native 29's shader translator refuses wave builtins
-// in a workgroup with more than one dimension (a naga limitation, not WGSL's):
-// such kernels are skips on WebGPU, with naga's words.
-const nagaMultiDim = "Workgroup size is multi dimensional"
-
-// runWebGPU dispatches one compute kernel on the WebGPU device.
-func (r *Rig) runWebGPU(k kernels.Kernel, m *module) (map[string][]byte, error) {
-	var binds []webgpu.Binding
-	var bound []string
-	for _, b := range k.Buffers {
-		bd, ok := m.binding(b.Register)
-		if !ok {
-			continue
-		}
-		binds = append(binds, webgpuBinding(bd, b.Data))
-		bound = append(bound, b.Register)
-	}
-	bufs, err := r.gpu.RunCompute(m.wgsl, m.entry, k.Groups, binds)
-	if err != nil && strings.Contains(err.Error(), nagaMultiDim) {
-		return nil, skipError("wgpu-native 29 (naga) rejects subgroup_invocation_id in a multi-dimensional workgroup (" + nagaMultiDim + ")")
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for i, reg := range bound {
-		out[reg] = bufs[i]
-	}
-	return out, nil
 }
 
 // parity compares waverig's outputs of one kernel on Vulkan and WebGPU (same
@@ -247,15 +217,15 @@ func (r *Rig) parity(k kernels.Kernel, memo *kernels.Memo, outs map[string]map[s
 	return out
 }
 
-// wgpuDevice is what webgpu.FindMatching matches a Vulkan device by.
-func wgpuDevice(d devices.Device) webgpu.VulkanDevice {
+// wgpuMatch is what webgpu.FindMatching matches a Vulkan device by.
+func wgpuMatch(d devices.Device) webgpu.VulkanDevice {
 	return webgpu.VulkanDevice{Name: d.Name, DriverInfo: d.DriverInfo, VendorID: d.VendorID, DeviceID: d.DeviceID}
 }
 
 // WebGPUAvailable says why WebGPU cannot run on the Vulkan device d ("" when
 // wgpu-native offers an adapter of it with subgroup support).
 func WebGPUAvailable(d devices.Device) string {
-	if _, err := webgpu.FindMatching(wgpuDevice(d)); err != nil {
+	if _, err := webgpu.FindMatching(wgpuMatch(d)); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -7,8 +7,6 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/models"
 	"waverig/harness/results"
-	"waverig/harness/vulkan"
-	"waverig/harness/webgpu"
 )
 
 // Graphics stages: a draw kernel holds a vertex and (for pixel kernels) a pixel
@@ -64,7 +62,7 @@ func (r *Rig) drawModules(k kernels.Kernel, t target) (vs, ps *module, err error
 		switch {
 		case m == nil:
 		case m.skip != "":
-			return nil, nil, skipError(m.skip)
+			return nil, nil, SkipError(m.skip)
 		case m.err != nil:
 			return nil, nil, m.err
 		}
@@ -99,60 +97,29 @@ func drawBindings(k kernels.Kernel, vs, ps *module) (regs []string, binds []refl
 	return regs, binds, nil
 }
 
-// drawJob is the job of a draw kernel on a target, built as runDraw builds it
-// (the pipeline prebuild builds the same, so runDraw finds its pipeline
-// cached): the Vulkan job for Vulkan targets, the WebGPU one for WebGPU, and
-// the registers of their buffers, in order.
-type drawJob struct {
-	vulkan vulkan.DrawJob
-	webgpu webgpu.DrawJob
-	regs   []string
-}
-
-// drawJobOf compiles (cached) a draw kernel's modules for t and builds its job.
-func (r *Rig) drawJobOf(k kernels.Kernel, t target) (drawJob, error) {
-	var j drawJob
+// drawJobOf compiles (cached) a draw kernel's modules for t and builds its
+// job: runDraw and the pipeline prebuild build the same, so runDraw finds its
+// pipeline cached.
+func (r *Rig) drawJobOf(k kernels.Kernel, t target) (DrawJob, error) {
 	vs, ps, err := r.drawModules(k, t)
 	if err != nil {
-		return j, err
+		return DrawJob{}, err
 	}
 	regs, binds, err := drawBindings(k, vs, ps)
 	if err != nil {
-		return j, err
+		return DrawJob{}, err
 	}
-	j.regs = regs
 	data := map[string][]byte{}
 	for _, b := range k.Buffers {
 		data[b.Register] = b.Data
 	}
-	d := k.Draw
-	if t.api == WebGPU {
-		job := webgpu.DrawJob{VertexWGSL: vs.wgsl, VertexEntry: vs.entry, Width: d.Width, Height: d.Height,
-			VertexCount: d.VertexCount, Draws: d.Draws, Color: webgpu.NoColor}
-		if ps != nil {
-			job.FragmentWGSL, job.FragmentEntry, job.Color = ps.wgsl, ps.entry, webgpu.RGBA32Uint
-			if d.FloatColor {
-				job.Color = webgpu.RGBA32Float
-			}
-		}
-		for i, bd := range binds {
-			job.Bindings = append(job.Bindings, webgpuBinding(bd, data[regs[i]]))
-		}
-		j.webgpu = job
-		return j, nil
-	}
-	job := vulkan.DrawJob{VertexSPIRV: vs.spirv, VertexEntry: vs.entry, Width: d.Width, Height: d.Height,
-		VertexCount: d.VertexCount, Draws: d.Draws, Color: vulkan.NoColor}
+	j := DrawJob{Kernel: k, VertexSPIRV: vs.spirv, VertexWGSL: vs.wgsl, VertexEntry: vs.entry}
 	if ps != nil {
-		job.FragmentSPIRV, job.FragmentEntry, job.Color = ps.spirv, ps.entry, vulkan.RGBA32Uint
-		if d.FloatColor {
-			job.Color = vulkan.RGBA32Float
-		}
+		j.PixelSPIRV, j.PixelWGSL, j.PixelEntry = ps.spirv, ps.wgsl, ps.entry
 	}
 	for i, bd := range binds {
-		job.Buffers = append(job.Buffers, vulkanBuffer(bd, data[regs[i]]))
+		j.Buffers = append(j.Buffers, bufferOf(regs[i], bd, data[regs[i]]))
 	}
-	j.vulkan = job
 	return j, nil
 }
 
@@ -163,27 +130,5 @@ func (r *Rig) runDraw(k kernels.Kernel, t target) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var bufs [][]byte
-	var color []byte
-	if t.api == WebGPU {
-		res, err := r.gpu.RunDraw(j.webgpu)
-		if err != nil {
-			return nil, err
-		}
-		bufs, color = res.Buffers, res.Color
-	} else {
-		res, err := r.runner.RunDraw(j.vulkan)
-		if err != nil {
-			return nil, err
-		}
-		bufs, color = res.Buffers, res.Color
-	}
-	out := map[string][]byte{}
-	for i, reg := range j.regs {
-		out[reg] = bufs[i]
-	}
-	if color != nil {
-		out[kernels.ColorTarget] = color
-	}
-	return out, nil
+	return r.devs[t.api].Draw(j)
 }

@@ -35,18 +35,12 @@ func TestPrebuildCoversTheLoop(t *testing.T) {
 	rig.precompile(matrix, targets)
 
 	jobs := rig.prebuildJobs(matrix, targets, size, layouts)
-	if len(jobs.compute) == 0 || len(jobs.draws) == 0 {
-		t.Fatalf("prebuild gathered %d compute and %d draw jobs for Vulkan; the selection has compute and pixel kernels", len(jobs.compute), len(jobs.draws))
+	if vk := jobs[Vulkan]; vk == nil || len(vk.compute) == 0 || len(vk.draws) == 0 {
+		t.Fatalf("prebuild gathered %+v for Vulkan; the selection has compute and pixel kernels", vk)
 	}
 	if rig.gpu != nil {
-		draws := 0
-		for _, j := range jobs.webgpu {
-			if j.Draw != nil {
-				draws++
-			}
-		}
-		if draws == 0 || draws == len(jobs.webgpu) {
-			t.Fatalf("prebuild gathered %d WebGPU jobs, %d of them draws; want compute and draws", len(jobs.webgpu), draws)
+		if wg := jobs[WebGPU]; wg == nil || len(wg.compute) == 0 || len(wg.draws) == 0 {
+			t.Fatalf("prebuild gathered %+v for WebGPU; want compute and draws", wg)
 		}
 	} else {
 		t.Logf("no WebGPU adapter (%s): Vulkan only", rig.gpuSkip)

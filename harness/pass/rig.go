@@ -86,6 +86,13 @@ func (c Config) ExpectationSets() ([]*expect.Set, error) {
 
 // Rig runs kernels on one device at its current wave size.
 type Rig struct {
+	// devs are the APIs the pass drives on its physical device, by API
+	// (device.go); an API the run asks for with no entry is skipped with
+	// gpuSkip's reason.
+	devs map[string]Device
+	// runner is the Vulkan device itself, for the paths that only Vulkan
+	// takes (generated programs, exec case files, planted-bug modules); nil on
+	// a simulated device.
 	runner *vulkan.Runner
 	dev    devices.Device
 	// gpu is the WebGPU adapter of the same physical device, when the run
@@ -128,27 +135,39 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Compilers) == 0 {
-		cfg.Compilers = produce.DefaultCompilers()
-	}
 	// The rig validates every module itself, in parallel, while precompiling; the
 	// runner's check before a pipeline build then finds it accepted (vulkan.Validate
 	// remembers), and still stops any module that did not come through compile.
 	if cfg.RequireTools {
 		r.SetValidation(vulkan.ValidateRequire)
 	}
-	rig := &Rig{runner: r, dev: r.Device(), cfg: cfg, cache: map[string]*module{}}
-	sets, err := cfg.ExpectationSets()
+	rig, err := NewOn(r.Device(), cfg, map[string]Device{Vulkan: vulkanDevice{r}})
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
-	rig.judge = expect.For(sets, DeviceString(rig.dev))
+	rig.runner = r
 	for _, api := range cfg.apis() {
 		if api == WebGPU {
 			rig.openWebGPU()
 		}
 	}
+	return rig, nil
+}
+
+// NewOn makes a rig that drives devs (by API) of the physical device dev:
+// New's real devices, or a simulated one (harness/simdevice). A run's API
+// with no entry in devs is skipped, with SetSkip's reason.
+func NewOn(dev devices.Device, cfg Config, devs map[string]Device) (*Rig, error) {
+	if len(cfg.Compilers) == 0 {
+		cfg.Compilers = produce.DefaultCompilers()
+	}
+	rig := &Rig{devs: devs, dev: dev, cfg: cfg, cache: map[string]*module{}}
+	sets, err := cfg.ExpectationSets()
+	if err != nil {
+		return nil, err
+	}
+	rig.judge = expect.For(sets, DeviceString(dev))
 	return rig, nil
 }
 
@@ -209,17 +228,20 @@ func (r *Rig) Device() devices.Device { return r.dev }
 
 // Close releases the devices.
 func (r *Rig) Close() {
-	if r.gpu != nil {
-		r.gpu.Release()
+	// WebGPU's adapter before the Vulkan device it sits on.
+	if d := r.devs[WebGPU]; d != nil {
+		d.Close()
 	}
-	r.runner.Close()
+	if d := r.devs[Vulkan]; d != nil {
+		d.Close()
+	}
 }
 
 // Pipelines is the number of pipelines created so far, on every API.
 func (r *Rig) Pipelines() int {
-	n := r.runner.PipelinesCreated()
-	if r.gpu != nil {
-		n += r.gpu.PipelinesCreated()
+	n := 0
+	for _, d := range r.devs {
+		n += d.Pipelines()
 	}
 	return n
 }
@@ -266,7 +288,7 @@ func (r *Rig) checkLayout(api string, size uint32) results.Record {
 		rec.Status, rec.Reason = results.Error, "the layout kernel crashed the driver"
 		return rec
 	}
-	if api == WebGPU && r.gpu == nil {
+	if r.devs[api] == nil {
 		rec.Status, rec.Reason = results.Skip, r.gpuSkip
 		return rec
 	}
@@ -554,7 +576,7 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 	out, err := r.runKernel(k, t, size)
 	r.prof.add("device "+t.api, t0)
 	if err != nil {
-		if s, ok := err.(skipError); ok {
+		if s, ok := err.(SkipError); ok {
 			return all(results.Skip, string(s), ""), nil
 		}
 		// A module spirv-val rejects, a compile or pipeline error: the cases end
@@ -642,10 +664,6 @@ func (r *Rig) missingFeature(api string, k kernels.Kernel) string {
 	return ""
 }
 
-type skipError string
-
-func (s skipError) Error() string { return string(s) }
-
 // runKernel compiles (cached), dispatches and reads back one kernel; the result
 // maps each HLSL register to its buffer contents.
 func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]byte, error) {
@@ -657,61 +675,34 @@ func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]b
 	}
 	m := r.compile(k, t)
 	if m.skip != "" {
-		return nil, skipError(m.skip)
+		return nil, SkipError(m.skip)
 	}
 	if m.err != nil {
 		return nil, m.err
 	}
-	if t.api == WebGPU {
-		return r.runWebGPU(k, m)
-	}
-	return r.runModule(k, m, size, r.kernelWaveSize(k) != nil)
+	return r.devs[t.api].Compute(r.computeJob(k, m, size, r.kernelWaveSize(k) != nil))
 }
 
-// runModule dispatches a compute module at a wave size; required (a [WaveSize]
-// kernel) asks for the size even when it is the device's default, and for full
-// subgroups when the workgroup is a whole number of waves.
-func (r *Rig) runModule(k kernels.Kernel, m *module, size uint32, required bool) (map[string][]byte, error) {
-	job, bound := r.moduleJob(k, m, size, required, true)
-	res, err := r.runner.Run(job)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for i, reg := range bound {
-		out[reg] = res.Buffers[i]
-	}
-	return out, nil
-}
-
-// moduleJob is the Vulkan job of a compute module at a wave size (see
-// runModule) and the registers of its buffers, in order. copyData gives the
-// job its own copy of the initial contents; Prebuild, which never uploads,
-// shares the kernel's.
-func (r *Rig) moduleJob(k kernels.Kernel, m *module, size uint32, required, copyData bool) (vulkan.Job, []string) {
-	job := vulkan.Job{SPIRV: m.spirv, Entry: m.entry, Groups: k.Groups}
-	if size != r.dev.SubgroupSize || required {
-		job.RequiredSubgroupSize = size
-	}
+// computeJob is the job of a compute module at a wave size on any API;
+// required (a [WaveSize] kernel) asks for the size even when it is the
+// device's default, and for full subgroups when the workgroup is a whole
+// number of waves (Vulkan's size control: WebGPU cannot ask, its devices
+// ignore both).
+func (r *Rig) computeJob(k kernels.Kernel, m *module, size uint32, required bool) ComputeJob {
+	j := ComputeJob{Kernel: k, SPIRV: m.spirv, WGSL: m.wgsl, Entry: m.entry, Size: size}
+	j.RequireSize = size != r.dev.SubgroupSize || required
 	if required && len(k.Cases) > 0 && size != 0 && k.Cases[0].Shape.NumThreads[0]%int(size) == 0 {
-		job.FullSubgroups = true
+		j.FullSubgroups = true
 	}
-	var bound []string
 	for _, b := range k.Buffers {
 		bd, ok := m.binding(b.Register)
 		if !ok {
 			// A register the compiler optimised away or never saw: nothing to bind.
 			continue
 		}
-		buf := vulkanBuffer(bd, nil)
-		buf.Data = b.Data
-		if copyData {
-			buf = vulkanBuffer(bd, b.Data)
-		}
-		job.Buffers = append(job.Buffers, buf)
-		bound = append(bound, b.Register)
+		j.Buffers = append(j.Buffers, bufferOf(b.Register, bd, b.Data))
 	}
-	return job, bound
+	return j
 }
 
 // bufferKind maps a reflected descriptor type to the runner's buffer kind.
@@ -729,7 +720,7 @@ func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResu
 	// A kernel the device lacks a feature for is never dispatched (that would
 	// be invalid Vulkan use, and its results mean nothing), as in a run.
 	if why := r.missingFeature(Vulkan, k); why != "" {
-		return nil, skipError(why)
+		return nil, SkipError(why)
 	}
 	base := r.compile(k, target{Vulkan, Ours})
 	if base.err != nil {
@@ -740,11 +731,11 @@ func (r *Rig) RunWithSPIRV(k kernels.Kernel, words []uint32) ([]kernels.CaseResu
 	m := &module{spirv: words, entry: base.entry, bindings: base.bindings}
 	if err := r.validate(m); err != nil || m.skip != "" {
 		if err == nil {
-			err = skipError(m.skip)
+			err = SkipError(m.skip)
 		}
 		return nil, err
 	}
-	out, err := r.runModule(k, m, r.dev.SubgroupSize, false)
+	out, err := r.devs[Vulkan].Compute(r.computeJob(k, m, r.dev.SubgroupSize, false))
 	if err != nil {
 		return nil, err
 	}

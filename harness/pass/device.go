@@ -1,0 +1,252 @@
+package pass
+
+import (
+	"strings"
+
+	"waverig/compiler/reflect"
+	"waverig/harness/kernels"
+	"waverig/harness/vulkan"
+	"waverig/harness/webgpu"
+)
+
+// Device is one API of one physical device as a pass drives it. The pass
+// decides what runs (plans, compiles, validates, asks the baselines), checks
+// what comes back and writes the records; a Device only builds pipelines for
+// and runs the jobs it is given. vulkanDevice (harness/vulkan) and
+// wgpuAPI (harness/webgpu) are the real ones; harness/simdevice is a Go
+// model of a correct device with planted crashes, hangs and flakes, on which
+// the engine is tested without a GPU.
+type Device interface {
+	// Compute dispatches one compute kernel and reads back every buffer it
+	// binds, by HLSL register. An error of type SkipError means the device
+	// cannot run the kernel (the cases are skips with its words), any other
+	// is an error of the cases.
+	Compute(j ComputeJob) (map[string][]byte, error)
+	// Draw runs one draw kernel (the colour target, if any, comes back under
+	// kernels.ColorTarget).
+	Draw(j DrawJob) (map[string][]byte, error)
+	// Prebuild creates the pipelines of jobs the pass is about to run on up to
+	// workers goroutines, so that Compute and Draw find them cached; it
+	// returns how many it built. A device that compiles at dispatch may build
+	// none.
+	Prebuild(compute []ComputeJob, draws []DrawJob, workers int) int
+	// Pipelines is how many pipelines the device has created so far.
+	Pipelines() int
+	// Close releases the device.
+	Close()
+}
+
+// Buffer is one buffer of a job: the HLSL register the kernel names it by,
+// where the module binds it, and its initial contents (the device copies
+// them before it writes; Prebuild never uploads).
+type Buffer struct {
+	Register string
+	Set      int
+	Binding  int
+	Uniform  bool
+	Data     []byte
+}
+
+// ComputeJob is one compute kernel compiled for a device's API.
+type ComputeJob struct {
+	Kernel kernels.Kernel
+	SPIRV  []uint32 // Vulkan
+	WGSL   string   // WebGPU
+	Entry  string
+	// Buffers in the order they are bound.
+	Buffers []Buffer
+	// Size is the wave size the pass runs the kernel at. RequireSize asks the
+	// driver for it (size control); FullSubgroups also asks for full waves.
+	Size          uint32
+	RequireSize   bool
+	FullSubgroups bool
+}
+
+// DrawJob is one draw kernel compiled for a device's API: a vertex shader
+// and, for a pixel kernel, a pixel shader (PixelEntry "": none).
+type DrawJob struct {
+	Kernel                  kernels.Kernel
+	VertexSPIRV, PixelSPIRV []uint32 // Vulkan
+	VertexWGSL, PixelWGSL   string   // WebGPU
+	VertexEntry, PixelEntry string
+	Buffers                 []Buffer
+}
+
+// SkipError is a device's refusal of a kernel it cannot run (the cases are
+// skips, with its words as the reason).
+type SkipError string
+
+func (s SkipError) Error() string { return string(s) }
+
+// bufferOf is the job buffer of a register at a reflected binding.
+func bufferOf(register string, bd reflect.Binding, data []byte) Buffer {
+	return Buffer{Register: register, Set: bd.Set, Binding: bd.Binding, Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, Data: data}
+}
+
+// readBack maps a device's buffers, in job order, back to their registers.
+func readBack(bufs []Buffer, got [][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(bufs)+1)
+	for i, b := range bufs {
+		if i < len(got) {
+			out[b.Register] = got[i]
+		}
+	}
+	return out
+}
+
+// vulkanDevice is the Vulkan API of a physical device (harness/vulkan).
+type vulkanDevice struct{ runner *vulkan.Runner }
+
+func (d vulkanDevice) vulkanBuffers(bufs []Buffer, copyData bool) []vulkan.Buffer {
+	out := make([]vulkan.Buffer, len(bufs))
+	for i, b := range bufs {
+		kind := vulkan.Storage
+		if b.Uniform {
+			kind = vulkan.Uniform
+		}
+		data := b.Data
+		if copyData {
+			data = append([]byte(nil), data...)
+		}
+		out[i] = vulkan.Buffer{Set: uint32(b.Set), Binding: uint32(b.Binding), Kind: kind, Data: data}
+	}
+	return out
+}
+
+func (d vulkanDevice) computeJob(j ComputeJob, copyData bool) vulkan.Job {
+	job := vulkan.Job{SPIRV: j.SPIRV, Entry: j.Entry, Groups: j.Kernel.Groups, Buffers: d.vulkanBuffers(j.Buffers, copyData), FullSubgroups: j.FullSubgroups}
+	if j.RequireSize {
+		job.RequiredSubgroupSize = j.Size
+	}
+	return job
+}
+
+func (d vulkanDevice) drawJob(j DrawJob, copyData bool) vulkan.DrawJob {
+	dr := j.Kernel.Draw
+	job := vulkan.DrawJob{VertexSPIRV: j.VertexSPIRV, VertexEntry: j.VertexEntry, Width: dr.Width, Height: dr.Height,
+		VertexCount: dr.VertexCount, Draws: dr.Draws, Color: vulkan.NoColor, Buffers: d.vulkanBuffers(j.Buffers, copyData)}
+	if j.PixelEntry != "" {
+		job.FragmentSPIRV, job.FragmentEntry, job.Color = j.PixelSPIRV, j.PixelEntry, vulkan.RGBA32Uint
+		if dr.FloatColor {
+			job.Color = vulkan.RGBA32Float
+		}
+	}
+	return job
+}
+
+func (d vulkanDevice) Compute(j ComputeJob) (map[string][]byte, error) {
+	res, err := d.runner.Run(d.computeJob(j, true))
+	if err != nil {
+		return nil, err
+	}
+	return readBack(j.Buffers, res.Buffers), nil
+}
+
+func (d vulkanDevice) Draw(j DrawJob) (map[string][]byte, error) {
+	res, err := d.runner.RunDraw(d.drawJob(j, true))
+	if err != nil {
+		return nil, err
+	}
+	out := readBack(j.Buffers, res.Buffers)
+	if res.Color != nil {
+		out[kernels.ColorTarget] = res.Color
+	}
+	return out, nil
+}
+
+func (d vulkanDevice) Prebuild(compute []ComputeJob, draws []DrawJob, workers int) int {
+	n := 0
+	if len(compute) > 0 {
+		jobs := make([]vulkan.Job, len(compute))
+		for i, j := range compute {
+			jobs[i] = d.computeJob(j, false)
+		}
+		n += d.runner.Prebuild(jobs, workers)
+	}
+	if len(draws) > 0 {
+		jobs := make([]vulkan.DrawJob, len(draws))
+		for i, j := range draws {
+			jobs[i] = d.drawJob(j, false)
+		}
+		n += d.runner.PrebuildDraws(jobs, workers)
+	}
+	return n
+}
+
+func (d vulkanDevice) Pipelines() int { return d.runner.PipelinesCreated() }
+func (d vulkanDevice) Close()         { d.runner.Close() }
+
+// nagaMultiDim is how wgpu-native 29's shader translator refuses wave builtins
+// in a workgroup with more than one dimension (a naga limitation, not WGSL's):
+// such kernels are skips on WebGPU, with naga's words.
+const nagaMultiDim = "Workgroup size is multi dimensional"
+
+// wgpuAPI is the WebGPU API of a physical device through wgpu-native
+// (harness/webgpu).
+type wgpuAPI struct{ gpu *webgpu.Device }
+
+func (d wgpuAPI) bindings(bufs []Buffer, copyData bool) []webgpu.Binding {
+	out := make([]webgpu.Binding, len(bufs))
+	for i, b := range bufs {
+		data := b.Data
+		if copyData {
+			data = append([]byte(nil), data...)
+		}
+		out[i] = webgpu.Binding{Group: b.Set, Binding: b.Binding, Data: data, Uniform: b.Uniform, ReadBack: true}
+	}
+	return out
+}
+
+func (d wgpuAPI) drawJob(j DrawJob, copyData bool) webgpu.DrawJob {
+	dr := j.Kernel.Draw
+	job := webgpu.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, Width: dr.Width, Height: dr.Height,
+		VertexCount: dr.VertexCount, Draws: dr.Draws, Color: webgpu.NoColor, Bindings: d.bindings(j.Buffers, copyData)}
+	if j.PixelEntry != "" {
+		job.FragmentWGSL, job.FragmentEntry, job.Color = j.PixelWGSL, j.PixelEntry, webgpu.RGBA32Uint
+		if dr.FloatColor {
+			job.Color = webgpu.RGBA32Float
+		}
+	}
+	return job
+}
+
+func (d wgpuAPI) Compute(j ComputeJob) (map[string][]byte, error) {
+	bufs, err := d.gpu.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, d.bindings(j.Buffers, true))
+	if err != nil && strings.Contains(err.Error(), nagaMultiDim) {
+		return nil, SkipError("wgpu-native 29 (naga) rejects subgroup_invocation_id in a multi-dimensional workgroup (" + nagaMultiDim + ")")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return readBack(j.Buffers, bufs), nil
+}
+
+func (d wgpuAPI) Draw(j DrawJob) (map[string][]byte, error) {
+	res, err := d.gpu.RunDraw(d.drawJob(j, true))
+	if err != nil {
+		return nil, err
+	}
+	out := readBack(j.Buffers, res.Buffers)
+	if res.Color != nil {
+		out[kernels.ColorTarget] = res.Color
+	}
+	return out, nil
+}
+
+func (d wgpuAPI) Prebuild(compute []ComputeJob, draws []DrawJob, workers int) int {
+	var jobs []webgpu.PrebuildJob
+	for _, j := range compute {
+		jobs = append(jobs, webgpu.PrebuildJob{WGSL: j.WGSL, Entry: j.Entry})
+	}
+	for _, j := range draws {
+		dj := d.drawJob(j, false)
+		jobs = append(jobs, webgpu.PrebuildJob{Draw: &dj})
+	}
+	if len(jobs) == 0 {
+		return 0
+	}
+	return d.gpu.Prebuild(jobs, workers)
+}
+
+func (d wgpuAPI) Pipelines() int { return d.gpu.PipelinesCreated() }
+func (d wgpuAPI) Close()         { d.gpu.Release() }
