@@ -26,9 +26,9 @@ import (
 	"sort"
 	"strings"
 
-	"waverig/harness/pass"
 	"waverig/harness/plan"
 	"waverig/harness/report"
+	"waverig/harness/repro"
 	"waverig/harness/results"
 	"waverig/internal/fsutil"
 )
@@ -580,7 +580,7 @@ func planReproCopies(inputs []mergeInput, remap map[hostDevice]int, several bool
 		// A run of several devices keeps each device's bundles in deviceN/.
 		perDevice := len(in.sum.Devices) > 1
 		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-			if err == nil && e.IsDir() && e.Name() == pass.KnownMarkDir {
+			if err == nil && e.IsDir() && e.Name() == repro.KnownMarkDir {
 				// The run's markers of which baseline lines have their bundle
 				// (every shard has its own): not a bundle.
 				return fs.SkipDir

@@ -184,14 +184,6 @@ func (r *Rig) precompile(ks []kernels.Kernel, targets []target) {
 	wg.Wait()
 }
 
-func wordsToBytes(w []uint32) []byte {
-	b := make([]byte, 4*len(w))
-	for i, x := range w {
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-	}
-	return b
-}
-
 // produced is a module of harness/produce as the rig keeps it: the skip or the
 // error in the module, so the cache holds every outcome once.
 func produced(pm produce.Module, skip string, err error) *module {

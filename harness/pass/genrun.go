@@ -29,6 +29,7 @@ import (
 	"waverig/harness/expect"
 	"waverig/harness/gen"
 	"waverig/harness/plan"
+	"waverig/harness/repro"
 	"waverig/harness/results"
 )
 
@@ -237,16 +238,16 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 	r.hangIfPlanted(GenCase(seed)) // a fault build's hung seed (faults.go)
 	t0 := time.Now()
 	words, fails, err := r.genAttempt(d, p, mode)
-	repro := fmt.Sprintf("%s contract; reproduce and shrink: %s", mode, r.genRepro(seed, size))
+	rerun := fmt.Sprintf("%s contract; reproduce and shrink: %s", mode, r.genRepro(seed, size))
 	switch {
 	case err != nil:
-		rec.Status, rec.Reason = results.Error, firstLineOf(err.Error())+" ("+repro+")"
+		rec.Status, rec.Reason = results.Error, firstLineOf(err.Error())+" ("+rerun+")"
 	case len(fails) == 0:
 		rec.Status, rec.Reason = results.Pass, mode.String()+" contract"
 		rec.Lanes = p.Lanes()
 	default:
 		rec.Status = results.Fail
-		rec.Reason = fmt.Sprintf("%d failures, the first: %s (%s)", len(fails), fails[0], repro)
+		rec.Reason = fmt.Sprintf("%d failures, the first: %s (%s)", len(fails), fails[0], rerun)
 		rec.Failures = genFailures(words, fails)
 		rec.Lanes = p.Lanes()
 		// A new failure is run again, as a kernel's is (retryNew): one that
@@ -272,9 +273,9 @@ func (r *Rig) genSeed(d *gen.Device, seed uint64, size uint32, layout results.Re
 	}
 	// The bundle `waverig fuzz` writes, of the program as generated: shrinking
 	// (minutes) is left to the fuzz command in the record's reason. A failure
-	// a baseline knows gets one only as its line's first (reproGate).
+	// a baseline knows gets one only as its line's first (repro.Gate).
 	bundle := fmt.Sprintf("gen-seed%d.%s.%s.wave%d", seed, Vulkan, Ours, size)
-	want, _, gateErr := r.reproGate([]results.Record{rec}, bundle)
+	want, _, gateErr := repro.Gate(r.cfg.ReproDir, []results.Record{rec}, bundle)
 	if !want {
 		return rec, nil
 	}

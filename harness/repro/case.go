@@ -1,4 +1,4 @@
-package pass
+package repro
 
 import (
 	"encoding/binary"
@@ -12,8 +12,8 @@ import (
 	"waverig/harness/results"
 )
 
-// ReproCaseFile is the name of a repro bundle's `waverig exec` case file.
-const ReproCaseFile = "case.json"
+// CaseFile is the name of a repro bundle's `waverig exec` case file.
+const CaseFile = "case.json"
 
 // reproExec is the exec part of a repro bundle: the case file, or why there is
 // none, and what README.txt says about it.
@@ -28,7 +28,7 @@ type reproExec struct {
 // maxReproLanes is how many failing lanes README.txt maps to their records.
 const maxReproLanes = 16
 
-// reproCase builds the case file that re-runs a failing compute kernel's one
+// execCase builds the case file that re-runs a failing compute kernel's one
 // dispatch with `waverig exec`: kernel.hlsl, every buffer the module binds with
 // its initial data, the run's wave size, and as expectation of the record
 // buffer what a correct device writes for the lane layout this run observed
@@ -36,13 +36,14 @@ const maxReproLanes = 16
 // values, null where any value is right). On the device that failed, exec then
 // fails on the words of the lanes that failed; on a correct device with that
 // layout it passes.
-func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out map[string][]byte, failed []results.Record) reproExec {
+func execCase(b Bundle) reproExec {
+	k, size, out, failed := b.Kernel, b.Size, b.Out, b.Failed
 	var x reproExec
-	if k.Draw != nil || stageOf(k) != results.Compute {
-		x.why = fmt.Sprintf("waverig exec runs compute kernels only; this is a %s kernel: use the Re-run line", stageOf(k))
+	if k.Draw != nil || k.Stage != "" && string(k.Stage) != results.Compute {
+		x.why = fmt.Sprintf("waverig exec runs compute kernels only; this is a %s kernel: use the Re-run line", k.Stage)
 		return x
 	}
-	if out == nil || m == nil || m.err != nil {
+	if out == nil || b.Binds == nil {
 		x.why = "the kernel's buffers did not come back: use the Re-run line"
 		return x
 	}
@@ -51,8 +52,8 @@ func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out 
 		x.why = "no expectation for this kernel's records (" + err.Error() + "): use the Re-run line"
 		return x
 	}
-	x.command = reproExecCommand(r, t, size)
-	data, err := reproCaseJSON(k, size, m, e)
+	x.command = execCommand(b)
+	data, err := caseJSON(k, size, b.Binds, e)
 	switch {
 	case err != nil:
 		x.why = "case.json could not be made (" + err.Error() + "): use the Re-run line"
@@ -63,7 +64,7 @@ func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out 
 	}
 	// Not parsed again here: a kernel's case file takes exec a second or two
 	// to read, too long for every failing kernel of a run; the tests load
-	// what reproCaseJSON writes.
+	// what caseJSON writes.
 	x.caseJSON = data
 	x.layout = e.BrokenWaves > 0
 	n := 0
@@ -84,33 +85,33 @@ func (r *Rig) reproCase(k kernels.Kernel, t target, size uint32, m *module, out 
 	return x
 }
 
-// reproExecCommand is the exec line of a bundle: on lavapipe with the width
+// execCommand is the exec line of a bundle: on lavapipe with the width
 // that gives the run's wave size (its one size is fixed when the driver loads).
-func reproExecCommand(r *Rig, t target, size uint32) string {
+func execCommand(bd Bundle) string {
 	var b strings.Builder
-	if plan.IsLavapipe(r.dev) {
+	if plan.IsLavapipe(bd.Device) {
 		for _, w := range plan.LavapipeWidths {
-			if w.Size == size {
+			if w.Size == bd.Size {
 				fmt.Fprintf(&b, "LP_NATIVE_VECTOR_WIDTH=%d ", w.Width)
 			}
 		}
 	}
-	b.WriteString("waverig exec " + ReproCaseFile)
-	if t.api == WebGPU {
-		b.WriteString(" -api webgpu")
+	b.WriteString("waverig exec " + CaseFile)
+	if bd.API != results.Vulkan {
+		b.WriteString(" -api " + bd.API)
 	}
-	if t.comp != Ours {
-		b.WriteString(" -compiler " + r.cfg.compilerSpec(t.comp))
+	if bd.Compiler != results.Ours {
+		b.WriteString(" -compiler " + bd.CompilerSpec)
 	}
 	return b.String()
 }
 
-// reproCaseJSON writes the case file (casefile.Marshal: one record per line,
+// caseJSON writes the case file (casefile.Marshal: one record per line,
 // so a person can read it); casefile.Load reads it like any other case file.
-func reproCaseJSON(k kernels.Kernel, size uint32, m *module, e kernels.RecordExpectation) ([]byte, error) {
+func caseJSON(k kernels.Kernel, size uint32, binds func(string) bool, e kernels.RecordExpectation) ([]byte, error) {
 	c := casefile.Case{Shader: "kernel.hlsl", Entry: k.Entry, Dispatch: k.Groups, SubgroupSize: size, Extensions: k.Extensions}
 	for _, buf := range k.Buffers {
-		if _, ok := m.binding(buf.Register); !ok {
+		if !binds(buf.Register) {
 			continue // the module does not bind it, and exec refuses a buffer the shader lacks
 		}
 		if len(buf.Data)%4 != 0 {

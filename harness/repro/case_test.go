@@ -1,4 +1,4 @@
-package pass
+package repro
 
 import (
 	"bytes"
@@ -11,96 +11,39 @@ import (
 	"strings"
 	"testing"
 
-	"waverig/harness/casefile"
+	"waverig/devices"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
 
-// reproRig is a rig without a device: enough to compile, check and write
-// repro bundles (spirv-val validates the module when it is installed).
-func reproRig(t *testing.T) *Rig {
-	t.Helper()
-	return &Rig{cfg: Config{ReproDir: t.TempDir()}, cache: map[string]*module{}}
-}
-
-// A bundle built from a synthetic failing kernel output: case.json is a valid
-// case of kernel.hlsl; against the buffer that failed, exactly the planted
-// lane's output word mismatches (named by record and word); against a correct
-// device's buffer nothing does; README.txt gives the exec line and the record
-// of the failing lane.
-func TestReproCaseFromFailingOutput(t *testing.T) {
-	r := reproRig(t)
-	k := kernels.Matrix(kernels.Filter{Ops: regexp.MustCompile(`^WavePrefixSum$`), Types: []string{"uint"}, Shapes: []string{"partial"}})[0]
-	tg := target{Vulkan, Ours}
-	if m := r.compile(k, tg); m.err != nil || m.skip != "" {
-		t.Skipf("kernel does not compile here: %v %s", m.err, m.skip)
-	}
-	const size = 8
-	good, err := kernels.Simulate(k, kernels.SimLayout{WaveSize: size, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := map[string][]byte{"u0": append([]byte(nil), good["u0"]...)}
-	const rec = 5 // in the first workgroup, the "all" pattern's: every lane active
-	const word = rec*24 + 16
-	binary.LittleEndian.PutUint32(bad["u0"][4*word:], binary.LittleEndian.Uint32(bad["u0"][4*word:])+5)
-	_, failed := r.checkCases(k, kernels.NewMemo(k), tg, size, bad)
-	if len(failed) != 1 || len(failed[0].Failures) != 1 {
-		t.Fatalf("planted one wrong lane, Check failed %d cases: %+v", len(failed), failed)
-	}
-	if err := r.writeRepro(k, tg, size, failed, bad); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(r.cfg.ReproDir, k.Name+".vulkan.ours.wave8")
-	c, err := casefile.Load(filepath.Join(dir, ReproCaseFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Entry != k.Entry || c.Dispatch != k.Groups || c.SubgroupSize != size || len(c.Buffers) != 1 || c.Buffers[0].Binding != "u0" {
-		t.Fatalf("case %+v", c)
-	}
-	if string(c.Source()) != k.HLSL {
-		t.Error("the case's shader is not the kernel's HLSL")
-	}
-	if got := c.Buffers[0].Initial(); string(got) != string(k.Buffers[0].Data) {
-		t.Error("the case's u0 does not start as the kernel's")
-	}
-	mism := c.Mismatches([][]byte{bad["u0"]})
-	if len(mism) != 1 || mism[0].Index != word || mism[0].Where != "record 5 out0" {
-		t.Fatalf("against the failing buffer: %+v", mism)
-	}
-	if m := c.Mismatches([][]byte{good["u0"]}); len(m) != 0 {
-		t.Fatalf("against a correct device's buffer: %d mismatches, first %+v", len(m), m[0])
-	}
-	readme, _ := os.ReadFile(filepath.Join(dir, "README.txt"))
-	for _, want := range []string{"Exec:     waverig exec case.json\n", "record 5 = u0[120..143]: " + failed[0].Case, "Mismatches in key, lane or count"} {
-		if !strings.Contains(string(readme), want) {
-			t.Errorf("README.txt lacks %q:\n%s", want, readme)
-		}
-	}
+// bundle is a Bundle of kernel k through waverig's compiler on Vulkan at
+// wave size size, whose module binds every register.
+func bundle(k kernels.Kernel, size uint32, failed []results.Record, out map[string][]byte) Bundle {
+	return Bundle{Kernel: k, API: results.Vulkan, Compiler: results.Ours, CompilerSpec: results.Ours, Size: size,
+		Device: devices.Device{Name: "Some GPU"}, Driver: "some driver 1.0", Failed: failed, Out: out,
+		Binds: func(string) bool { return true }}
 }
 
 // The exec line names the API and compiler of the bundle and, on lavapipe, the
 // width that gives the run's wave size; draw kernels get no case file and
 // README.txt says exec runs compute kernels only.
 func TestReproCaseExecLineAndDrawKernels(t *testing.T) {
-	r := reproRig(t)
-	r.dev.Name = "llvmpipe (LLVM 15.0.6, 256 bits)"
+	lavapipe := devices.Device{Name: "llvmpipe (LLVM 15.0.6, 256 bits)"}
 	for _, c := range []struct {
-		t    target
-		size uint32
-		want string
+		api, comp string
+		size      uint32
+		want      string
 	}{
-		{target{Vulkan, Ours}, 4, "LP_NATIVE_VECTOR_WIDTH=128 waverig exec case.json"},
-		{target{Vulkan, Glslang}, 8, "LP_NATIVE_VECTOR_WIDTH=256 waverig exec case.json -compiler glslang"},
-		{target{WebGPU, Ours}, 16, "LP_NATIVE_VECTOR_WIDTH=512 waverig exec case.json -api webgpu"},
+		{results.Vulkan, results.Ours, 4, "LP_NATIVE_VECTOR_WIDTH=128 waverig exec case.json"},
+		{results.Vulkan, results.Glslang, 8, "LP_NATIVE_VECTOR_WIDTH=256 waverig exec case.json -compiler glslang"},
+		{results.WebGPU, results.Ours, 16, "LP_NATIVE_VECTOR_WIDTH=512 waverig exec case.json -api webgpu"},
 	} {
-		if got := reproExecCommand(r, c.t, c.size); got != c.want {
-			t.Errorf("%v size %d: %q, want %q", c.t, c.size, got, c.want)
+		b := Bundle{API: c.api, Compiler: c.comp, CompilerSpec: c.comp, Size: c.size, Device: lavapipe}
+		if got := execCommand(b); got != c.want {
+			t.Errorf("%s/%s size %d: %q, want %q", c.api, c.comp, c.size, got, c.want)
 		}
 	}
-	r.dev.Name = "NVIDIA H200"
-	if got := reproExecCommand(r, target{Vulkan, Ours}, 32); got != "waverig exec case.json" {
+	if got := execCommand(Bundle{API: results.Vulkan, Compiler: results.Ours, Size: 32, Device: devices.Device{Name: "NVIDIA H200"}}); got != "waverig exec case.json" {
 		t.Errorf("H200: %q", got)
 	}
 	px := kernels.GraphicsMatrix(kernels.Pixel, kernels.Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`)})
@@ -108,11 +51,12 @@ func TestReproCaseExecLineAndDrawKernels(t *testing.T) {
 		t.Fatal("no pixel kernel")
 	}
 	fail := []results.Record{{Case: px[0].Cases[0].ID(), Op: "WaveActiveSum", Status: results.Fail}}
-	if err := r.writeRepro(px[0], target{Vulkan, Ours}, 8, fail, map[string][]byte{}); err != nil {
+	reproDir := t.TempDir()
+	if err := Write(reproDir, bundle(px[0], 8, fail, map[string][]byte{})); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(r.cfg.ReproDir, px[0].Name+".vulkan.ours.wave8")
-	if _, err := os.Stat(filepath.Join(dir, ReproCaseFile)); !os.IsNotExist(err) {
+	dir := filepath.Join(reproDir, px[0].Name+".vulkan.ours.wave8")
+	if _, err := os.Stat(filepath.Join(dir, CaseFile)); !os.IsNotExist(err) {
 		t.Errorf("a pixel bundle has case.json (%v)", err)
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.txt"))

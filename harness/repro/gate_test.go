@@ -1,4 +1,4 @@
-package pass
+package repro
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func knownFail(c, known string) results.Record {
 // gets one for the new line; an improvement (a Fail where the line expects a
 // Crash) is unexpected and gets one.
 func TestReproGate(t *testing.T) {
-	r := reproRig(t)
+	reproDir := t.TempDir()
 	lineA, lineB, lineC := "fails.csv:3: scan", "fails.csv:4: other", "fails.csv:5: crash"
 	unexpected := results.Record{Case: "c", Op: "WavePrefixSum", Status: results.Fail}
 	improved := knownFail("d", lineC)
@@ -45,13 +45,13 @@ func TestReproGate(t *testing.T) {
 		{[]results.Record{improved}, true, []string{lineC}},
 		{[]results.Record{improved}, true, nil},
 	} {
-		want, firstOf, err := r.reproGate(c.failed, fmt.Sprintf("bundle%d", i))
+		want, firstOf, err := Gate(reproDir, c.failed, fmt.Sprintf("bundle%d", i))
 		if err != nil || want != c.want || strings.Join(firstOf, "|") != strings.Join(c.firstOf, "|") {
 			t.Errorf("%d: want %v, first of %q (%v); want %v, %q", i, want, firstOf, err, c.want, c.firstOf)
 		}
 	}
 	// The marker says which line and which bundle.
-	marks, _ := filepath.Glob(filepath.Join(r.cfg.ReproDir, KnownMarkDir, "*"))
+	marks, _ := filepath.Glob(filepath.Join(reproDir, KnownMarkDir, "*"))
 	if len(marks) != 3 {
 		t.Fatalf("markers: %v, want one per line (3)", marks)
 	}
@@ -65,23 +65,17 @@ func TestReproGate(t *testing.T) {
 	}
 }
 
-// TestReproGateOneWinnerAcrossGoroutinesAndRigs: many goroutines of two rigs
-// (two processes' worth of state) sharing one repro directory race for one
-// line: exactly one wins.
-func TestReproGateOneWinnerAcrossGoroutinesAndRigs(t *testing.T) {
-	a := reproRig(t)
-	b := &Rig{cfg: Config{ReproDir: a.cfg.ReproDir}, cache: map[string]*module{}}
+// TestReproGateOneWinnerAcrossGoroutines: many goroutines sharing one repro
+// directory race for one line: exactly one wins.
+func TestReproGateOneWinnerAcrossGoroutines(t *testing.T) {
+	reproDir := t.TempDir()
 	var wins atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 64; i++ {
-		r := a
-		if i%2 == 1 {
-			r = b
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			want, _, err := r.reproGate([]results.Record{knownFail(fmt.Sprint(i), "fails.csv:9: race")}, fmt.Sprint("k", i))
+			want, _, err := Gate(reproDir, []results.Record{knownFail(fmt.Sprint(i), "fails.csv:9: race")}, fmt.Sprint("k", i))
 			if err != nil {
 				t.Error(err)
 			}
@@ -107,14 +101,13 @@ func TestReproGateChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("child of TestReproGateOneWinnerAcrossProcesses only")
 	}
-	r := &Rig{cfg: Config{ReproDir: dir}, cache: map[string]*module{}}
 	var wins atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if want, _, err := r.reproGate([]results.Record{knownFail("c", "fails.csv:7: processes")}, "k"); err != nil {
+			if want, _, err := Gate(dir, []results.Record{knownFail("c", "fails.csv:7: processes")}, "k"); err != nil {
 				t.Error(err)
 			} else if want {
 				wins.Add(1)
@@ -166,31 +159,30 @@ func TestReproGateOneWinnerAcrossProcesses(t *testing.T) {
 // one baseline line explains, only the first gets a bundle, and its README.txt
 // says it is the line's one bundle; a new failure in the second gets one.
 func TestWriteReproOnlyForTheFirstKnownKernel(t *testing.T) {
-	r := reproRig(t)
+	reproDir := t.TempDir()
 	px := kernels.GraphicsMatrix(kernels.Pixel, kernels.Filter{Ops: regexp.MustCompile(`^WaveActiveSum$`)})
 	if len(px) < 2 {
 		t.Fatalf("%d pixel kernels, want 2", len(px))
 	}
-	tg := target{Vulkan, Ours}
 	line := "lavapipe/fails.csv:12: quads"
-	bundle := func(k kernels.Kernel) string { return filepath.Join(r.cfg.ReproDir, k.Name+".vulkan.ours.wave8") }
+	bundleDir := func(k kernels.Kernel) string { return filepath.Join(reproDir, k.Name+".vulkan.ours.wave8") }
 	for _, k := range px[:2] {
-		if err := r.writeRepro(k, tg, 8, []results.Record{knownFail(k.Cases[0].ID(), line)}, map[string][]byte{}); err != nil {
+		if err := Write(reproDir, bundle(k, 8, []results.Record{knownFail(k.Cases[0].ID(), line)}, map[string][]byte{})); err != nil {
 			t.Fatal(err)
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join(bundle(px[0]), "README.txt"))
+	readme, err := os.ReadFile(filepath.Join(bundleDir(px[0]), "README.txt"))
 	if err != nil || !strings.Contains(string(readme), "Known problem: "+line+"\nThis is the run's one bundle for that baseline line") {
 		t.Errorf("the first kernel's bundle (%v):\n%s", err, readme)
 	}
-	if _, err := os.Stat(bundle(px[1])); !os.IsNotExist(err) {
+	if _, err := os.Stat(bundleDir(px[1])); !os.IsNotExist(err) {
 		t.Errorf("the second kernel of a known line got a bundle (%v)", err)
 	}
 	fresh := results.Record{Case: px[1].Cases[0].ID(), Op: "WaveActiveSum", Status: results.Fail}
-	if err := r.writeRepro(px[1], tg, 8, []results.Record{fresh}, map[string][]byte{}); err != nil {
+	if err := Write(reproDir, bundle(px[1], 8, []results.Record{fresh}, map[string][]byte{})); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(bundle(px[1]), "README.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(bundleDir(px[1]), "README.txt")); err != nil {
 		t.Errorf("a new failure got no bundle: %v", err)
 	}
 }

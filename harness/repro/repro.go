@@ -1,4 +1,12 @@
-package pass
+// Package repro writes repro bundles, its one job: for a failing kernel, a
+// directory a person can take to a driver team — the HLSL, the module that
+// ran, the failing records, the command lines that re-run it and, for a
+// compute kernel, a `waverig exec` case file that fails on the lanes that
+// failed (case.go) — and, for failures a baseline already knows, at most one
+// bundle per baseline line across goroutines, child processes and restarts
+// (Gate). Generated programs' bundles are harness/gen's (Failed.WriteRepro);
+// they pass the same Gate.
+package repro
 
 import (
 	"bytes"
@@ -14,28 +22,52 @@ import (
 	"sort"
 	"strings"
 
+	"waverig/devices"
 	"waverig/harness/kernels"
 	"waverig/harness/results"
 )
 
-// writeRepro writes a bundle someone can take to a driver team: the kernel, the
-// module that ran, the failing records, how to run it again and, for a compute
-// kernel, case.json, which `waverig exec` re-runs as one dispatch that fails on
-// the lanes that failed (repro_case.go; out are the buffers the dispatch gave
-// back). Each file is written atomically; the first failure is returned (the
-// run reports it).
+// Bundle is one failing kernel on one target, as the pass that ran it knows
+// it.
+type Bundle struct {
+	Kernel kernels.Kernel
+	API    string
+	// Compiler is the compiler's name in records; CompilerSpec is how
+	// -compilers names it (a command compiler: its command line).
+	Compiler, CompilerSpec string
+	Size                   uint32
+	Device                 devices.Device
+	Driver                 string // the records' driver (pass.DriverString)
+	// The module that ran: SPIR-V (Vulkan) or WGSL (WebGPU). Binds says
+	// whether it binds a register; nil when there is no module (the kernel
+	// did not compile).
+	SPIRV  []uint32
+	WGSL   string
+	Binds  func(register string) bool
+	Failed []results.Record
+	// Out are the buffers the dispatch gave back, by register.
+	Out map[string][]byte
+}
+
+// Write writes b's bundle under dir: the kernel, the module that ran, the
+// failing records, how to run it again and, for a compute kernel, case.json,
+// which `waverig exec` re-runs as one dispatch that fails on the lanes that
+// failed (case.go). Each file is written atomically; the first failure is
+// returned (the run reports it).
 //
-// Only failures someone must look at get one (reproGate): a kernel with an
+// Only failures someone must look at get one (Gate): a kernel with an
 // unexpected failure always; one whose failures a baseline knows only when it
 // is the first of its baseline line.
-func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []results.Record, out map[string][]byte) error {
-	comp := t.comp
-	name := fmt.Sprintf("%s.%s.%s.wave%d", k.Name, t.api, comp, size)
-	want, firstOf, gateErr := r.reproGate(failed, name)
+func Write(dir string, b Bundle) error {
+	k, failed, size := b.Kernel, b.Failed, b.Size
+	comp := b.Compiler
+	name := fmt.Sprintf("%s.%s.%s.wave%d", k.Name, b.API, comp, size)
+	want, firstOf, gateErr := Gate(dir, failed, name)
 	if !want {
 		return nil
 	}
-	dir := filepath.Join(r.cfg.ReproDir, name)
+	reproDir := dir
+	dir = filepath.Join(reproDir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("repro bundle: %w", err)
 	}
@@ -48,33 +80,32 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 	if err := put("kernel.hlsl", []byte(k.HLSL)); err != nil {
 		return err
 	}
-	m := r.compile(k, t)
-	if m.spirv != nil {
-		if err := put("kernel.spv", wordsToBytes(m.spirv)); err != nil {
+	if b.SPIRV != nil {
+		if err := put("kernel.spv", wordsToBytes(b.SPIRV)); err != nil {
 			return err
 		}
 	}
 	inspect := "spirv-dis kernel.spv"
-	if m.wgsl != "" {
-		if err := put("kernel.wgsl", []byte(m.wgsl)); err != nil {
+	if b.WGSL != "" {
+		if err := put("kernel.wgsl", []byte(b.WGSL)); err != nil {
 			return err
 		}
 		inspect = "kernel.wgsl (run by wgpu-native, which translates it with naga)"
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	var jl bytes.Buffer
+	enc := json.NewEncoder(&jl)
 	ops := map[string]bool{}
 	for _, f := range failed {
 		enc.Encode(f)
 		ops[f.Op] = true
 	}
-	if err := put("failures.jsonl", b.Bytes()); err != nil {
+	if err := put("failures.jsonl", jl.Bytes()); err != nil {
 		return err
 	}
 	// A pixel kernel's picture: what the draw left in its colour target (the
 	// viewer shows it next to the failing case).
 	if k.Draw != nil && k.Draw.PixelEntry != "" {
-		if img := colorPNG(out[kernels.ColorTarget], k.Draw); img != nil {
+		if img := colorPNG(b.Out[kernels.ColorTarget], k.Draw); img != nil {
 			if err := put("color.png", img); err != nil {
 				return err
 			}
@@ -85,9 +116,9 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 		names = append(names, op)
 	}
 	sort.Strings(names)
-	x := r.reproCase(k, t, size, m, out, failed)
+	x := execCase(b)
 	if x.caseJSON != nil {
-		if err := put(ReproCaseFile, x.caseJSON); err != nil {
+		if err := put(CaseFile, x.caseJSON); err != nil {
 			return err
 		}
 	}
@@ -95,7 +126,7 @@ func (r *Rig) writeRepro(k kernels.Kernel, t target, size uint32, failed []resul
 	fmt.Fprintf(&text, "Repro bundle: kernel %s compiled by %s, run through %s, wave size %d, on %s (%s).\n"+
 		"%d case(s) failed; per-lane records in failures.jsonl.\n\n"+
 		"Re-run:   waverig run -device %q -api %s -ops '^(%s)$' -sizes %d -compilers %s\n",
-		k.Name, comp, t.api, size, r.dev.Name, DriverString(r.dev), len(failed), r.dev.Name, t.api, strings.Join(names, "|"), size, r.cfg.compilerSpec(comp))
+		k.Name, comp, b.API, size, b.Device.Name, b.Driver, len(failed), b.Device.Name, b.API, strings.Join(names, "|"), size, b.CompilerSpec)
 	if x.caseJSON != nil {
 		fmt.Fprintf(&text, "Exec:     %s\n", x.command)
 	} else {
@@ -149,10 +180,10 @@ func writeReproExecNotes(text *strings.Builder, x reproExec) {
 }
 
 // KnownMarkDir (under the repro directory) holds one marker file per baseline
-// line that already has its bundle (reproGate).
+// line that already has its bundle (Gate).
 const KnownMarkDir = ".known"
 
-// reproGate decides whether a kernel's failing records get a repro bundle
+// Gate decides whether a kernel's failing records get a repro bundle
 // (named bundle): yes when one of them is a failure no baseline expects
 // (Verdict unexpected or improved: what a person must look at, and what a
 // known line cannot explain). A failure a baseline knows already has its
@@ -165,7 +196,7 @@ const KnownMarkDir = ".known"
 // size, each writing into the same directory) and across a child's restarts
 // after a crash. A marker that cannot be made (not because it exists) gives
 // the bundle anyway, with the error: better a bundle too many than none.
-func (r *Rig) reproGate(failed []results.Record, bundle string) (want bool, firstOf []string, err error) {
+func Gate(reproDir string, failed []results.Record, bundle string) (want bool, firstOf []string, err error) {
 	lines := map[string]bool{}
 	var order []string
 	for _, f := range failed {
@@ -182,7 +213,7 @@ func (r *Rig) reproGate(failed []results.Record, bundle string) (want bool, firs
 		}
 	}
 	for _, known := range order {
-		first, cerr := claimKnownLine(r.cfg.ReproDir, known, bundle)
+		first, cerr := claimKnownLine(reproDir, known, bundle)
 		if cerr != nil {
 			first = true
 			err = errors.Join(err, cerr)
@@ -220,4 +251,13 @@ func claimKnownLine(reproDir, known, bundle string) (bool, error) {
 		return true, fmt.Errorf("repro bundle: %w", err)
 	}
 	return true, nil
+}
+
+// wordsToBytes is a module's words as the little-endian bytes of a .spv file.
+func wordsToBytes(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	}
+	return b
 }
