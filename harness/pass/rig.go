@@ -1,12 +1,17 @@
-// Package harness is the rig's engine: it compiles the generated kernels (with
-// waverig's compiler and, as a second opinion, glslang), has spirv-val check every
-// module, runs them on a Vulkan device at a wave size, checks every lane against
-// the Go reference models, and streams one results.Record per case.
+// Package pass runs one pass of the matrix — one physical device at one wave
+// size — its one job: it compiles the generated kernels (with waverig's
+// compiler and, as a second opinion, glslang), has spirv-val check every
+// module, runs them on each API of the device through a Device (Vulkan,
+// WebGPU; device.go), checks every lane against the Go reference models,
+// compares the APIs (parity) and streams one results.Record per case. It also
+// lists what a pass will run before anything runs (listing.go), runs the
+// generated programs of a pass (genrun.go) and one exec case file on a
+// device (exec.go).
 //
-// Wave sizes: on devices with subgroup size control the rig asks for every legal
-// size in-process; on lavapipe (one size, chosen by LP_NATIVE_VECTOR_WIDTH at
-// driver load) it re-runs itself in child processes, one per width (harness/plan,
-// child.go).
+// Wave sizes: a pass runs at one size. On devices with subgroup size control
+// the rig asks for it in-process; on lavapipe (one size, chosen by
+// LP_NATIVE_VECTOR_WIDTH at driver load) package harness re-runs the binary
+// in child processes, one per width (harness/plan, harness/child.go).
 package pass
 
 import (
