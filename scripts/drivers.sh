@@ -26,8 +26,14 @@
 # VK_ADD_LAYER_PATH: Debian's vulkan-validationlayers 1.3.239 predates
 # extensions lavapipe 25.0.7 offers (VK_KHR_shader_subgroup_rotate) and reports
 # their structures as unknown ("not supported by this layer").
+#
+# Dawn: npm's `webgpu` package (Dawn's Node binding, a prebuilt dawn.node for
+# linux-x64 inside), installed into dawn/node_modules with npm; harness/dawn
+# runs it through Node. Without node and npm it is left out, and the rig's
+# Dawn cases skip with the reason.
 set -euo pipefail
 
+DAWN_VERSION=0.6.2
 LVP_NAME=lavapipe-mesa-25.0.7
 LVP_VERSION=25.0.7-2~bpo12+1
 SUITE=bookworm-backports
@@ -150,6 +156,21 @@ provision_validation_layer() {
   echo "setup: the Khronos validation layer of chromium-common ($lib) in $json" >&2
 }
 
+# provision_dawn: the npm package, pinned, unless it is there at that version.
+provision_dawn() {
+  local dir=$root/dawn
+  if [ -f "$dir/node_modules/webgpu/package.json" ] && grep -q "\"version\": \"$DAWN_VERSION\"" "$dir/node_modules/webgpu/package.json"; then return; fi
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "setup: drivers: no node/npm: Dawn (npm webgpu@$DAWN_VERSION) not provisioned" >&2
+    return
+  fi
+  mkdir -p "$dir"
+  npm install --silent --no-audit --no-fund --ignore-scripts --prefix "$dir" "webgpu@$DAWN_VERSION" >&2 ||
+    { echo "setup: drivers: npm install webgpu@$DAWN_VERSION failed: Dawn not provisioned" >&2; return; }
+  echo "setup: Dawn (npm webgpu@$DAWN_VERSION) in $dir/node_modules/webgpu" >&2
+}
+
 provision_lavapipe
 provision_swiftshader
 provision_validation_layer
+provision_dawn

@@ -16,6 +16,8 @@ cd "$(dirname "$0")/.."
 # (libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 # libgl-dev: go-gl/glfw compiles GLFW's C sources), Xvfb (xvfb), xwd (x11-apps) and
 # xdotool for the window's tests (screenshots; keys and clicks sent through X).
+# Node.js and npm (nodejs, npm) run Dawn (drivers.sh installs its npm package); a
+# machine whose Node came from elsewhere (with its own npm) keeps it.
 PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers gcc chromium
   libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev libgl-dev xvfb x11-apps xdotool)
 
@@ -25,6 +27,11 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+if ! command -v node >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+elif ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""

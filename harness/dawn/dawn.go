@@ -1,0 +1,371 @@
+// Package dawn drives Dawn, the WebGPU implementation of Chromium (Tint
+// compiles its WGSL), its one job: it starts one long-lived Node helper
+// process per adapter (helper.mjs, on the npm package `webgpu`, Dawn's Node
+// binding), speaks JSON lines with it — the adapter's info and features
+// first, then compile, dispatch and read-back requests with their buffers —
+// and restarts it when it dies. It is the second WebGPU implementation beside
+// harness/webgpu (wgpu-native); harness/pass drives both through pass.Device.
+// The WGSL it runs is the standard dialect (`enable subgroups;`), the one
+// browsers take.
+package dawn
+
+import (
+	"bufio"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"waverig/devices/icd"
+)
+
+//go:embed helper.mjs
+var helperJS []byte
+
+// Version is the npm package setup installs (scripts/drivers.sh).
+const Version = "0.6.2"
+
+// ModuleEnv names the index.js of the `webgpu` package to use instead of
+// the provisioned one.
+const ModuleEnv = "WAVERIG_DAWN_MODULE"
+
+// Module is the index.js of the `webgpu` package: $WAVERIG_DAWN_MODULE, else
+// the one setup installs under the drivers folder (icd.Dir()/dawn).
+func Module() string {
+	if m := os.Getenv(ModuleEnv); m != "" {
+		return m
+	}
+	return filepath.Join(icd.Dir(), "dawn", "node_modules", "webgpu", "index.js")
+}
+
+// Available says why Dawn cannot run here ("" when Node and the package are
+// installed).
+func Available() string {
+	if _, err := exec.LookPath("node"); err != nil {
+		return "Dawn needs Node.js (node is not on PATH; ./scripts/setup.sh installs it)"
+	}
+	if _, err := os.Stat(Module()); err != nil {
+		return fmt.Sprintf("Dawn's Node binding (npm webgpu@%s) is not installed at %s: run ./scripts/setup.sh", Version, Module())
+	}
+	return ""
+}
+
+// Adapter is what the helper reports of the adapter it opened.
+type Adapter struct {
+	Vendor          string   `json:"vendor"`
+	Architecture    string   `json:"architecture"`
+	Device          string   `json:"device"`
+	Description     string   `json:"description"`
+	SubgroupMinSize uint32   `json:"subgroupMinSize"`
+	SubgroupMaxSize uint32   `json:"subgroupMaxSize"`
+	Features        []string `json:"features"`
+	// DeviceFeatures are the features the helper's device was created with
+	// (subgroups, and shader-f16 where the adapter has it).
+	DeviceFeatures []string `json:"deviceFeatures"`
+}
+
+// Has reports whether the device was created with feature.
+func (a Adapter) Has(feature string) bool {
+	for _, f := range a.DeviceFeatures {
+		if f == feature {
+			return true
+		}
+	}
+	return false
+}
+
+// Binding is one buffer of a request.
+type Binding struct {
+	Group, Binding int
+	Uniform        bool
+	Data           []byte
+}
+
+// DrawJob is one render pass: Draws draws (instance i of draw i) of a
+// VertexCount-vertex triangle list with no vertex buffers into a Width ×
+// Height target. Color is "rgba32uint", "rgba32float" or "" (no colour
+// target: a depth target instead).
+type DrawJob struct {
+	VertexWGSL, VertexEntry     string
+	FragmentWGSL, FragmentEntry string
+	Width, Height, VertexCount  uint32
+	Draws                       uint32
+	Color                       string
+	Bindings                    []Binding
+}
+
+// Device is one adapter behind a helper process.
+type Device struct {
+	match   string // the adapter name substring the helper is started with
+	Adapter Adapter
+
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	in        io.WriteCloser
+	out       *bufio.Reader
+	script    string
+	next      int
+	pipelines map[string]bool
+	// Stderr gets the helper's stderr (nil: discarded). Dawn prints
+	// warnings about the adapter there at every start.
+	Stderr io.Writer
+}
+
+// Open starts a helper on the Vulkan adapter whose name contains match and
+// returns it once the helper has reported the adapter.
+func Open(match string, stderr io.Writer) (*Device, error) {
+	if why := Available(); why != "" {
+		return nil, errors.New(why)
+	}
+	d := &Device{match: match, pipelines: map[string]bool{}, Stderr: stderr}
+	if err := d.start(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// startTimeout bounds a helper's start-up (Node, Dawn, the Vulkan instance).
+const startTimeout = 60 * time.Second
+
+func (d *Device) start() error {
+	if d.script == "" {
+		f, err := os.CreateTemp("", "waverig-dawn-*.mjs")
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(helperJS)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		d.script = f.Name()
+	}
+	cmd := exec.Command("node", d.script)
+	cmd.Env = append(os.Environ(), ModuleEnv+"="+Module(), "WAVERIG_DAWN_ADAPTER="+d.match)
+	// The helper dies with the process that drives it (a child the
+	// watchdog kills must not leave a helper behind).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if d.Stderr != nil {
+		cmd.Stderr = d.Stderr
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	outp, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("dawn: start node: %w", err)
+	}
+	d.cmd, d.in, d.out = cmd, in, bufio.NewReaderSize(outp, 1<<20)
+	type first struct {
+		Adapter *Adapter `json:"adapter"`
+		Error   string   `json:"error"`
+	}
+	got := make(chan first, 1)
+	go func() {
+		var f first
+		line, err := d.out.ReadBytes('\n')
+		if err != nil {
+			f.Error = "the Dawn helper ended before it reported an adapter: " + err.Error()
+		} else if err := json.Unmarshal(line, &f); err != nil {
+			f.Error = "the Dawn helper said " + strings.TrimSpace(string(line))
+		}
+		got <- f
+	}()
+	select {
+	case f := <-got:
+		if f.Error != "" || f.Adapter == nil {
+			d.stop()
+			return fmt.Errorf("dawn: %s", f.Error)
+		}
+		d.Adapter = *f.Adapter
+		return nil
+	case <-time.After(startTimeout):
+		d.stop()
+		return fmt.Errorf("dawn: the helper did not report an adapter in %v", startTimeout)
+	}
+}
+
+func (d *Device) stop() {
+	if d.cmd == nil {
+		return
+	}
+	d.in.Close()
+	d.cmd.Process.Kill()
+	d.cmd.Wait()
+	d.cmd = nil
+}
+
+// Close stops the helper.
+func (d *Device) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stop()
+	if d.script != "" {
+		os.Remove(d.script)
+		d.script = ""
+	}
+}
+
+type wireBinding struct {
+	Group   int    `json:"group"`
+	Binding int    `json:"binding"`
+	Uniform bool   `json:"uniform"`
+	Data    string `json:"data"`
+}
+
+type request struct {
+	ID            int           `json:"id"`
+	Op            string        `json:"op"`
+	WGSL          string        `json:"wgsl,omitempty"`
+	Entry         string        `json:"entry,omitempty"`
+	Groups        [3]uint32     `json:"groups"`
+	VertexWGSL    string        `json:"vertexWGSL,omitempty"`
+	VertexEntry   string        `json:"vertexEntry,omitempty"`
+	FragmentWGSL  string        `json:"fragmentWGSL,omitempty"`
+	FragmentEntry string        `json:"fragmentEntry,omitempty"`
+	Width         uint32        `json:"width,omitempty"`
+	Height        uint32        `json:"height,omitempty"`
+	VertexCount   uint32        `json:"vertexCount,omitempty"`
+	Draws         uint32        `json:"draws,omitempty"`
+	Color         string        `json:"color,omitempty"`
+	Bindings      []wireBinding `json:"bindings"`
+}
+
+type reply struct {
+	ID      int      `json:"id"`
+	Buffers []string `json:"buffers"`
+	Color   string   `json:"color"`
+	Error   string   `json:"error"`
+}
+
+func wire(bs []Binding) []wireBinding {
+	out := make([]wireBinding, len(bs))
+	for i, b := range bs {
+		out[i] = wireBinding{b.Group, b.Binding, b.Uniform, base64.StdEncoding.EncodeToString(b.Data)}
+	}
+	return out
+}
+
+// ErrHelperDied is the error of a request whose helper ended before it
+// answered (a lost device, a crash in Dawn or the driver); the next request
+// starts a new helper.
+var ErrHelperDied = errors.New("dawn: the helper process died")
+
+// call sends one request and waits for its reply; a dead helper is
+// restarted for the next call.
+func (d *Device) call(r request) (reply, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cmd == nil {
+		if err := d.start(); err != nil {
+			return reply{}, err
+		}
+	}
+	d.next++
+	r.ID = d.next
+	data, err := json.Marshal(r)
+	if err != nil {
+		return reply{}, err
+	}
+	if _, err := d.in.Write(append(data, '\n')); err != nil {
+		d.stop()
+		return reply{}, fmt.Errorf("%w (%v)", ErrHelperDied, err)
+	}
+	for {
+		line, err := d.out.ReadBytes('\n')
+		if err != nil {
+			d.stop()
+			return reply{}, fmt.Errorf("%w (%v)", ErrHelperDied, err)
+		}
+		var rep reply
+		if err := json.Unmarshal(line, &rep); err != nil {
+			d.stop()
+			return reply{}, fmt.Errorf("dawn: bad reply %.200q: %v", line, err)
+		}
+		if rep.ID != r.ID {
+			continue // a stale reply (a request that timed out on our side cannot happen: calls are serial)
+		}
+		if rep.Error != "" {
+			return rep, errors.New(rep.Error)
+		}
+		return rep, nil
+	}
+}
+
+func decode(ss []string) ([][]byte, error) {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// RunCompute compiles (Tint; cached in the helper), dispatches groups
+// workgroups and returns every binding's contents afterwards, in order.
+func (d *Device) RunCompute(wgsl, entry string, groups [3]uint32, bindings []Binding) ([][]byte, error) {
+	rep, err := d.call(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings)})
+	if err != nil {
+		return nil, err
+	}
+	d.count("c|" + entry + "|" + wgsl)
+	return decode(rep.Buffers)
+}
+
+// RunDraw runs one render pass and returns the bindings' contents and the
+// colour target (Width × Height × 16 bytes, rows packed; nil without one).
+func (d *Device) RunDraw(j DrawJob) (bufs [][]byte, color []byte, err error) {
+	rep, err := d.call(request{Op: "draw", VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.FragmentWGSL,
+		FragmentEntry: j.FragmentEntry, Width: j.Width, Height: j.Height, VertexCount: j.VertexCount, Draws: j.Draws, Color: j.Color,
+		Bindings: wire(j.Bindings)})
+	if err != nil {
+		return nil, nil, err
+	}
+	d.count("d|" + j.VertexEntry + "|" + j.FragmentEntry + "|" + j.VertexWGSL + j.FragmentWGSL)
+	if bufs, err = decode(rep.Buffers); err != nil {
+		return nil, nil, err
+	}
+	if rep.Color != "" {
+		color, err = base64.StdEncoding.DecodeString(rep.Color)
+	}
+	return bufs, color, err
+}
+
+// Validate asks Tint whether it accepts a WGSL module (nothing runs).
+func (d *Device) Validate(wgsl string) error {
+	_, err := d.call(request{Op: "validate", WGSL: wgsl})
+	return err
+}
+
+func (d *Device) count(key string) {
+	d.mu.Lock()
+	d.pipelines[key] = true
+	d.mu.Unlock()
+}
+
+// Pipelines is the number of distinct pipelines run so far (the helper
+// builds each once and keeps it).
+func (d *Device) Pipelines() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.pipelines)
+}
