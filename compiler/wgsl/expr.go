@@ -175,11 +175,31 @@ func (fe *funcEmitter) constText(c *ir.Const) string {
 		suffix = "h"
 	}
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		// No literal spells these: reinterpret the bits.
+		// No literal spells these: reinterpret the bits. In a function, through
+		// a helper call: a bitcast of a literal is a const-expression, and WGSL
+		// makes one whose value is NaN or an infinity a shader-creation error
+		// (Tint enforces it: "value nan cannot be represented as 'f32'"; naga
+		// lets it through). A call to a user function is never a
+		// const-expression. Module-scope initializers must be const, so there
+		// the bitcast stays (naga's dialect takes it).
+		bits := textgen.Dec(uint32(c.Bits)) + "u"
 		if c.T.Bits == 16 {
-			return "bitcast<vec2<f16>>(" + textgen.Dec(uint32(c.Bits)&0xffff) + "u).x"
+			bits = textgen.Dec(uint32(c.Bits)&0xffff) + "u"
 		}
-		return "bitcast<f32>(" + textgen.Dec(uint32(c.Bits)) + "u)"
+		if fe.f == nil {
+			if c.T.Bits == 16 {
+				return "bitcast<vec2<f16>>(" + bits + ").x"
+			}
+			return "bitcast<f32>(" + bits + ")"
+		}
+		if c.T.Bits == 16 {
+			return fe.e.helper("f16_from_bits", func(name string) string {
+				return "fn " + name + "(b: u32) -> f16 {\n  return bitcast<vec2<f16>>(b).x;\n}\n"
+			}) + "(" + bits + ")"
+		}
+		return fe.e.helper("f32_from_bits", func(name string) string {
+			return "fn " + name + "(b: u32) -> f32 {\n  return bitcast<f32>(b);\n}\n"
+		}) + "(" + bits + ")"
 	}
 	s := strconv.FormatFloat(v, 'g', -1, bits) + suffix
 	if v < 0 || (v == 0 && math.Signbit(v)) {

@@ -51,7 +51,7 @@ var fixtureErrors = map[string][2]diag.Code{
 
 // TestFixtures compiles every positive HLSL fixture with the real front end,
 // emits each entry point in both dialects and validates the naga output with
-// wgpu-native. The seed's Waves.hlsl entries also have golden files.
+// wgpu-native and the standard output with Tint (Dawn). The seed's Waves.hlsl entries also have golden files.
 func TestFixtures(t *testing.T) {
 	var files []string
 	// The shared fixtures, plus sema's own test inputs (which keep the cases
@@ -65,7 +65,8 @@ func TestFixtures(t *testing.T) {
 	}
 	sort.Strings(files)
 	d := device(t)
-	entries, valid := 0, 0
+	tintd := tint(t)
+	entries, valid, tinted := 0, 0, 0
 	seenKeys := map[string]bool{}
 	for _, path := range files {
 		src, err := os.ReadFile(path)
@@ -109,6 +110,13 @@ func TestFixtures(t *testing.T) {
 				continue
 			}
 			valid++
+			if tintd != nil && errStd == nil {
+				if err := tintd.Validate(std.Source); err != nil {
+					t.Errorf("%s: Tint rejects the standard dialect: %v\n%s", key, err, numbered(std.Source))
+				} else {
+					tinted++
+				}
+			}
 			if base == "Waves" {
 				checkGolden(t, "fixture_"+key+"_naga", naga.Source)
 				checkGolden(t, "fixture_"+key+"_standard", std.Source)
@@ -120,7 +128,7 @@ func TestFixtures(t *testing.T) {
 			t.Errorf("fixtureErrors names %s, which no fixture defines any more", key)
 		}
 	}
-	t.Logf("%d fixture files, %d entry points, %d validated by wgpu-native, %d expected errors", len(files), entries, valid, len(fixtureErrors))
+	t.Logf("%d fixture files, %d entry points, %d validated by wgpu-native, %d by Tint (standard dialect), %d expected errors", len(files), entries, valid, tinted, len(fixtureErrors))
 }
 
 // compileHLSL runs the real front end on a source string.

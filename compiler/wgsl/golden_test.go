@@ -2,14 +2,19 @@ package wgsl
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
+	"waverig/devices/icd"
+	"waverig/harness/dawn"
 	. "waverig/compiler/ir/irtest"
 	"waverig/harness/webgpu"
 	"waverig/internal/golden"
@@ -65,7 +70,64 @@ func emitValid(t *testing.T, name string, m *ir.Module, dialect Dialect) *Output
 			t.Fatalf("wgpu-native rejects the output: %v\n%s", err, numbered(out.Source))
 		}
 	}
+	// Every golden source's standard-dialect WGSL goes through Tint (Dawn),
+	// the compiler browsers use, whichever dialect the golden file keeps.
+	std := out
+	if dialect != Standard {
+		if std, err = EmitEntry(m, ep, Options{Dialect: Standard}); err != nil {
+			// What only the naga dialect can say (push constants: E0603) is
+			// a coded error of the standard one, not a module to check.
+			for _, c := range codes(err) {
+				if strings.HasPrefix(string(c), "E06") && c != diag.ErrWGSLInternal {
+					return out
+				}
+			}
+			t.Fatalf("EmitEntry (standard): %v", err)
+		}
+	}
+	if d := tint(t); d != nil {
+		if err := d.Validate(std.Source); err != nil {
+			t.Errorf("Tint rejects the standard dialect: %v\n%s", err, numbered(std.Source))
+		}
+	}
 	return out
+}
+
+var tintDevice = sync.OnceValues(func() (*dawn.Device, error) {
+	icd.Configure()
+	if why := dawn.Available(); why != "" {
+		return nil, errors.New(why)
+	}
+	// Tint validates without running anything, but a module that enables f16
+	// needs a device with shader-f16: the first adapter that has it.
+	adapters, err := dawn.Adapters()
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	for _, a := range adapters {
+		if slices.Contains(a.Features, "shader-f16") {
+			name = a.Name
+			break
+		}
+	}
+	return dawn.Open(name, io.Discard)
+})
+
+// tint returns a shared Dawn device for Tint's verdicts on the standard
+// dialect, or nil (the check skipped, said once per test) where Dawn is not
+// installed — except under WAVERIG_REQUIRE_DRIVERS (CI), where that fails.
+func tint(t testing.TB) *dawn.Device {
+	t.Helper()
+	d, err := tintDevice()
+	if err != nil {
+		if os.Getenv(icd.RequireEnv) != "" {
+			t.Fatalf("Tint (Dawn) is required here: %v", err)
+		}
+		t.Logf("no Tint check of the standard dialect: %v", err)
+		return nil
+	}
+	return d
 }
 
 func numbered(src string) string {

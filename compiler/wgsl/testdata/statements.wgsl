@@ -3,6 +3,10 @@
 var<private> tid: vec3<u32>;
 @group(0) @binding(0) var<storage, read_write> Out: array<i32>;
 
+fn wr_f32_from_bits(b: u32) -> f32 {
+  return bitcast<f32>(b);
+}
+
 fn u_select(loop_in: i32, u_var: ptr<function, i32>, u_wr_x: ptr<function, i32>) -> i32 {
   var u_loop: i32 = loop_in;
   u_loop = (u_loop << (u32((*u_wr_x)) & 31u));
@@ -42,7 +46,7 @@ fn main_body() {
     }
   }
   Out[tid.x] = (r + (tmp + u_let));
-  Out[1u] = select(i32((bitcast<f32>(2143289344u) != bitcast<f32>(2143289344u))), 1i, (vec2<bool>(true, false) | vec2<bool>(false, false)).y);
+  Out[1u] = select(i32((wr_f32_from_bits(2143289344u) != wr_f32_from_bits(2143289344u))), 1i, (vec2<bool>(true, false) | vec2<bool>(false, false)).y);
   Out[2u] = i32((-0.0f));
 }
 
