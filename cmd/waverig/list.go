@@ -20,7 +20,7 @@ import (
 	"waverig/harness/produce"
 )
 
-const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang,cmd:NAME=PATH] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
+const listUsage = "waverig list [-device N|substring[,…]|all] [-ops REGEX] [-api vulkan,webgpu,dawn] [-stages compute,pixel,vertex] [-sizes all|4,8] [-compilers ours,glslang,cmd:NAME=PATH] [-shard K/N] [-gen-seeds 1-20|1,5,9|none]"
 
 // planFlags are the flags that decide what a run covers, as `waverig run`
 // reads them; list takes the same spellings and the same checks.
@@ -36,7 +36,7 @@ func addPlanFlags(fs *flag.FlagSet) planFlags {
 		types:     fs.String("types", "", "only these HLSL types, comma-separated: a type (float3) or a scalar and * for all its widths (double*)"),
 		sizes:     fs.String("sizes", "all", "wave sizes: all, default (each device's own size: one pass per device), or a list like 4,8"),
 		compilers: fs.String("compilers", "", "compilers: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)"),
-		apis:      fs.String("api", "", "APIs: vulkan,webgpu (default: every API with a device)"),
+		apis:      fs.String("api", "", "APIs: vulkan, webgpu (wgpu-native), dawn (WebGPU through Dawn) (default: every API with a device)"),
 		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex (default: all three)"),
 		shard:     fs.String("shard", "", "share K of N of the kernels (1 ≤ K ≤ N), as run -shard K/N runs it"),
 		genSeeds:  fs.String("gen-seeds", "", genSeedsUsage),
@@ -161,9 +161,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	for _, idx := range idxs {
 		dc := cfg
 		if dc.APIs == nil {
-			var why string
-			if dc.APIs, why = pass.DefaultAPIs(devs[idx]); why != "" {
-				fmt.Fprintf(stderr, "device %d: WebGPU not run: %s\n", idx, why)
+			var notes []string
+			dc.APIs, notes = pass.DefaultAPIs(devs[idx])
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "device %d: %s\n", idx, n)
 			}
 		}
 		dev := devs[idx]

@@ -326,7 +326,7 @@ func mergeRecords(inputs []mergeInput, remap map[hostDevice]int) ([]results.Reco
 			r.DeviceIndex = remap[hostDevice{in.sum.Host, r.DeviceIndex}]
 			switch {
 			case r.Case == results.LayoutCase:
-				k := layoutKey{r.DeviceIndex, r.API, r.Stage, r.Compiler, r.WaveSize}
+				k := layoutKey{r.DeviceIndex, r.Backend(), r.Stage, r.Compiler, r.WaveSize}
 				if at, ok := layouts[k]; ok {
 					if r.Verdict().Counts() && !out[at].Verdict().Counts() {
 						out[at] = r

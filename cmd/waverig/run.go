@@ -25,7 +25,7 @@ import (
 	"waverig/internal/progress"
 )
 
-const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu] [-stages compute,pixel,vertex] [-ops REGEX] [-types T,…] [-sizes all|default|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-fraction N] [-gen-seeds 1-20|1,5,9|none] [-validation]"
+const runUsage = "waverig run [-device N|substring[,…]|all] [-jobs N] [-api vulkan,webgpu,dawn] [-stages compute,pixel,vertex] [-ops REGEX] [-types T,…] [-sizes all|default|4,8] [-out DIR] [-compilers ours,glslang,cmd:NAME=PATH] [-baseline DIR|OLD/results.jsonl[,…]] [-retries N] [-kernel-timeout D] [-no-baseline] [-shard K/N] [-fraction N] [-gen-seeds 1-20|1,5,9|none] [-validation]"
 
 // runMatrix is `waverig run`: the whole matrix on one or more devices at every
 // wave size, into one run directory.
@@ -153,9 +153,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			dc.ReproDir = filepath.Join(cfg.ReproDir, fmt.Sprintf("device%d", idx))
 		}
 		if dc.APIs == nil {
-			var why string
-			if dc.APIs, why = pass.DefaultAPIs(dev); why != "" {
-				fmt.Fprintf(stdout, "%sWebGPU not run: %s\n", on, why)
+			var notes []string
+			dc.APIs, notes = pass.DefaultAPIs(dev)
+			for _, n := range notes {
+				fmt.Fprintf(stdout, "%s%s\n", on, n)
 			}
 		}
 		p := plan.Make(dev, want)
@@ -279,7 +280,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	t := sum.Total
 	printBreakdown(stdout, all, several)
 	if t.ParityCases > 0 {
-		fmt.Fprintf(stdout, "parity: %d cases compared lane by lane on Vulkan and WebGPU (%d lanes), %d differ", t.ParityCases, t.ParityLanes, t.Differs)
+		fmt.Fprintf(stdout, "parity: %d cases compared lane by lane between APIs (Vulkan, WebGPU through wgpu and Dawn: each pair that ran them) (%d lanes), %d differ", t.ParityCases, t.ParityLanes, t.Differs)
 		if t.Differs > 0 {
 			fmt.Fprint(stdout, " (records with status \"differs\" in results.jsonl; both outputs may be legal, not counted as failures)")
 		}
@@ -593,7 +594,7 @@ func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 	var keys []key
 	var all results.Stats
 	for _, r := range recs {
-		k := key{0, r.API, r.Stage, r.WaveSize}
+		k := key{0, r.Backend(), r.Stage, r.WaveSize}
 		if several {
 			k.dev = r.DeviceIndex
 		}
@@ -613,7 +614,7 @@ func printBreakdown(w io.Writer, recs []results.Record, several bool) {
 			return a.dev < b.dev
 		}
 		if a.api != b.api {
-			return a.api < b.api // vulkan before webgpu
+			return slices.Index(pass.APIs, a.api) < slices.Index(pass.APIs, b.api) // vulkan, webgpu, dawn
 		}
 		if a.stage != b.stage {
 			return a.stage < b.stage

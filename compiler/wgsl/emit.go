@@ -127,6 +127,8 @@ type emitter struct {
 	barrierMemo map[*ir.Function]bool
 
 	usesF16, usesSubgroup, usesImmediates bool
+	// usesSubgroupVertex: a wave operation in a vertex entry (naga dialect only).
+	usesSubgroupVertex bool
 	usesLaneIndex, usesLaneCount          bool
 	laneIndexVar, laneCountVar            string
 }
@@ -162,6 +164,9 @@ func (e *emitter) features() []string {
 	if e.usesSubgroup {
 		if naga {
 			fs = append(fs, "native-feature-subgroup")
+			if e.usesSubgroupVertex {
+				fs = append(fs, "native-feature-subgroup-vertex")
+			}
 		} else {
 			fs = append(fs, "subgroups")
 		}

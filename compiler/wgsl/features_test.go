@@ -1,7 +1,9 @@
 package wgsl
 
 import (
+	"github.com/oliverbestmann/webgpu/wgpu"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +11,8 @@ import (
 	"waverig/compiler/intrinsics"
 	"waverig/compiler/ir"
 	. "waverig/compiler/ir/irtest"
+	"waverig/harness/webgpu"
+	"waverig/internal/golden"
 )
 
 // csSum is the seed kernel: Out[tid.x] = WaveActiveSum(In[tid.x]); the first
@@ -114,6 +118,9 @@ func TestDialectsDifferOnlyInDocumentedLines(t *testing.T) {
 }
 
 // TestVertexWaveIsAnError: WebGPU has no subgroups in vertex shaders.
+// TestVertexWaveIsAnError: a wave operation in a vertex shader is E0602 in
+// the standard dialect (WGSL's rule); the naga dialect emits it and asks for
+// wgpu-native's native-feature-subgroup-vertex, and wgpu-native takes it.
 func TestVertexWaveIsAnError(t *testing.T) {
 	for _, d := range []Dialect{Standard, Naga} {
 		b := newStage("VSMain", ir.Vertex)
@@ -123,7 +130,39 @@ func TestVertexWaveIsAnError(t *testing.T) {
 		b.Add(Store(&ir.GlobalRef{G: pos}, Splat(&ir.Convert{X: sum, T: ir.F32}, 4)))
 		m := b.M
 		Valid(t, m)
-		_, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: d})
+		out, err := EmitEntry(m, m.EntryPoints[0], Options{Dialect: d})
+		if d == Naga {
+			if err != nil {
+				t.Fatalf("naga dialect: %v", err)
+			}
+			if got := strings.Join(out.RequiredFeatures, ","); got != "native-feature-subgroup,native-feature-subgroup-vertex" {
+				t.Errorf("naga dialect features %s", got)
+			}
+			dev := device(t)
+			if !slices.Contains(dev.Features, wgpu.NativeFeatureSubgroupVertex) {
+				// The default adapter lacks it (lavapipe 22.3.6): take one that
+				// has it (SwiftShader does).
+				dev = nil
+				adapters, _ := webgpu.Adapters(false)
+				for _, a := range adapters {
+					if a.SubgroupVertex && a.Backend == "vulkan" {
+						if d, err := webgpu.OpenAdapter(a.Index); err == nil {
+							defer d.Release()
+							dev = d
+							break
+						}
+					}
+				}
+				if dev == nil {
+					golden.Skipf(t, "no wgpu-native adapter here has native-feature-subgroup-vertex")
+					continue
+				}
+			}
+			if err := dev.Validate(out.Source, "vertex", "VSMain"); err != nil {
+				t.Errorf("wgpu-native rejects a vertex wave operation: %v\n%s", err, numbered(out.Source))
+			}
+			continue
+		}
 		if !hasCode(err, diag.ErrWGSLVertexWave) {
 			t.Fatalf("%v: want %s, got %v", d, diag.ErrWGSLVertexWave, err)
 		}

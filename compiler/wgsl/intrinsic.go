@@ -76,8 +76,14 @@ func (fe *funcEmitter) u32ToBool(text string, t ir.Type) string {
 func (fe *funcEmitter) wave(x *ir.Intrinsic, in *intrinsics.Info) string {
 	e := fe.e
 	if e.ep.Stage == ir.Vertex {
-		e.errorf(x.Pos, diag.ErrWGSLVertexWave, "%s in vertex shader %s: WebGPU allows wave and quad operations only in compute and fragment shaders", in.Name, e.ep.Name)
-		return "0u"
+		// WGSL allows subgroup builtins in compute and fragment shaders only;
+		// wgpu-native goes further with native-feature-subgroup-vertex, which
+		// the naga dialect asks for.
+		if e.opts.Dialect != Naga {
+			e.errorf(x.Pos, diag.ErrWGSLVertexWave, "%s in vertex shader %s: WebGPU allows wave and quad operations only in compute and fragment shaders (wgpu-native's naga dialect takes them with native-feature-subgroup-vertex)", in.Name, e.ep.Name)
+			return "0u"
+		}
+		e.usesSubgroupVertex = true
 	}
 	e.usesSubgroup = true
 	switch x.Op {

@@ -59,8 +59,9 @@ func Available() string {
 	return ""
 }
 
-// Adapter is what the helper reports of the adapter it opened.
+// Adapter is what the helper reports of an adapter.
 type Adapter struct {
+	Name            string   `json:"name"` // in Adapters' list only
 	Vendor          string   `json:"vendor"`
 	Architecture    string   `json:"architecture"`
 	Device          string   `json:"device"`
@@ -81,6 +82,46 @@ func (a Adapter) Has(feature string) bool {
 		}
 	}
 	return false
+}
+
+var adapters = sync.OnceValues(listAdapters)
+
+// Adapters are the Vulkan adapters Dawn offers on this machine (asked once
+// per process: one Node start, well under a second).
+func Adapters() ([]Adapter, error) { return adapters() }
+
+func listAdapters() ([]Adapter, error) {
+	if why := Available(); why != "" {
+		return nil, errors.New(why)
+	}
+	f, err := os.CreateTemp("", "waverig-dawn-*.mjs")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(helperJS)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("node", f.Name())
+	cmd.Env = append(os.Environ(), ModuleEnv+"="+Module(), "WAVERIG_DAWN_LIST=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var got struct {
+		Adapters []Adapter `json:"adapters"`
+		Error    string    `json:"error"`
+	}
+	if jerr := json.Unmarshal(out, &got); jerr != nil || got.Error != "" {
+		if got.Error == "" {
+			got.Error = fmt.Sprintf("%v %v: %s", err, jerr, strings.TrimSpace(stderr.String()))
+		}
+		return nil, fmt.Errorf("dawn: listing adapters: %s", got.Error)
+	}
+	return got.Adapters, nil
 }
 
 // Binding is one buffer of a request.

@@ -12,6 +12,8 @@
 //   B = {"group":G,"binding":N,"uniform":bool,"data":BASE64}
 //   reply {"id":N,"buffers":[BASE64...],"color":BASE64} or {"id":N,"error":"...","skip":bool}
 //
+// With $WAVERIG_DAWN_LIST set it prints {"adapters": [...]} and exits.
+//
 // A lost device is reported on the request that saw it and ends the process:
 // the rig starts a new helper. Anything Dawn prints goes to stderr.
 import { pathToFileURL } from 'node:url';
@@ -27,6 +29,31 @@ try {
   fail('cannot load Dawn (' + process.env.WAVERIG_DAWN_MODULE + '): ' + e.message);
 }
 Object.assign(globalThis, mod.globals);
+
+const infoOf = (a) => ({ vendor: a.info.vendor, architecture: a.info.architecture, device: a.info.device, description: a.info.description,
+  subgroupMinSize: a.info.subgroupMinSize, subgroupMaxSize: a.info.subgroupMaxSize, features: [...a.features].sort() });
+
+// List mode ($WAVERIG_DAWN_LIST): every Vulkan adapter Dawn offers, then exit.
+// Dawn has no enumeration call: asking for a name no adapter has makes it
+// list the names, and each name is then opened.
+if (process.env.WAVERIG_DAWN_LIST) {
+  let names = [];
+  try {
+    await mod.create(['backend=vulkan', 'adapter=\u0001waverig-no-such-adapter']).requestAdapter();
+  } catch (e) {
+    names = [...String(e.message).matchAll(/name: '([^']*)'/g)].map((m) => m[1]);
+  }
+  const keep = [], adapters = [];
+  for (const name of names) {
+    const gpu = mod.create(['backend=vulkan', 'adapter=' + name]);
+    keep.push(gpu);
+    const a = await gpu.requestAdapter().catch(() => null);
+    if (a) adapters.push({ name, ...infoOf(a) });
+  }
+  out({ adapters });
+  process.exit(0);
+}
+
 let adapter;
 try {
   // The instance must stay referenced for as long as its devices live: once
@@ -46,9 +73,7 @@ const device = await adapter.requestDevice({ requiredFeatures: want, requiredLim
 } });
 let lost = null;
 device.lost.then((info) => { lost = 'device lost (' + info.reason + '): ' + info.message; });
-const i = adapter.info;
-out({ adapter: { vendor: i.vendor, architecture: i.architecture, device: i.device, description: i.description,
-  subgroupMinSize: i.subgroupMinSize, subgroupMaxSize: i.subgroupMaxSize, features, deviceFeatures: want } });
+out({ adapter: { ...infoOf(adapter), deviceFeatures: want } });
 
 const b64 = (s) => new Uint8Array(Buffer.from(s || '', 'base64'));
 const u64 = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');

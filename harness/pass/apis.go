@@ -2,10 +2,13 @@ package pass
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 
 	"waverig/compiler/reflect"
 	"waverig/devices"
+	"waverig/harness/dawn"
 	"waverig/harness/kernels"
 	"waverig/harness/produce"
 	"waverig/harness/results"
@@ -14,15 +17,22 @@ import (
 )
 
 // The APIs a run can drive. Vulkan takes SPIR-V (waverig's and glslang's);
-// WebGPU takes waverig's WGSL (naga dialect, for wgpu-native) and runs on an
-// adapter of the same physical device, so the two can be compared lane by lane.
+// WebGPU takes waverig's WGSL in naga's dialect through wgpu-native, and Dawn
+// (WebGPU through Dawn: records say API webgpu, impl dawn) in the standard
+// dialect through Tint. Both WebGPU implementations run on an adapter of the
+// same physical device, so the three can be compared lane by lane.
 const (
 	Vulkan = results.Vulkan
 	WebGPU = results.WebGPU
+	Dawn   = results.Dawn
 )
 
 // APIs lists every API in run order.
-var APIs = []string{Vulkan, WebGPU}
+var APIs = []string{Vulkan, WebGPU, Dawn}
+
+// isWebGPU reports whether api is WebGPU through either implementation: it
+// runs WGSL, cannot ask for a wave size and has WebGPU's limits.
+func isWebGPU(api string) bool { return api == WebGPU || api == Dawn }
 
 // ParseAPIs reads a comma-separated API list ("vulkan,webgpu").
 func ParseAPIs(s string) ([]string, error) {
@@ -30,7 +40,7 @@ func ParseAPIs(s string) ([]string, error) {
 	for _, a := range strings.Split(s, ",") {
 		a = strings.ToLower(strings.TrimSpace(a))
 		switch a {
-		case Vulkan, WebGPU:
+		case Vulkan, WebGPU, Dawn:
 			for _, b := range out {
 				if b == a {
 					return nil, fmt.Errorf("API %q named twice", a)
@@ -38,7 +48,7 @@ func ParseAPIs(s string) ([]string, error) {
 			}
 			out = append(out, a)
 		default:
-			return nil, fmt.Errorf("unknown API %q (use vulkan, webgpu)", a)
+			return nil, fmt.Errorf("unknown API %q (use vulkan, webgpu (wgpu-native), dawn (WebGPU through Dawn))", a)
 		}
 	}
 	return out, nil
@@ -106,12 +116,12 @@ func (cfg Config) targets() []target {
 			for _, c := range comps {
 				out = append(out, target{Vulkan, produce.CompilerName(c)})
 			}
-		case WebGPU:
+		case WebGPU, Dawn:
 			// glslang emits no WGSL; a command compiler is asked for it
 			// (--target wgsl) and may say it cannot (exit 3: a skip).
 			for _, c := range comps {
 				if n := produce.CompilerName(c); n == Ours || c != n {
-					out = append(out, target{WebGPU, n})
+					out = append(out, target{api, n})
 				}
 			}
 		}
@@ -130,7 +140,7 @@ func (cfg Config) targets() []target {
 // waverig's WGSL back end and the rig's WebGPU checks say of every kernel.
 // The reasons are short: the summary prints them side by side.
 func NotApplicable(api string, k kernels.Kernel) string {
-	if api != WebGPU || len(k.Cases) == 0 {
+	if !isWebGPU(api) || len(k.Cases) == 0 {
 		return ""
 	}
 	c := k.Cases[0] // one kernel is one pipeline: its cases share these
@@ -143,7 +153,9 @@ func NotApplicable(api string, k kernels.Kernel) string {
 		return "WebGPU cannot require a wave size ([WaveSize], W0601)"
 	case kernels.IncludesHelperLanes(c):
 		return "WebGPU cannot make helper lanes take part in wave operations ([WaveOpsIncludeHelperLanes], W0602)"
-	case k.Stage == kernels.Vertex:
+	case k.Stage == kernels.Vertex && api == Dawn:
+		// The standard dialect's rule (WGSL); wgpu-native runs them with
+		// native-feature-subgroup-vertex, a device feature (stageMissing).
 		return "WebGPU has wave operations only in compute and fragment shaders (E0602)"
 	case k.Needs.Float64 || k.Needs.Int64:
 		return "WGSL has no 64-bit types (E0601)"
@@ -167,15 +179,90 @@ func (c Config) apis() []string {
 func (r *Rig) openWebGPU() {
 	d, err := webgpu.OpenMatching(wgpuMatch(r.dev))
 	if err != nil {
-		r.gpuSkip = "no WebGPU adapter for " + r.dev.Name + ": " + err.Error()
+		r.skips[WebGPU] = "no WebGPU adapter for " + r.dev.Name + ": " + err.Error()
 		return
 	}
 	r.gpu = d
 	r.devs[WebGPU] = wgpuAPI{d}
+	delete(r.skips, WebGPU)
 }
 
-// layoutKernel is the layout kernel of an API: WebGPU's is 1-D (see
-// nagaMultiDim).
+// openDawn starts Dawn's helper on the adapter of the rig's Vulkan device;
+// as with wgpu, failing to find one makes every Dawn case a skip with the
+// reason. The helper's stderr (Dawn's warnings) goes to this process's: a
+// child's is the run's children.log.
+func (r *Rig) openDawn() {
+	if why := DawnAvailable(r.dev); why != "" {
+		r.skips[Dawn] = why
+		return
+	}
+	d, err := dawn.Open(r.dev.Name, dawnLog{})
+	if err == nil && !dawnAdapterOf(d.Adapter, r.dev) {
+		err = fmt.Errorf("Dawn's adapter %q is not this device's driver (%s)", d.Adapter.Description, DriverString(r.dev))
+		d.Close()
+	}
+	if err != nil {
+		r.skips[Dawn] = "no Dawn adapter for " + r.dev.Name + ": " + err.Error()
+		return
+	}
+	r.dawn = d
+	r.devs[Dawn] = dawnAPI{d}
+	delete(r.skips, Dawn)
+}
+
+// dawnLog forwards the Dawn helper's stderr to this process's, less the
+// lines every start prints (Mesa's device-select layer and Dawn's warnings
+// about limits it lowers).
+type dawnLog struct{}
+
+func (dawnLog) Write(p []byte) (int, error) {
+	s := string(p)
+	if strings.Contains(s, "XDG_RUNTIME_DIR") || strings.Contains(s, "artificially reduced") || strings.Contains(s, "shaderUniform*ArrayDynamicIndexing") ||
+		strings.Contains(s, "While initializing adapter") || strings.Contains(s, "PhysicalDeviceVk.cpp") || strings.TrimSpace(s) == "" {
+		return len(p), nil
+	}
+	return os.Stderr.Write(p)
+}
+
+// dawnAdapterOf reports whether Dawn's adapter is the Vulkan device's
+// driver: two lavapipes share a device name, so the name Dawn was asked for
+// is not enough (Dawn refuses lavapipe 22.3.6 and offers 25.0.7 under the
+// same name).
+func dawnAdapterOf(a dawn.Adapter, d devices.Device) bool {
+	if d.DriverInfo != "" {
+		return strings.Contains(a.Description, d.DriverInfo)
+	}
+	return strings.Contains(a.Description, d.DriverName)
+}
+
+// DawnAvailable says why Dawn cannot run on the Vulkan device d ("" when
+// Dawn offers an adapter of its driver with subgroups). It asks Dawn for its
+// adapters once per process.
+func DawnAvailable(d devices.Device) string {
+	if why := dawn.Available(); why != "" {
+		return why
+	}
+	adapters, err := dawn.Adapters()
+	if err != nil {
+		return "Dawn lists no adapter: " + err.Error()
+	}
+	for _, a := range adapters {
+		if dawnAdapterOf(a, d) {
+			if !slices.Contains(a.Features, "subgroups") {
+				return "Dawn's adapter " + a.Description + " lacks the subgroups feature"
+			}
+			return ""
+		}
+	}
+	var have []string
+	for _, a := range adapters {
+		have = append(have, a.Description)
+	}
+	return fmt.Sprintf("Dawn offers no adapter of %s (it offers: %s)", DriverString(d), strings.Join(have, "; "))
+}
+
+// layoutKernel is the layout kernel of an API: wgpu-native's is 1-D (see
+// nagaMultiDim); Tint takes the 2-D one.
 func layoutKernel(api string) kernels.Kernel {
 	if api == WebGPU {
 		return kernels.Layout1D()
@@ -183,19 +270,47 @@ func layoutKernel(api string) kernels.Kernel {
 	return kernels.Layout()
 }
 
-// parity compares waverig's outputs of one kernel on Vulkan and WebGPU (same
-// device, same wave size; compute and pixel kernels, see kernels.Compare) and
-// returns one Differs record per case that differs. Cases that agree produce no record: their two case records say
+// parityPairs are the API pairs parity compares, when both ran the kernel
+// at the same wave size: Vulkan with each WebGPU implementation, and the two
+// implementations with each other.
+var parityPairs = [][2]string{{Vulkan, WebGPU}, {Vulkan, Dawn}, {WebGPU, Dawn}}
+
+// apiLabel names an API in a parity record's reason.
+func apiLabel(api string) string {
+	switch api {
+	case WebGPU:
+		return "WebGPU (wgpu)"
+	case Dawn:
+		return "WebGPU (Dawn)"
+	}
+	return "Vulkan"
+}
+
+// parity compares waverig's outputs of one kernel on every pair of APIs that
+// ran it (same device, same wave size; compute and pixel kernels, see
+// kernels.Compare) and returns one Differs record per case and pair that
+// differs. Cases that agree produce no record: their case records say
 // enough. memo is the one the kernel's checks used: the comparison takes the
 // models' values from it.
 func (r *Rig) parity(k kernels.Kernel, memo *kernels.Memo, outs map[string]map[string][]byte, layouts map[string]results.Record, st *results.Stats) []results.Record {
-	a, b := outs[Vulkan], outs[WebGPU]
-	if a == nil || b == nil || layouts[Vulkan].WaveSize != layouts[WebGPU].WaveSize || stageOf(k) == results.Vertex {
+	if stageOf(k) == results.Vertex {
 		return nil
 	}
-	ps, err := memo.Compare(Vulkan, a, WebGPU, b)
-	t := target{Vulkan + "+" + WebGPU, Ours}
-	size := layouts[Vulkan].WaveSize
+	var out []results.Record
+	for _, pair := range parityPairs {
+		out = append(out, r.parityPair(k, memo, pair[0], pair[1], outs, layouts, st)...)
+	}
+	return out
+}
+
+func (r *Rig) parityPair(k kernels.Kernel, memo *kernels.Memo, apiA, apiB string, outs map[string]map[string][]byte, layouts map[string]results.Record, st *results.Stats) []results.Record {
+	a, b := outs[apiA], outs[apiB]
+	if a == nil || b == nil || layouts[apiA].WaveSize != layouts[apiB].WaveSize {
+		return nil
+	}
+	ps, err := memo.Compare(apiA, a, apiB, b)
+	t := target{apiA + "+" + apiB, Ours}
+	size := layouts[apiA].WaveSize
 	if err != nil {
 		rec := r.record(size, t, k)
 		rec.Case, rec.Op, rec.Status, rec.Reason = k.Name, k.Cases[0].OpName(), results.Differs, "outputs not comparable: "+err.Error()
@@ -210,7 +325,7 @@ func (r *Rig) parity(k kernels.Kernel, memo *kernels.Memo, outs map[string]map[s
 		}
 		rec := r.caseRecord(k, p.Case, t, size)
 		rec.Status = results.Differs
-		rec.Reason = fmt.Sprintf("%d of %d compared lanes differ between Vulkan and WebGPU", p.Differing, p.Compared+p.Differing)
+		rec.Reason = fmt.Sprintf("%d of %d compared lanes differ between %s and %s", p.Differing, p.Compared+p.Differing, apiLabel(apiA), apiLabel(apiB))
 		rec.Parity = p.Lanes
 		out = append(out, rec)
 	}

@@ -53,10 +53,14 @@ func (r *Rig) compilers() map[string]produce.Compiler {
 	return r.byName
 }
 
-// apiTarget is what an API runs: WGSL on WebGPU, SPIR-V on Vulkan.
+// apiTarget is what an API runs: SPIR-V on Vulkan, naga's WGSL on
+// wgpu-native, the standard dialect on Dawn.
 func apiTarget(api string) produce.Target {
-	if api == WebGPU {
+	switch api {
+	case WebGPU:
 		return produce.WGSL
+	case Dawn:
+		return produce.WGSLStandard
 	}
 	return produce.SPIRV
 }

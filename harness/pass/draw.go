@@ -47,6 +47,14 @@ func (r *Rig) stageMissing(api string, k kernels.Kernel) string {
 		if !d.VertexPipelineStoresAndAtomics {
 			return "device lacks vertexPipelineStoresAndAtomics (the vertex kernels write their records to a storage buffer)"
 		}
+		if api == WebGPU && r.gpu != nil {
+			switch {
+			case !r.gpu.Adapter.SubgroupVertex:
+				return "WebGPU adapter lacks native-feature-subgroup-vertex (wave operations in vertex shaders)"
+			case !r.gpu.Adapter.VertexWritableStorage:
+				return "WebGPU adapter lacks native-feature-vertex-writable-storage (the vertex kernels write their records to a storage buffer)"
+			}
+		}
 	}
 	return ""
 }

@@ -57,7 +57,7 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
 	case api == WebGPU:
 		if r.gpu == nil {
-			return nil, &casefile.Skip{Reason: r.gpuSkip}
+			return nil, &casefile.Skip{Reason: r.skips[WebGPU]}
 		}
 		ours := produced(produce.OursCompiler{}.Compile(in, produce.WGSL))
 		mod = ours

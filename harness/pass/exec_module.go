@@ -33,7 +33,7 @@ func (r *Rig) execModule(api string, c *casefile.Case, comp string, src []byte) 
 			return nil, c.Errorf("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
 		}
 		if r.gpu == nil {
-			return nil, &casefile.Skip{Reason: r.gpuSkip}
+			return nil, &casefile.Skip{Reason: r.skips[WebGPU]}
 		}
 		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
 			return nil, &casefile.Skip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}

@@ -19,14 +19,22 @@ import (
 // included.
 
 // DefaultAPIs are the APIs a run drives on a device when none is named:
-// Vulkan, and WebGPU when wgpu-native has an adapter of the same device (why
-// says why not).
-func DefaultAPIs(d devices.Device) (apis []string, why string) {
+// Vulkan, WebGPU when wgpu-native has an adapter of the same device, and Dawn
+// when Dawn has one of its driver; notes say why an implementation is left
+// out, one line each.
+func DefaultAPIs(d devices.Device) (apis []string, notes []string) {
 	apis = []string{Vulkan}
-	if why = WebGPUAvailable(d); why == "" {
+	if why := WebGPUAvailable(d); why == "" {
 		apis = append(apis, WebGPU)
+	} else {
+		notes = append(notes, "WebGPU (wgpu-native) not run: "+why)
 	}
-	return apis, why
+	if why := DawnAvailable(d); why == "" {
+		apis = append(apis, Dawn)
+	} else {
+		notes = append(notes, "WebGPU (Dawn) not run: "+why)
+	}
+	return apis, notes
 }
 
 // passKernels is every kernel a pass at wave size size runs on dev, whose
@@ -118,7 +126,7 @@ func PlanRun(p plan.Plan, cfg Config) ([]plan.PlannedCase, []plan.Excluded) {
 				continue
 			}
 			for _, t := range targets {
-				if t.api == WebGPU && size != own {
+				if isWebGPU(t.api) && size != own {
 					continue // WebGPU cannot ask for a size: no layout, no records
 				}
 				if why := NotApplicable(t.api, k); why != "" {

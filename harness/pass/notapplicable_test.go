@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"waverig/harness/kernels"
+	"waverig/harness/produce"
 	"waverig/harness/results"
 )
 
@@ -18,7 +19,7 @@ var byDesignCode = regexp.MustCompile(`\b(E0601|E0602|E0612|W0602)\b`)
 
 // TestNotApplicableIsWhatWGSLRefuses holds NotApplicable to what the rig
 // found out by compiling, for every kernel of the matrix in every stage:
-// WebGPU leaves a kernel out exactly when it tests a SPIR-V extension (the
+// each WebGPU implementation leaves a kernel out exactly when it tests a SPIR-V extension (the
 // rig's old skip), declares [WaveSize] (the reflection's range, the rig's
 // old skip), or waverig's WGSL back end refuses it with one of the by-design
 // codes; the reason names that code. Vulkan leaves nothing out. A new kernel
@@ -30,7 +31,7 @@ func TestNotApplicableIsWhatWGSLRefuses(t *testing.T) {
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, kernels.Filter{})...)
 	type verdict struct {
 		k    kernels.Kernel
-		skip string // what the rig found, "" when WebGPU ran it
+		skip map[string]string // by API: what the rig found, "" when it ran it
 	}
 	found := make([]verdict, len(ks))
 	var wg sync.WaitGroup
@@ -40,7 +41,7 @@ func TestNotApplicableIsWhatWGSLRefuses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				found[i] = verdict{ks[i], wgslFinding(ks[i])}
+				found[i] = verdict{ks[i], map[string]string{WebGPU: wgslFinding(ks[i], WebGPU), Dawn: wgslFinding(ks[i], Dawn)}}
 			}
 		}()
 	}
@@ -54,15 +55,17 @@ func TestNotApplicableIsWhatWGSLRefuses(t *testing.T) {
 		if why := NotApplicable(Vulkan, v.k); why != "" {
 			t.Errorf("%s: Vulkan leaves it out (%s)", v.k.Name, why)
 		}
-		why := NotApplicable(WebGPU, v.k)
-		switch {
-		case (why != "") != (v.skip != ""):
-			t.Errorf("%s: NotApplicable %q, but the rig found %q", v.k.Name, why, v.skip)
-		case why != "":
-			if code := byDesignCode.FindString(why); code != "" && !strings.Contains(v.skip, code) {
-				t.Errorf("%s: NotApplicable names %s, the WGSL back end says %q", v.k.Name, code, v.skip)
+		for _, api := range []string{WebGPU, Dawn} {
+			why, skip := NotApplicable(api, v.k), v.skip[api]
+			switch {
+			case (why != "") != (skip != ""):
+				t.Errorf("%s on %s: NotApplicable %q, but the rig found %q", v.k.Name, api, why, skip)
+			case why != "":
+				if code := byDesignCode.FindString(why); code != "" && !strings.Contains(skip, code) {
+					t.Errorf("%s on %s: NotApplicable names %s, the WGSL back end says %q", v.k.Name, api, code, skip)
+				}
+				left[api+": "+why] += len(v.k.Cases)
 			}
-			left[why] += len(v.k.Cases)
 		}
 	}
 	if len(left) == 0 {
@@ -73,9 +76,13 @@ func TestNotApplicableIsWhatWGSLRefuses(t *testing.T) {
 	}
 }
 
-// wgslFinding is why the rig, compiling a kernel, found it could never run on
-// WebGPU ("" when it could).
-func wgslFinding(k kernels.Kernel) string {
+// wgslFinding is why the rig, compiling a kernel in the API's dialect (naga's
+// for wgpu-native, the standard one for Dawn), found it could never run there
+// ("" when it could).
+func wgslFinding(k kernels.Kernel, api string) string {
+	compile := func(entry, stage string) *module {
+		return produced(produce.OursCompiler{}.Compile(produce.Source{Name: k.Name + ".hlsl", HLSL: []byte(k.HLSL), Entry: entry, Stage: stage}, apiTarget(api)))
+	}
 	if len(k.Extensions) > 0 {
 		return "extension " + strings.Join(k.Extensions, ",")
 	}
@@ -83,13 +90,13 @@ func wgslFinding(k kernels.Kernel) string {
 		if reflectedWaveSize(k) != nil {
 			return "[WaveSize]"
 		}
-		return designSkip(compileWGSL(k.Name+".hlsl", []byte(k.HLSL), k.Entry, results.Compute, nil))
+		return designSkip(compile(k.Entry, results.Compute))
 	}
 	for _, e := range [][2]string{{k.Draw.VertexEntry, results.Vertex}, {k.Draw.PixelEntry, results.Pixel}} {
 		if e[0] == "" {
 			continue
 		}
-		if why := designSkip(compileWGSL(k.Name+".hlsl", []byte(k.HLSL), e[0], e[1], nil)); why != "" {
+		if why := designSkip(compile(e[0], e[1])); why != "" {
 			return why
 		}
 	}

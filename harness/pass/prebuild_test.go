@@ -43,7 +43,7 @@ func TestPrebuildCoversTheLoop(t *testing.T) {
 			t.Fatalf("prebuild gathered %+v for WebGPU; want compute and draws", wg)
 		}
 	} else {
-		t.Logf("no WebGPU adapter (%s): Vulkan only", rig.gpuSkip)
+		t.Logf("no WebGPU adapter (%s): Vulkan only", rig.skips[WebGPU])
 	}
 
 	before := rig.Pipelines()

@@ -23,6 +23,7 @@ import (
 
 	"waverig/compiler/reflect"
 	"waverig/devices"
+	"waverig/harness/dawn"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
@@ -93,19 +94,20 @@ func (c Config) ExpectationSets() ([]*expect.Set, error) {
 type Rig struct {
 	// devs are the APIs the pass drives on its physical device, by API
 	// (device.go); an API the run asks for with no entry is skipped with
-	// gpuSkip's reason.
-	devs map[string]Device
+	// skips' reason.
+	devs  map[string]Device
+	skips map[string]string
 	// runner is the Vulkan device itself, for the paths that only Vulkan
 	// takes (generated programs, exec case files, planted-bug modules); nil on
 	// a simulated device.
 	runner *vulkan.Runner
 	dev    devices.Device
 	// gpu is the WebGPU adapter of the same physical device, when the run
-	// drives WebGPU and one was found; gpuSkip says why not otherwise.
-	gpu     *webgpu.Device
-	gpuSkip string
-	cfg     Config
-	cache   map[string]*module // key: compiler + kernel hash
+	// drives WebGPU and one was found; dawn is Dawn's (skips says why not).
+	gpu   *webgpu.Device
+	dawn  *dawn.Device
+	cfg   Config
+	cache map[string]*module // key: compiler + kernel hash
 	// byName holds the rig's compilers by name (compilers, built once).
 	byName        map[string]produce.Compiler
 	compilersOnce sync.Once
@@ -153,8 +155,11 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 	}
 	rig.runner = r
 	for _, api := range cfg.apis() {
-		if api == WebGPU {
+		switch api {
+		case WebGPU:
 			rig.openWebGPU()
+		case Dawn:
+			rig.openDawn()
 		}
 	}
 	return rig, nil
@@ -167,7 +172,12 @@ func NewOn(dev devices.Device, cfg Config, devs map[string]Device) (*Rig, error)
 	if len(cfg.Compilers) == 0 {
 		cfg.Compilers = produce.DefaultCompilers()
 	}
-	rig := &Rig{devs: devs, dev: dev, cfg: cfg, cache: map[string]*module{}}
+	rig := &Rig{devs: devs, skips: map[string]string{}, dev: dev, cfg: cfg, cache: map[string]*module{}}
+	for _, api := range cfg.apis() {
+		if devs[api] == nil {
+			rig.skips[api] = "no " + api + " device in this rig"
+		}
+	}
 	sets, err := cfg.ExpectationSets()
 	if err != nil {
 		return nil, err
@@ -233,9 +243,11 @@ func (r *Rig) Device() devices.Device { return r.dev }
 
 // Close releases the devices.
 func (r *Rig) Close() {
-	// WebGPU's adapter before the Vulkan device it sits on.
-	if d := r.devs[WebGPU]; d != nil {
-		d.Close()
+	// The WebGPU adapters before the Vulkan device they sit on.
+	for _, api := range []string{Dawn, WebGPU} {
+		if d := r.devs[api]; d != nil {
+			d.Close()
+		}
 	}
 	if d := r.devs[Vulkan]; d != nil {
 		d.Close()
@@ -257,7 +269,8 @@ func (r *Rig) WaveSize() uint32 { return r.dev.SubgroupSize }
 
 // record starts a record of this rig's device.
 func (r *Rig) record(size uint32, t target, k kernels.Kernel) results.Record {
-	return results.Record{WaveSize: size, API: t.api, Stage: stageOf(k), Compiler: t.comp, Device: r.dev.Name, Driver: DriverString(r.dev), Kernel: k.Name}
+	api, impl := results.SplitBackend(t.api)
+	return results.Record{WaveSize: size, API: api, Impl: impl, Stage: stageOf(k), Compiler: t.comp, Device: r.dev.Name, Driver: DriverString(r.dev), Kernel: k.Name}
 }
 
 // stageOf is a kernel's stage as records name it.
@@ -294,7 +307,7 @@ func (r *Rig) checkLayout(api string, size uint32) results.Record {
 		return rec
 	}
 	if r.devs[api] == nil {
-		rec.Status, rec.Reason = results.Skip, r.gpuSkip
+		rec.Status, rec.Reason = results.Skip, r.skips[api]
 		return rec
 	}
 	if r.onBegin != nil {
@@ -309,7 +322,7 @@ func (r *Rig) checkLayout(api string, size uint32) results.Record {
 	default:
 		rep := kernels.CheckLayout(k, out)
 		rec.Status, rec.Reason = results.Pass, rep.String()
-		if api == WebGPU {
+		if isWebGPU(api) {
 			rec.WaveSize = rep.WaveSize
 		}
 		if !rep.OK {
@@ -339,7 +352,7 @@ func (r *Rig) Run(size uint32, emit func(results.Record)) (results.Stats, error)
 	layouts := map[string]results.Record{}
 	skipping := r.resumeAfter != ""
 	for _, api := range r.cfg.apis() {
-		if api == WebGPU && size != r.dev.SubgroupSize {
+		if isWebGPU(api) && size != r.dev.SubgroupSize {
 			continue
 		}
 		layout := r.checkLayout(api, size)
@@ -636,14 +649,17 @@ func (r *Rig) checkAttempt(k kernels.Kernel, memo *kernels.Memo, t target, size 
 // compiler's coded skips, not device features.
 func (r *Rig) missingFeature(api string, k kernels.Kernel) string {
 	d, f := r.dev, k.Needs
-	if api == WebGPU {
+	if isWebGPU(api) {
 		if why := NotApplicable(api, k); why != "" {
 			// Never asked in a run (Run leaves the pair out); precompile and
 			// exec-like callers still get the reason.
 			return why
 		}
-		if f.Float16 && r.gpu != nil && !r.gpu.Adapter.ShaderF16 {
+		if f.Float16 && api == WebGPU && r.gpu != nil && !r.gpu.Adapter.ShaderF16 {
 			return "WebGPU adapter lacks shader-f16"
+		}
+		if f.Float16 && api == Dawn && r.dawn != nil && !r.dawn.Adapter.Has("shader-f16") {
+			return "Dawn's adapter lacks shader-f16"
 		}
 	}
 	if bits := k.SubgroupBits(); !d.Supports(bits) {

@@ -399,12 +399,14 @@ func (c CommandCompiler) Compile(src Source, t Target) (Module, string, error) {
 	if src.Names != nil {
 		names = src.Names()
 	}
-	if t == WGSL {
+	if t.IsWGSL() {
 		text, skip, err := c.RunWGSL(in)
 		if err != nil || skip != "" {
 			return Module{}, skip, err
 		}
-		text = nagaWGSL(text)
+		if t == WGSL {
+			text = nagaWGSL(text)
+		}
 		mb, err := WGSLModuleBindings(text, in.Entry, in.Stage)
 		if err != nil {
 			return Module{}, "", fmt.Errorf("compiler %s's WGSL: %v", c.Name, err)

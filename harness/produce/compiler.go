@@ -28,15 +28,25 @@ type Target int
 
 const (
 	SPIRV Target = iota // SPIR-V, for Vulkan
-	WGSL                // WGSL text, for WebGPU
+	WGSL                // WGSL text for wgpu-native (naga's dialect)
+	// WGSLStandard is WGSL in the standard dialect (`enable subgroups;`,
+	// `diagnostic(off, subgroup_uniformity);`): what Tint — Dawn and the
+	// browsers — takes.
+	WGSLStandard
 )
 
 func (t Target) String() string {
-	if t == WGSL {
+	switch t {
+	case WGSL:
 		return "WGSL"
+	case WGSLStandard:
+		return "WGSL (standard)"
 	}
 	return "SPIR-V"
 }
+
+// IsWGSL reports whether t is WGSL of either dialect.
+func (t Target) IsWGSL() bool { return t == WGSL || t == WGSLStandard }
 
 // Source is one entry point of an HLSL source, as every compiler is given it.
 type Source struct {

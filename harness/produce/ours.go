@@ -29,8 +29,8 @@ func (OursCompiler) Spec() string { return Ours }
 // Compile compiles with waverig's compiler. For WGSL, what WGSL cannot
 // express is a skip (compileWGSL); any other failure is an error.
 func (OursCompiler) Compile(src Source, t Target) (Module, string, error) {
-	if t == WGSL {
-		return compileWGSL(src.Name, src.HLSL, src.Entry, src.Stage, src.Defines)
+	if t.IsWGSL() {
+		return compileWGSL(src.Name, src.HLSL, src.Entry, src.Stage, src.Defines, t)
 	}
 	m, err := compileOurs(src.Name, src.HLSL, OursOptions(src))
 	return m, "", err
@@ -61,14 +61,19 @@ func compileOurs(name string, src []byte, opts compiler.Options) (Module, error)
 	return m, nil
 }
 
-// compileWGSL compiles an entry point to WGSL for wgpu-native (naga dialect). What WGSL cannot
+// compileWGSL compiles an entry point to WGSL: naga's dialect for wgpu-native
+// (WGSL) or the standard one for Tint (WGSLStandard). What WGSL cannot
 // express (64-bit types, wave operations in vertex shaders, …: the WGSL back
 // end's E06xx codes) is a skip naming the compiler's coded reason, not an error;
 // so is a pixel entry with [WaveOpsIncludeHelperLanes] (W0602: emitted without
 // it).
-func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string) (Module, string, error) {
+func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string, t Target) (Module, string, error) {
+	dialect := "naga"
+	if t == WGSLStandard {
+		dialect = "standard"
+	}
 	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines,
-		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: "naga"})
+		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: dialect})
 	if err != nil {
 		if why := wgslInexpressible(res.Diagnostics); why != "" {
 			return Module{}, "WGSL cannot express this kernel: " + why, nil
@@ -124,7 +129,7 @@ func (GlslangCompiler) Spec() string { return Glslang }
 // and so is any WGSL request. The Source's defines become #define lines
 // ahead of its text (glslang's HLSL front end is given text, not a file).
 func (GlslangCompiler) Compile(src Source, t Target) (Module, string, error) {
-	if t == WGSL {
+	if t.IsWGSL() {
 		return Module{}, "glslang emits no WGSL", nil
 	}
 	var defs []string

@@ -423,7 +423,7 @@ func buildGrids(recs []results.Record) []grid {
 			ids = append(ids, id)
 		}
 		op := or(r.Op, r.Case)
-		k := colKey{API: or(r.API, results.Vulkan), Stage: or(r.Stage, results.Compute), WaveSize: r.WaveSize}
+		k := colKey{API: or(r.Backend(), results.Vulkan), Stage: or(r.Stage, results.Compute), WaveSize: r.WaveSize}
 		pd.cols[k] = true
 		if pd.cells[op] == nil {
 			pd.cells[op] = map[colKey]*gridCell{}

@@ -22,7 +22,7 @@ import (
 // key identifies a case across runs: case, API, stage, compiler and wave size
 // (a parity record is its own key: status "differs" never meets a case's).
 func key(r results.Record) string {
-	k := fmt.Sprintf("%s|%s|%s|%s|%d", r.Case, r.API, r.Stage, r.Compiler, r.WaveSize)
+	k := fmt.Sprintf("%s|%s|%s|%s|%d", r.Case, r.Backend(), r.Stage, r.Compiler, r.WaveSize)
 	if r.Status == results.Differs {
 		k += "|parity"
 	}
@@ -543,14 +543,14 @@ func plural(n int, one, many string) string {
 // summarised in failing_lanes and first_failure).
 func WriteCSV(w io.Writer, recs []results.Record) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"test", "status", "duration", "case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "result", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure", "device_index", "attempts"})
+	cw.Write([]string{"test", "status", "duration", "case", "op", "type", "pattern", "shape", "wave_size", "api", "stage", "compiler", "device", "driver", "result", "verdict", "known", "blame", "helpers", "reason", "failing_lanes", "first_failure", "device_index", "attempts", "impl"})
 	for _, r := range recs {
 		if r.Case == results.LayoutCase || r.Status == results.Differs {
 			// Not cases: the layout check and parity records are in results.jsonl.
 			continue
 		}
 		cw.Write([]string{r.Name(), r.RunStatus(), strconv.FormatFloat(r.Duration, 'f', 6, 64), r.Case, r.Op, r.Type, r.Pattern, r.Shape, fmt.Sprint(r.WaveSize), r.API, r.Stage, r.Compiler, r.Device, r.Driver,
-			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r), fmt.Sprint(r.DeviceIndex), fmt.Sprint(max(r.Attempts, 1))})
+			r.Status, string(r.Verdict()), r.Known, r.Blame, r.Helpers, r.Reason, fmt.Sprint(len(r.Failures) + len(r.Parity)), firstFailure(r), fmt.Sprint(r.DeviceIndex), fmt.Sprint(max(r.Attempts, 1)), r.Impl})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -44,6 +44,14 @@ const (
 	Vulkan = "vulkan"
 	WebGPU = "webgpu"
 
+	// Dawn names WebGPU through Dawn (Tint compiles the standard WGSL
+	// dialect) wherever the rig picks or groups by API (-api, a run's APIs,
+	// planned cases, summaries): its records say API WebGPU, Impl Dawn, and
+	// their test names end in /impl=dawn. WebGPU alone is wgpu-native (Impl
+	// Wgpu).
+	Dawn = "dawn"
+	Wgpu = "wgpu"
+
 	Compute = "compute"
 	Pixel   = "pixel"
 	Vertex  = "vertex"
@@ -66,7 +74,9 @@ type Record struct {
 	Pattern  string `json:"pattern"`
 	Shape    string `json:"shape"`
 	WaveSize uint32 `json:"waveSize"`
-	API      string `json:"api"`   // Vulkan or WebGPU
+	API      string `json:"api"` // Vulkan or WebGPU
+	// Impl is the WebGPU implementation (Wgpu or Dawn); "" on Vulkan.
+	Impl     string `json:"impl,omitempty"`
 	Stage    string `json:"stage"` // Compute, Pixel or Vertex
 	Compiler string `json:"compiler"`
 	Device   string `json:"device"`
@@ -117,15 +127,38 @@ type Record struct {
 // Name is the case's stable test name, the one key of baselines (fails.csv,
 // flakes.txt, skips.txt), `waverig list` and results.csv:
 // api/stage/case/size=N, plus /compiler=NAME for a compiler other than
-// waverig's own ("vulkan/compute/WaveActiveSum/uint/odd/partial/size=8").
+// waverig's own, and /impl=dawn for WebGPU through Dawn
+// ("vulkan/compute/WaveActiveSum/uint/odd/partial/size=8").
 // Records written before APIs and stages existed are Vulkan compute ones.
 func (r Record) Name() string {
-	return TestName(r.API, r.Stage, r.Case, r.Compiler, r.WaveSize)
+	return TestName(r.Backend(), r.Stage, r.Case, r.Compiler, r.WaveSize)
+}
+
+// Backend is the record's API as the rig picks and groups by it: Dawn for
+// WebGPU records of Dawn, the API otherwise.
+func (r Record) Backend() string {
+	if r.API == WebGPU && r.Impl == Dawn {
+		return Dawn
+	}
+	return r.API
+}
+
+// SplitBackend is the record fields of a backend: its API and WebGPU
+// implementation.
+func SplitBackend(backend string) (api, impl string) {
+	switch backend {
+	case Dawn:
+		return WebGPU, Dawn
+	case WebGPU:
+		return WebGPU, Wgpu
+	}
+	return backend, ""
 }
 
 // TestName builds a Name from its parts (what `waverig list` prints before
 // anything ran).
-func TestName(api, stage, caseID, compiler string, size uint32) string {
+func TestName(backend, stage, caseID, compiler string, size uint32) string {
+	api, impl := SplitBackend(backend)
 	if api == "" {
 		api = Vulkan
 	}
@@ -144,6 +177,9 @@ func TestName(api, stage, caseID, compiler string, size uint32) string {
 	if compiler != "" && compiler != Ours {
 		b.WriteString("/compiler=")
 		b.WriteString(compiler)
+	}
+	if impl == Dawn {
+		b.WriteString("/impl=dawn")
 	}
 	return b.String()
 }
@@ -373,10 +409,11 @@ func (r Record) Title() string {
 }
 
 // Where is "api stage compiler" with what the record names ("vulkan compute
-// ours"); records written before APIs and stages existed say only the compiler.
+// ours", "dawn pixel ours"); records written before APIs and stages existed
+// say only the compiler.
 func (r Record) Where() string {
 	var parts []string
-	for _, p := range []string{r.API, r.Stage, r.Compiler} {
+	for _, p := range []string{r.Backend(), r.Stage, r.Compiler} {
 		if p != "" {
 			parts = append(parts, p)
 		}
