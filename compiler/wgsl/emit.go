@@ -128,9 +128,9 @@ type emitter struct {
 
 	usesF16, usesSubgroup, usesImmediates bool
 	// usesSubgroupVertex: a wave operation in a vertex entry (naga dialect only).
-	usesSubgroupVertex bool
-	usesLaneIndex, usesLaneCount          bool
-	laneIndexVar, laneCountVar            string
+	usesSubgroupVertex           bool
+	usesLaneIndex, usesLaneCount bool
+	laneIndexVar, laneCountVar   string
 }
 
 type structKey struct {

@@ -13,9 +13,9 @@ import (
 
 	"waverig/compiler/diag"
 	"waverig/compiler/ir"
+	. "waverig/compiler/ir/irtest"
 	"waverig/devices/icd"
 	"waverig/harness/dawn"
-	. "waverig/compiler/ir/irtest"
 	"waverig/harness/webgpu"
 	"waverig/internal/golden"
 )
