@@ -269,10 +269,10 @@ func runChild(newCmd func() *exec.Cmd, deviceIndex int, driver string, sp plan.S
 	count := func(r results.Record) {
 		// A restarted child checks the layouts again: one layout record per API and size.
 		if r.Case == results.LayoutCase {
-			if layoutSent[r.API] {
+			if layoutSent[r.Backend()] {
 				return
 			}
-			layoutSent[r.API] = true
+			layoutSent[r.Backend()] = true
 		}
 		r.DeviceIndex = deviceIndex
 		st.Add(r)

@@ -99,13 +99,16 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 				if sd.WebGPU == "" {
 					apis = append(apis, pass.WebGPU)
 				}
+				if sd.Dawn == "" {
+					apis = append(apis, pass.Dawn)
+				}
 				checked := 0
 				var gone []string
 				for _, size := range reachableSizes {
 					p := plan.Make(d, []uint32{size})
 					for _, api := range apis {
 						for _, comp := range comps {
-							if api == pass.WebGPU && comp != pass.Ours {
+							if api != pass.Vulkan && comp != pass.Ours {
 								continue
 							}
 							for _, k := range representatives(l, api, comp, size) {
@@ -122,7 +125,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 								By(fmt.Sprintf("running %s on %s/%s at wave size %d", k.Name, api, comp, size))
 								crashed, reached := false, false
 								_, err := harness.RunChild(func() *exec.Cmd { return exec.Command(os.Args[0]) }, sd.Index, sp, cfg, func(r results.Record) {
-									if r.Case == results.LayoutCase || r.Kernel != k.Name || r.API != api || r.Compiler != comp {
+									if r.Case == results.LayoutCase || r.Kernel != k.Name || r.Backend() != api || r.Compiler != comp {
 										return
 									}
 									if r.Status != results.Skip && !strings.Contains(r.Reason, "spirv-val") {

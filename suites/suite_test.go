@@ -43,8 +43,9 @@ type suiteDevice struct {
 	// e.g. lavapipe-mesa-22.3.6, swiftshader-5.0.0.
 	Slug string
 	Plan plan.Plan
-	// WebGPU says why WebGPU cannot run on the device ("" when it can).
-	WebGPU string
+	// WebGPU says why WebGPU (wgpu-native) cannot run on the device, Dawn why
+	// Dawn cannot ("" when it can).
+	WebGPU, Dawn string
 }
 
 // Title is the device in spec texts: index, name and driver.
@@ -93,7 +94,7 @@ func findSuiteDevices() ([]suiteDevice, string) {
 		if len(want) > 0 && !want[i] {
 			continue
 		}
-		out = append(out, suiteDevice{Index: i, Device: d, Slug: deviceSlug(d), Plan: plan.Make(d, nil), WebGPU: pass.WebGPUAvailable(d)})
+		out = append(out, suiteDevice{Index: i, Device: d, Slug: deviceSlug(d), Plan: plan.Make(d, nil), WebGPU: pass.WebGPUAvailable(d), Dawn: pass.DawnAvailable(d)})
 	}
 	return out, ""
 }

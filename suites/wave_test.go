@@ -3,9 +3,11 @@ package suites
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"waverig/compiler/intrinsics"
 	"waverig/devices"
 	"waverig/harness"
+	"waverig/harness/dawn"
 	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/pass"
@@ -37,11 +40,11 @@ func (d suiteDevice) sizes() []uint32 {
 	return out
 }
 
-// target is one way a case runs: an API and a compiler. WebGPU runs waverig's
-// WGSL only (glslang emits no WGSL).
+// target is one way a case runs: an API and a compiler. WebGPU (wgpu-native
+// and Dawn) runs waverig's WGSL only (glslang emits no WGSL).
 type target struct{ api, comp string }
 
-var targets = []target{{pass.Vulkan, pass.Ours}, {pass.Vulkan, pass.Glslang}, {pass.WebGPU, pass.Ours}}
+var targets = []target{{pass.Vulkan, pass.Ours}, {pass.Vulkan, pass.Glslang}, {pass.WebGPU, pass.Ours}, {pass.Dawn, pass.Ours}}
 
 // containerLabels are the labels every wave spec inherits from its containers.
 var containerLabels = []string{}
@@ -113,7 +116,7 @@ func fractionFromEnv() int {
 // and the suite's targets: pre-merge must still see each known crash (a fixed
 // crash is an UnexpectedImprovement).
 func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
-	cfg := pass.Config{APIs: []string{pass.Vulkan, pass.WebGPU}, Compilers: []string{pass.Ours, pass.Glslang}}
+	cfg := pass.Config{APIs: pass.APIs, Compilers: []string{pass.Ours, pass.Glslang}}
 	return cfg.KnownCrash(d.Device, size)
 }
 
@@ -261,17 +264,20 @@ func runFamily(d suiteDevice, f family, size uint32, validate string) (familyRun
 	emit := func(r results.Record) {
 		switch {
 		case r.Case == results.LayoutCase:
-			run.layouts[r.API] = r
+			run.layouts[r.Backend()] = r
 		case r.Status == results.Differs:
 			run.parity = append(run.parity, r)
 		default:
-			run.recs[recKey{r.Case, r.Stage, r.API, r.Compiler}] = r
+			run.recs[recKey{r.Case, r.Stage, r.Backend(), r.Compiler}] = r
 		}
 	}
 	sp, _ := d.sizePlan(size)
 	filter, comps, apis := selected(d, f, size)
 	if d.WebGPU != "" {
 		apis = without(apis, pass.WebGPU)
+	}
+	if d.Dawn != "" {
+		apis = without(apis, pass.Dawn)
 	}
 	// New failures are re-run as `waverig run` does (a pass then is a Flake).
 	cfg := pass.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis, Retries: 2, KernelTimeout: 5 * time.Minute}
@@ -315,12 +321,20 @@ func without(list []string, x string) []string {
 }
 
 // requireAPI skips (locally) or fails (CI) a spec of an API the device lacks.
+// Dawn is skipped wherever it offers no adapter of the driver (it refuses
+// lavapipe 22.3.6); CI fails only when Dawn itself is not installed.
 func requireAPI(d suiteDevice, api string) {
 	if api == pass.WebGPU && d.WebGPU != "" {
 		if os.Getenv("CI") != "" {
 			Fail("CI needs WebGPU (wgpu-native on the Vulkan device): " + d.WebGPU)
 		}
 		Skip(d.WebGPU)
+	}
+	if api == pass.Dawn && d.Dawn != "" {
+		if why := dawn.Available(); why != "" && os.Getenv("CI") != "" {
+			Fail("CI needs Dawn: " + why)
+		}
+		Skip(d.Dawn)
 	}
 }
 
@@ -345,7 +359,7 @@ func expectVerdict(r results.Record) {
 	}
 }
 
-var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan and WebGPU", Label(containerLabels...), func() {
+var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan and WebGPU (wgpu-native and Dawn)", Label(containerLabels...), func() {
 	if len(suiteDevices) == 0 {
 		It("finds a Vulkan device", func() { requireDevices() })
 	}
@@ -400,7 +414,7 @@ func deviceSpecs(dev suiteDevice) {
 						It("observes a consistent lane layout before trusting wave keys on "+api, Label("op:layout", "api:"+api), func() {
 							requireAPI(dev, api)
 							layout, ok := run.layouts[api]
-							Expect(ok).To(BeTrue(), "no layout record for %s", api)
+							Expect(ok).To(BeTrue(), "no layout record for %s (layouts of %v)", api, slices.Sorted(maps.Keys(run.layouts)))
 							Expect(layout.Status).To(Equal(results.Pass), layout.Reason)
 							// WebGPU cannot ask for a size: the one it observed must be the one the
 							// device reports in this process.
@@ -408,30 +422,40 @@ func deviceSpecs(dev suiteDevice) {
 						})
 					}
 
-					It("gets the same lanes from Vulkan and WebGPU on one device, or reports the difference", Label("api:vulkan", "api:webgpu", "op:parity"), func() {
-						requireAPI(dev, pass.WebGPU)
-						compared := 0
-						for key, r := range run.recs {
-							if key.api == pass.WebGPU && key.compiler == pass.Ours && r.Status == results.Pass && key.stage != results.Vertex {
-								if v, ok := run.recs[recKey{key.caseID, key.stage, pass.Vulkan, pass.Ours}]; ok && v.Status == results.Pass {
-									compared++
+					for _, pair := range [][2]string{{pass.Vulkan, pass.WebGPU}, {pass.Vulkan, pass.Dawn}, {pass.WebGPU, pass.Dawn}} {
+						a, b := pair[0], pair[1]
+						It(fmt.Sprintf("gets the same lanes from %s and %s on one device, or reports the difference", a, b), Label("api:"+a, "api:"+b, "op:parity"), func() {
+							requireAPI(dev, a)
+							requireAPI(dev, b)
+							compared := 0
+							for key, r := range run.recs {
+								if key.api == b && key.compiler == pass.Ours && r.Status == results.Pass && key.stage != results.Vertex {
+									if v, ok := run.recs[recKey{key.caseID, key.stage, a, pass.Ours}]; ok && v.Status == results.Pass {
+										compared++
+									}
 								}
 							}
-						}
-						for _, p := range run.parity {
-							// A case the rig could not compare is a rig defect; a difference
-							// between two legal results is reported, not failed (Verdict).
-							Expect(p.Parity).NotTo(BeEmpty(), p.Describe())
-							AddReportEntry("parity difference", p.Describe())
-						}
-						if compared == 0 {
-							Skip("no case passed on both APIs in this selection")
-						}
-						// Every case that passed on both APIs was compared.
-						Expect(run.stats.ParityCases).To(BeNumerically(">=", compared), "cases compared lane by lane")
-						AddReportEntry("parity", fmt.Sprintf("%d cases compared on both APIs (%d lanes), %d differ",
-							run.stats.ParityCases, run.stats.ParityLanes, len(run.parity)))
-					})
+							differ := 0
+							for _, p := range run.parity {
+								if p.API != a+"+"+b {
+									continue
+								}
+								// A case the rig could not compare is a rig defect; a difference
+								// between two legal results is reported, not failed (Verdict).
+								Expect(p.Parity).NotTo(BeEmpty(), p.Describe())
+								AddReportEntry("parity difference", p.Describe())
+								differ++
+							}
+							if compared == 0 {
+								Skip("no case passed on both APIs in this selection")
+							}
+							// Every case that passed on both APIs was compared (the count
+							// is over every pair of the pass).
+							Expect(run.stats.ParityCases).To(BeNumerically(">=", compared), "cases compared lane by lane")
+							AddReportEntry("parity", fmt.Sprintf("%d cases passed on %s and %s; the pass compared %d cases over its API pairs (%d lanes), %d of this pair differ",
+								compared, a, b, run.stats.ParityCases, run.stats.ParityLanes, differ))
+						})
+					}
 
 					for _, k := range tierKernels(dev, fam.ops, size) {
 						stage := stageOf(k)

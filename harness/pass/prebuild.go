@@ -34,7 +34,7 @@ func (r *Rig) prebuild(ks []kernels.Kernel, targets []target, size uint32, layou
 	n := 0
 	for _, api := range r.cfg.apis() {
 		j, d := jobs[api], r.devs[api]
-		if d == nil || len(j.compute)+len(j.draws) == 0 {
+		if d == nil || j == nil || len(j.compute)+len(j.draws) == 0 {
 			continue
 		}
 		t0 := time.Now()
