@@ -293,3 +293,37 @@ func TestEngineFlakeAndFail(t *testing.T) {
 		}
 	}
 }
+
+// Each API of a pass has its own layout record, and two WebGPU
+// implementations are two backends: a child running Vulkan and Dawn on one
+// device sends a layout for each, and the parent keeps both (it once kept one
+// layout per API field, so Dawn's, a second "webgpu" layout, was lost).
+func TestEngineLayoutPerBackend(t *testing.T) {
+	cfg := simConfig()
+	cfg.APIs = []string{pass.Vulkan, pass.Dawn}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layouts := map[string]int{}
+	cases := map[string]int{}
+	_, err = runChild(func() *exec.Cmd { return exec.Command(self) }, 0, "", plan.SizePlan{Size: simSize}, cfg, &ChildWatch{Log: &strings.Builder{}}, func(r results.Record) {
+		if r.Case == results.LayoutCase {
+			layouts[r.Backend()]++
+		} else {
+			cases[r.Backend()]++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, api := range cfg.APIs {
+		if layouts[api] != 1 || cases[api] == 0 {
+			t.Errorf("%s: %d layout records and %d case records, want 1 and some", api, layouts[api], cases[api])
+		}
+	}
+	checkRecordsOf := len(pass.PlanCases(simPlan(), cfg))
+	if got := cases[pass.Vulkan] + cases[pass.Dawn]; got != checkRecordsOf {
+		t.Errorf("%d case records, the plan has %d", got, checkRecordsOf)
+	}
+}

@@ -82,14 +82,24 @@ func New(info devices.Device, f Faults) (*Device, error) {
 	return d, nil
 }
 
-// Rig is a pass's rig on a simulated Vulkan device of info (the one API the
-// simulation drives).
+// Rig is a pass's rig on a simulated device of info: one simulated Device,
+// with the faults planted, for each API the configuration names (Vulkan when
+// it names none). The pass compiles for each API as it would for a real one
+// (SPIR-V, WGSL in each dialect); the simulation answers from the kernel.
 func Rig(info devices.Device, cfg pass.Config, f Faults) (*pass.Rig, error) {
-	d, err := New(info, f)
-	if err != nil {
-		return nil, err
+	apis := cfg.APIs
+	if len(apis) == 0 {
+		apis = []string{pass.Vulkan}
 	}
-	return pass.NewOn(info, cfg, map[string]pass.Device{pass.Vulkan: d})
+	devs := map[string]pass.Device{}
+	for _, api := range apis {
+		d, err := New(info, f)
+		if err != nil {
+			return nil, err
+		}
+		devs[api] = d
+	}
+	return pass.NewOn(info, cfg, devs)
 }
 
 // Compute simulates one compute dispatch at the job's wave size.
