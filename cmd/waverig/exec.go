@@ -27,7 +27,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	devSel := fs.String("device", "0", "device index, or a substring of \"name | driver name | driver info\"")
 	comp := fs.String("compiler", pass.Ours, "ours, glslang or cmd:NAME=PATH (docs/compilers.md); HLSL shaders only")
-	api := fs.String("api", pass.Vulkan, "vulkan (SPIR-V) or webgpu (waverig's WGSL through wgpu-native, on the same device)")
+	api := fs.String("api", pass.Vulkan, "vulkan (SPIR-V), webgpu (waverig's WGSL through wgpu-native, on the same device), dawn (standard WGSL through Dawn, on the same device) or browser (standard WGSL in headless Chromium's WebGPU, on the adapter it picks)")
 	files, code, cont := parseArgs(fs, args, stdout)
 	if !cont {
 		return code
@@ -42,8 +42,11 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	apis, err := pass.ParseAPIs(*api)
+	if *api == pass.Browser {
+		apis, err = []string{pass.Browser}, nil
+	}
 	if err != nil || len(apis) != 1 {
-		fmt.Fprintf(stderr, "waverig exec: -api %q: use vulkan or webgpu\n", *api)
+		fmt.Fprintf(stderr, "waverig exec: -api %q: use vulkan, webgpu, dawn or browser\n", *api)
 		return exitUsage
 	}
 	c, err := casefile.Load(file)
@@ -85,6 +88,10 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		return exitUnexpected
 	}
 	if len(mism) == 0 {
+		if apis[0] == pass.Browser {
+			fmt.Fprintf(stdout, "ok: %s in the browser (headless Chromium's WebGPU, adapter %s)\n", file, rig.BrowserAdapter())
+			return exitOK
+		}
 		fmt.Fprintf(stdout, "ok: %s on %s through %s (wave size %d)\n", file, rig.Device().Name, apis[0], rig.WaveSize())
 		return exitOK
 	}

@@ -31,6 +31,31 @@ import (
 //go:embed helper.mjs
 var helperJS []byte
 
+//go:embed runner.mjs
+var runnerJS []byte
+
+// PageScript is runner.mjs as a classic script for a web page
+// (harness/browser): makeRunner(device) without the module's export line.
+func PageScript() string {
+	return strings.Replace(string(runnerJS), "\nexport { makeRunner };\n", "\n", 1)
+}
+
+// writeHelper writes helper.mjs and the runner.mjs it imports into a new
+// temporary folder and returns the helper's path.
+func writeHelper() (string, error) {
+	dir, err := os.MkdirTemp("", "waverig-dawn-*")
+	if err != nil {
+		return "", err
+	}
+	for name, data := range map[string][]byte{"helper.mjs": helperJS, "runner.mjs": runnerJS} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return filepath.Join(dir, "helper.mjs"), nil
+}
+
 // Version is the npm package setup installs (scripts/drivers.sh).
 const Version = "0.6.2"
 
@@ -94,19 +119,12 @@ func listAdapters() ([]Adapter, error) {
 	if why := Available(); why != "" {
 		return nil, errors.New(why)
 	}
-	f, err := os.CreateTemp("", "waverig-dawn-*.mjs")
+	script, err := writeHelper()
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(helperJS)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("node", f.Name())
+	defer os.RemoveAll(filepath.Dir(script))
+	cmd := exec.Command("node", script)
 	cmd.Env = append(os.Environ(), ModuleEnv+"="+Module(), "WAVERIG_DAWN_LIST=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -180,18 +198,11 @@ const startTimeout = 60 * time.Second
 
 func (d *Device) start() error {
 	if d.script == "" {
-		f, err := os.CreateTemp("", "waverig-dawn-*.mjs")
+		script, err := writeHelper()
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(helperJS)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		d.script = f.Name()
+		d.script = script
 	}
 	cmd := exec.Command("node", d.script)
 	cmd.Env = append(os.Environ(), ModuleEnv+"="+Module(), "WAVERIG_DAWN_ADAPTER="+d.match)
@@ -242,14 +253,29 @@ func (d *Device) start() error {
 	}
 }
 
-func (d *Device) stop() {
+// stop ends the helper and says how it ended ("signal: segmentation
+// fault"; "killed" when it was still running).
+func (d *Device) stop() string {
 	if d.cmd == nil {
-		return
+		return ""
 	}
 	d.in.Close()
-	d.cmd.Process.Kill()
-	d.cmd.Wait()
+	// A helper that died on its own has ended already: wait for it briefly
+	// before the kill, so its own exit is what is reported.
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+	}
+	state := "killed"
+	if ps := d.cmd.ProcessState; ps != nil {
+		state = ps.String()
+	}
 	d.cmd = nil
+	return state
 }
 
 // Close stops the helper.
@@ -258,7 +284,7 @@ func (d *Device) Close() {
 	defer d.mu.Unlock()
 	d.stop()
 	if d.script != "" {
-		os.Remove(d.script)
+		os.RemoveAll(filepath.Dir(d.script))
 		d.script = ""
 	}
 }
@@ -331,8 +357,7 @@ func (d *Device) call(r request) (reply, error) {
 	for {
 		line, err := d.out.ReadBytes('\n')
 		if err != nil {
-			d.stop()
-			return reply{}, fmt.Errorf("%w (%v)", ErrHelperDied, err)
+			return reply{}, fmt.Errorf("%w (%s)", ErrHelperDied, d.stop())
 		}
 		var rep reply
 		if err := json.Unmarshal(line, &rep); err != nil {

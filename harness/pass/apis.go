@@ -8,6 +8,7 @@ import (
 
 	"waverig/compiler/reflect"
 	"waverig/devices"
+	"waverig/harness/browser"
 	"waverig/harness/dawn"
 	"waverig/harness/kernels"
 	"waverig/harness/produce"
@@ -29,6 +30,11 @@ const (
 
 // APIs lists every API in run order.
 var APIs = []string{Vulkan, WebGPU, Dawn}
+
+// Browser is headless Chromium's WebGPU (harness/browser): `waverig exec
+// -api browser` runs a case file's WGSL there. It is not one of a run's APIs:
+// the browser picks its own adapter, not the run's device.
+const Browser = "browser"
 
 // isWebGPU reports whether api is WebGPU through either implementation: it
 // runs WGSL, cannot ask for a wave size and has WebGPU's limits.
@@ -210,6 +216,27 @@ func (r *Rig) openDawn() {
 	delete(r.skips, Dawn)
 }
 
+// openBrowser starts headless Chromium with a WebGPU page (exec only).
+func (r *Rig) openBrowser() {
+	b, err := browser.Open()
+	if err != nil {
+		r.skips[Browser] = err.Error()
+		return
+	}
+	r.browser = b
+	r.devs[Browser] = browserAPI{b}
+	delete(r.skips, Browser)
+}
+
+// BrowserAdapter names the adapter the browser chose ("" without one).
+func (r *Rig) BrowserAdapter() string {
+	if r.browser == nil {
+		return ""
+	}
+	a := r.browser.Adapter
+	return fmt.Sprintf("%s %s, wave size %d..%d", a.Vendor, a.Architecture, a.SubgroupMinSize, a.SubgroupMaxSize)
+}
+
 // dawnLog forwards the Dawn helper's stderr to this process's, less the
 // lines every start prints (Mesa's device-select layer and Dawn's warnings
 // about limits it lowers).
@@ -346,14 +373,9 @@ func WebGPUAvailable(d devices.Device) string {
 	return ""
 }
 
-// vulkanBuffer and webgpuBinding bind a copy of data (the runners write into
-// their buffers) at a binding the reflection reported, the one way each API's
-// buffers are laid out from a module.
+// vulkanBuffer binds a copy of data (the runner writes into its buffers) at
+// a binding the reflection reported (exec's Vulkan path; a pass's jobs go
+// through device.go).
 func vulkanBuffer(bd reflect.Binding, data []byte) vulkan.Buffer {
 	return vulkan.Buffer{Set: uint32(bd.Set), Binding: uint32(bd.Binding), Kind: bufferKind(bd.Descriptor), Data: append([]byte(nil), data...)}
-}
-
-func webgpuBinding(bd reflect.Binding, data []byte) webgpu.Binding {
-	return webgpu.Binding{Group: bd.Set, Binding: bd.Binding, Data: append([]byte(nil), data...),
-		Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, ReadBack: true}
 }

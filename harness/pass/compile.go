@@ -59,7 +59,7 @@ func apiTarget(api string) produce.Target {
 	switch api {
 	case WebGPU:
 		return produce.WGSL
-	case Dawn:
+	case Dawn, Browser:
 		return produce.WGSLStandard
 	}
 	return produce.SPIRV

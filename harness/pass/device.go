@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"waverig/compiler/reflect"
+	"waverig/harness/browser"
 	"waverig/harness/dawn"
 	"waverig/harness/kernels"
 	"waverig/harness/vulkan"
@@ -306,3 +307,22 @@ func (a dawnAPI) Draw(j DrawJob) (map[string][]byte, error) {
 func (a dawnAPI) Prebuild([]ComputeJob, []DrawJob, int) int { return 0 }
 func (a dawnAPI) Pipelines() int                            { return a.d.Pipelines() }
 func (a dawnAPI) Close()                                    { a.d.Close() }
+
+// browserAPI is headless Chromium's WebGPU (exec's -api browser): compute
+// only.
+type browserAPI struct{ b *browser.Browser }
+
+func (a browserAPI) Compute(j ComputeJob) (map[string][]byte, error) {
+	bufs, err := a.b.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, dawnAPI{}.bindings(j.Buffers))
+	if err != nil {
+		return nil, err
+	}
+	return readBack(j.Buffers, bufs), nil
+}
+
+func (a browserAPI) Draw(DrawJob) (map[string][]byte, error) {
+	return nil, SkipError("the browser check runs compute kernels only")
+}
+func (a browserAPI) Prebuild([]ComputeJob, []DrawJob, int) int { return 0 }
+func (a browserAPI) Pipelines() int                            { return 0 }
+func (a browserAPI) Close()                                    { a.b.Close() }

@@ -16,11 +16,11 @@ import (
 	"waverig/devices/vkx"
 	"waverig/harness/casefile"
 	"waverig/harness/glslang"
+	"waverig/harness/kernels"
 	"waverig/harness/plan"
 	"waverig/harness/produce"
 	"waverig/harness/results"
 	"waverig/harness/vulkan"
-	"waverig/harness/webgpu"
 )
 
 // ExecCase compiles the case's shader (compiler "ours", "glslang" or a
@@ -53,19 +53,19 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 	in := produce.Source{Name: shaderPath, Path: shaderPath, HLSL: src, Entry: c.Entry, Stage: results.Compute, Defines: c.Defines, Extensions: c.Extensions, Registers: c.Registers()}
 	cc, isCmd := produce.CommandOf(comp)
 	switch {
-	case api == WebGPU && comp != "" && comp != Ours && !strings.HasPrefix(comp, produce.CommandPrefix):
+	case runsWGSL(api) && comp != "" && comp != Ours && !strings.HasPrefix(comp, produce.CommandPrefix):
 		return nil, bad("compiler %q emits no WGSL: WebGPU runs waverig's compiler or a command compiler", comp)
-	case api == WebGPU:
-		if r.gpu == nil {
-			return nil, &casefile.Skip{Reason: r.skips[WebGPU]}
+	case runsWGSL(api):
+		if r.devs[api] == nil {
+			return nil, &casefile.Skip{Reason: r.skips[api]}
 		}
-		ours := produced(produce.OursCompiler{}.Compile(in, produce.WGSL))
+		ours := produced(produce.OursCompiler{}.Compile(in, apiTarget(api)))
 		mod = ours
 		if isCmd {
 			// The command's WGSL, bound by the names waverig's reflection
 			// gives the registers (as on Vulkan); [WaveSize] is waverig's.
 			in.Names = func() map[string]string { return resourceNames(ours) }
-			mod = produced(cc.Compile(in, produce.WGSL))
+			mod = produced(cc.Compile(in, apiTarget(api)))
 			if mod.err != nil {
 				return nil, mod.err // the compiler failed on the case (exit 1)
 			}
@@ -76,8 +76,8 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		if mod.skip != "" {
 			return nil, &casefile.Skip{Reason: mod.skip}
 		}
-		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &casefile.Skip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+		if why := r.wgslWaveSize(api, c.SubgroupSize); why != "" {
+			return nil, &casefile.Skip{Reason: why}
 		}
 		if len(c.Extensions) > 0 {
 			return nil, &casefile.Skip{Reason: "the case needs the SPIR-V extension " + strings.Join(c.Extensions, ", ") + ", which WebGPU has no way to ask for"}
@@ -88,7 +88,7 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
 		}
-		return r.execWebGPU(c, mod)
+		return r.execWGSL(api, c, mod)
 	case comp == "" || comp == Ours:
 		mod = compileOurs(in)
 		if mod.err != nil {
@@ -204,16 +204,45 @@ func waveSizeOn(c *casefile.Case, d devices.Device, ws *reflect.WaveSize) (uint3
 	return size, nil
 }
 
-// execWebGPU binds a case's buffers to the WGSL module's bindings and runs it.
-func (r *Rig) execWebGPU(c *casefile.Case, mod *module) ([]casefile.Mismatch, error) {
-	var binds []webgpu.Binding
+// runsWGSL reports whether exec runs a case on api as WGSL: WebGPU through
+// either implementation, or the browser's.
+func runsWGSL(api string) bool { return isWebGPU(api) || api == Browser }
+
+// wgslWaveSize says why a WGSL API cannot run a case that asks for wave size
+// size ("" when it can: no size asked, or the one size the adapter runs).
+// WebGPU cannot ask for a size; wgpu-native runs the Vulkan device's own.
+func (r *Rig) wgslWaveSize(api string, size uint32) string {
+	if size == 0 {
+		return ""
+	}
+	lo, hi := r.dev.SubgroupSize, r.dev.SubgroupSize
+	switch {
+	case api == Dawn && r.dawn != nil:
+		lo, hi = r.dawn.Adapter.SubgroupMinSize, r.dawn.Adapter.SubgroupMaxSize
+	case api == Browser && r.browser != nil:
+		lo, hi = r.browser.Adapter.SubgroupMinSize, r.browser.Adapter.SubgroupMaxSize
+	}
+	if lo == size && hi == size {
+		return ""
+	}
+	return fmt.Sprintf("WebGPU cannot require wave size %d (the adapter runs %d..%d)", size, lo, hi)
+}
+
+// execWGSL binds a case's buffers to the WGSL module's bindings and runs it
+// on a WGSL API (wgpu-native, Dawn, the browser).
+func (r *Rig) execWGSL(api string, c *casefile.Case, mod *module) ([]casefile.Mismatch, error) {
+	j := ComputeJob{Kernel: kernels.Kernel{Name: c.Shader, Groups: c.Dispatch}, WGSL: mod.wgsl, Entry: mod.entry}
 	for _, b := range c.Buffers {
 		bd, _ := mod.binding(b.Binding) // checked by bindBuffers
-		binds = append(binds, webgpuBinding(bd, b.Initial()))
+		j.Buffers = append(j.Buffers, bufferOf(b.Binding, bd, b.Initial()))
 	}
-	bufs, err := r.gpu.RunCompute(mod.wgsl, mod.entry, c.Dispatch, binds)
+	out, err := r.devs[api].Compute(j)
 	if err != nil {
 		return nil, err
+	}
+	bufs := make([][]byte, len(c.Buffers))
+	for i, b := range c.Buffers {
+		bufs[i] = out[b.Binding]
 	}
 	return c.Mismatches(bufs), nil
 }

@@ -29,24 +29,30 @@ func (r *Rig) execModule(api string, c *casefile.Case, comp string, src []byte) 
 		return nil, c.Errorf("%s is a module, which no compiler compiles: -compiler applies to HLSL shaders", c.Shader)
 	}
 	if kind == casefile.ShaderWGSL {
-		if api != WebGPU {
-			return nil, c.Errorf("%s is WGSL, which runs through WebGPU only (-api webgpu)", c.Shader)
+		if !runsWGSL(api) {
+			return nil, c.Errorf("%s is WGSL, which runs through WebGPU only (-api webgpu, dawn or browser)", c.Shader)
 		}
-		if r.gpu == nil {
-			return nil, &casefile.Skip{Reason: r.skips[WebGPU]}
+		if r.devs[api] == nil {
+			return nil, &casefile.Skip{Reason: r.skips[api]}
 		}
-		if c.SubgroupSize != 0 && c.SubgroupSize != r.dev.SubgroupSize {
-			return nil, &casefile.Skip{Reason: fmt.Sprintf("WebGPU cannot require wave size %d (the device runs %d)", c.SubgroupSize, r.dev.SubgroupSize)}
+		if why := r.wgslWaveSize(api, c.SubgroupSize); why != "" {
+			return nil, &casefile.Skip{Reason: why}
 		}
 		binds, err := wgslBindings(string(src), c.Entry)
 		if err != nil {
 			return nil, c.Errorf("%s: %v", c.Shader, err)
 		}
-		mod := &module{wgsl: string(src), entry: c.Entry, bindings: binds}
+		text := string(src)
+		if api != WebGPU {
+			// Tint takes the standard dialect: a case written for
+			// wgpu-native gets the directives naga refuses.
+			text = produce.StandardWGSL(text)
+		}
+		mod := &module{wgsl: text, entry: c.Entry, bindings: binds}
 		if _, err := bindBuffers(c, mod); err != nil {
 			return nil, err
 		}
-		return r.execWebGPU(c, mod)
+		return r.execWGSL(api, c, mod)
 	}
 	if api != Vulkan {
 		return nil, c.Errorf("%s is SPIR-V, which runs through Vulkan only", c.Shader)

@@ -15,6 +15,7 @@
 package pass
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -23,6 +24,7 @@ import (
 
 	"waverig/compiler/reflect"
 	"waverig/devices"
+	"waverig/harness/browser"
 	"waverig/harness/dawn"
 	"waverig/harness/expect"
 	"waverig/harness/kernels"
@@ -104,10 +106,11 @@ type Rig struct {
 	dev    devices.Device
 	// gpu is the WebGPU adapter of the same physical device, when the run
 	// drives WebGPU and one was found; dawn is Dawn's (skips says why not).
-	gpu   *webgpu.Device
-	dawn  *dawn.Device
-	cfg   Config
-	cache map[string]*module // key: compiler + kernel hash
+	gpu     *webgpu.Device
+	dawn    *dawn.Device
+	browser *browser.Browser // exec's -api browser
+	cfg     Config
+	cache   map[string]*module // key: compiler + kernel hash
 	// byName holds the rig's compilers by name (compilers, built once).
 	byName        map[string]produce.Compiler
 	compilersOnce sync.Once
@@ -160,6 +163,8 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 			rig.openWebGPU()
 		case Dawn:
 			rig.openDawn()
+		case Browser:
+			rig.openBrowser()
 		}
 	}
 	return rig, nil
@@ -244,7 +249,7 @@ func (r *Rig) Device() devices.Device { return r.dev }
 // Close releases the devices.
 func (r *Rig) Close() {
 	// The WebGPU adapters before the Vulkan device they sit on.
-	for _, api := range []string{Dawn, WebGPU} {
+	for _, api := range []string{Browser, Dawn, WebGPU} {
 		if d := r.devs[api]; d != nil {
 			d.Close()
 		}
@@ -596,6 +601,11 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 	if err != nil {
 		if s, ok := err.(SkipError); ok {
 			return all(results.Skip, string(s), ""), nil
+		}
+		if errors.Is(err, dawn.ErrHelperDied) {
+			// Dawn runs in its own process: its death in a kernel is the
+			// driver's (or Dawn's) crash, as a dead child is on Vulkan.
+			return all(results.Crash, "the Dawn helper process died in this kernel: "+err.Error(), ""), nil
 		}
 		// A module spirv-val rejects, a compile or pipeline error: the cases end
 		// in Fail (deqp-runner's word) with the error; a baseline may know it.

@@ -459,3 +459,32 @@ func nagaWGSL(src string) string {
 		return m[1] + strings.Join(keep, ", ") + m[3]
 	})
 }
+
+// subgroupUseRE matches a use of a subgroup builtin or built-in value.
+var subgroupUseRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bsubgroup[A-Z_a-z]\w*`) })
+
+// StandardWGSL adapts WGSL written for wgpu-native (naga's dialect) to Tint,
+// the other way from nagaWGSL: a module that uses subgroups without the
+// `enable subgroups;` directive gets it, and the subgroup_uniformity filter,
+// before its first line; anything else is left as written. A module in the
+// standard dialect comes back unchanged.
+func StandardWGSL(src string) string {
+	if !subgroupUseRE().MatchString(src) {
+		return src
+	}
+	enabled := false
+	for _, m := range enableSubgroupsRE().FindAllStringSubmatch(src, -1) {
+		for _, ext := range strings.Split(m[2], ",") {
+			enabled = enabled || strings.TrimSpace(ext) == "subgroups"
+		}
+	}
+	head := ""
+	if !enabled {
+		head += "enable subgroups; // added for Tint (the module was in naga's dialect)\n"
+	}
+	if !subgroupDiagnosticRE().MatchString(src) {
+		head += "diagnostic(off, subgroup_uniformity);\n"
+	}
+	return head + src
+}
+
