@@ -487,4 +487,3 @@ func StandardWGSL(src string) string {
 	}
 	return head + src
 }
-
