@@ -2,21 +2,22 @@ package browser
 
 import (
 	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 
 	"waverig/devices/icd"
 )
 
-const sumWGSL = `enable subgroups;
-diagnostic(off, subgroup_uniformity);
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32, @builtin(subgroup_size) n: u32) {
-  var v = 0u;
-  if (i % 2u == 0u) { v = subgroupAdd(i); }
-  out[2u * i] = v;
-  out[2u * i + 1u] = n;
-}`
+// sumWGSL is harness/dawn's test kernel: a divergent subgroupAdd with the
+// subgroup size beside it.
+var sumWGSL = func() string {
+	b, err := os.ReadFile("../dawn/testdata/subgroup_add.wgsl")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // A divergent subgroupAdd in headless Chromium's WebGPU, lane by lane (the
 // browser picks SwiftShader here), and a module the browser's Tint rejects.

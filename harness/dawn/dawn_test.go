@@ -2,6 +2,7 @@ package dawn
 
 import (
 	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 
@@ -24,15 +25,15 @@ func open(t *testing.T, match string) *Device {
 	return d
 }
 
-const sumWGSL = `enable subgroups;
-diagnostic(off, subgroup_uniformity);
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32, @builtin(subgroup_size) n: u32) {
-  var v = 0u;
-  if (i % 2u == 0u) { v = subgroupAdd(i); }
-  out[2u * i] = v;
-  out[2u * i + 1u] = n;
-}`
+// sumWGSL is a divergent subgroupAdd with the subgroup size beside it, in
+// the standard dialect (shared with harness/browser's test).
+var sumWGSL = func() string {
+	b, err := os.ReadFile("testdata/subgroup_add.wgsl")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // A divergent subgroupAdd lane by lane, on each CPU driver Dawn takes: the
 // sum over the even lanes of each wave, with the wave size Dawn reports.
