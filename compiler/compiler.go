@@ -88,6 +88,9 @@ type Options struct {
 	Extensions   []string // -fspv-extension=NAME
 	// WGSLDialect is "standard" (default) or "naga" (wgpu / wgpu-native).
 	WGSLDialect string
+	// WGSLVertexWaveSize is what WaveGetLaneCount returns in a vertex entry
+	// point in the naga dialect (wgsl.Options.VertexWaveSize).
+	WGSLVertexWaveSize uint32
 	// ReadFile replaces the reading of the main file and #includes (tests and
 	// fuzzing); nil reads regular files of at most MaxSourceBytes (ReadSource).
 	ReadFile func(string) ([]byte, error)
@@ -211,7 +214,7 @@ func emit(mod *ir.Module, opts Options, res *Result, log *diag.Log) {
 			case SPIRV:
 				res.Outputs = append(res.Outputs, Output{ep.Name, SPIRV, spv.Bytes()})
 			case WGSL:
-				out, err := wgsl.EmitEntry(mod, ep, wgsl.Options{Dialect: dialect})
+				out, err := wgsl.EmitEntry(mod, ep, wgsl.Options{Dialect: dialect, VertexWaveSize: opts.WGSLVertexWaveSize})
 				if err != nil {
 					addErr(log, err)
 					continue

@@ -248,7 +248,7 @@ func TestExecModules(t *testing.T) {
 		{"register for a module", caseOf("module.spv", `{"binding":"u0","format":"uint32","count":1}`), nil, `named by set and binding, like "0:1"`},
 		{"compiler for a module", caseOf("module.spv", in+","+outBuf), []string{"-compiler", "glslang"}, "no compiler compiles"},
 		{"SPIR-V through WebGPU", caseOf("module.spv", in+","+outBuf), []string{"-api", "webgpu"}, "runs through Vulkan only"},
-		{"WGSL through Vulkan", caseOf("module.wgsl", in+","+outBuf), nil, "runs through WebGPU only (-api webgpu)"},
+		{"WGSL through Vulkan", caseOf("module.wgsl", in+","+outBuf), nil, "runs through WebGPU only (-api webgpu"},
 		{"not SPIR-V", caseOf("junk.spv", in+","+outBuf), nil, "junk.spv: 31 bytes is not a SPIR-V module"},
 		{"bad assembly", caseOf("junk.spvasm", in+","+outBuf), nil, "junk.spvasm: spirv-as rejects it"},
 		{"no such entry", strings.Replace(caseOf("module.spv", in+","+outBuf), `"main"`, `"CSMain"`, 1), nil, `no GLCompute entry point named "CSMain"`},

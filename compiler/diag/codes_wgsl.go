@@ -3,21 +3,24 @@ package diag
 // WGSL back end errors (E06xx): HLSL that is valid for SPIR-V but has no WGSL
 // (WebGPU) equivalent, or IR the WGSL back end cannot express.
 const (
-	ErrWGSLType          Code = "E0601"
-	ErrWGSLVertexWave    Code = "E0602"
-	ErrWGSLPushConstant  Code = "E0603"
-	ErrWGSLNoLowering    Code = "E0604"
-	ErrWGSLBarrierReturn Code = "E0605"
-	ErrWGSLQuadLane      Code = "E0606"
-	ErrWGSLStage         Code = "E0607"
-	ErrWGSLLayout        Code = "E0608"
-	ErrWGSLAtomic        Code = "E0609"
-	ErrWGSLTextureAccess Code = "E0610"
-	ErrWGSLEntryName     Code = "E0611"
-	ErrWGSLHelperLane    Code = "E0612"
-	ErrWGSLInternal      Code = "E0699"
-	WarnWGSLWaveSize     Code = "W0601"
-	WarnWGSLHelperLanes  Code = "W0602"
+	ErrWGSLType       Code = "E0601"
+	ErrWGSLVertexWave Code = "E0602"
+	// ErrWGSLVertexLaneCount: WaveGetLaneCount in a vertex shader in the naga
+	// dialect without a wave size to give it.
+	ErrWGSLVertexLaneCount Code = "E0613"
+	ErrWGSLPushConstant    Code = "E0603"
+	ErrWGSLNoLowering      Code = "E0604"
+	ErrWGSLBarrierReturn   Code = "E0605"
+	ErrWGSLQuadLane        Code = "E0606"
+	ErrWGSLStage           Code = "E0607"
+	ErrWGSLLayout          Code = "E0608"
+	ErrWGSLAtomic          Code = "E0609"
+	ErrWGSLTextureAccess   Code = "E0610"
+	ErrWGSLEntryName       Code = "E0611"
+	ErrWGSLHelperLane      Code = "E0612"
+	ErrWGSLInternal        Code = "E0699"
+	WarnWGSLWaveSize       Code = "W0601"
+	WarnWGSLHelperLanes    Code = "W0602"
 )
 
 var codesWgsl = []CodeInfo{
@@ -55,6 +58,9 @@ var codesWgsl = []CodeInfo{
 	CodeInfo{ErrWGSLHelperLane, "IsHelperLane is used in a pixel shader; WGSL has no helper-invocation builtin",
 		"float4 main() : SV_Target { return IsHelperLane() ? 0.0 : 1.0; }",
 		"compile this entry point for SPIR-V or MSL only, or drop the test (helper lanes never write render targets); outside pixel shaders IsHelperLane is false and needs nothing"},
+	CodeInfo{ErrWGSLVertexLaneCount, "WaveGetLaneCount in a vertex shader in the naga dialect, with no wave size given: naga has no subgroup_size built-in in vertex shaders",
+		"float4 main(uint v : SV_VertexID) : SV_Position { return WaveGetLaneCount(); }",
+		"the rig passes the device's subgroupSize (wgsl.Options.VertexWaveSize); the standard dialect refuses every vertex wave operation (E0602)"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
 	CodeInfo{WarnWGSLWaveSize, "WebGPU cannot require a wave size: the WGSL is emitted without it and [WaveSize] is only carried in the reflection",
 		"[WaveSize(32)] [numthreads(64,1,1)] void main() {}",

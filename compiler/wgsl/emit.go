@@ -54,7 +54,14 @@ func (d Dialect) String() string {
 }
 
 // Options configure EmitEntry.
-type Options struct{ Dialect Dialect }
+type Options struct {
+	Dialect Dialect
+	// VertexWaveSize is the wave size a vertex entry point's
+	// WaveGetLaneCount returns in the naga dialect: naga 29 has no
+	// subgroup_size built-in in vertex shaders, so the caller, which knows
+	// the device's subgroupSize, supplies it (0: E0613 if the entry needs it).
+	VertexWaveSize uint32
+}
 
 // Output is one WGSL module.
 type Output struct {

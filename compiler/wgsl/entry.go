@@ -114,12 +114,26 @@ func (e *emitter) entry(b *strings.Builder) {
 		params = append(params, "@location("+textgen.Dec(g.Location)+") "+interp+pn+": "+e.typ(g.Type, view{}, g.Pos))
 		body = append(body, name+" = "+pn+";")
 	}
-	if e.usesLaneIndex {
+	vertexNaga := ep.Stage == ir.Vertex && e.opts.Dialect == Naga
+	switch {
+	case e.usesLaneIndex && vertexNaga:
+		// naga 29 has no subgroup_invocation_id in vertex shaders. At the
+		// entry every invocation of the wave is active, and the exclusive
+		// count of the active invocations below an invocation, taken in
+		// invocation order (WGSL's scans are), names the set bit of the
+		// ballot that is its own: its subgroup invocation id, exactly.
+		body = append(body, e.laneIndexVar+" = "+e.vertexLaneHelper()+"();")
+	case e.usesLaneIndex:
 		pn := n.internal("wr_subgroup_invocation_id")
 		params = append(params, "@builtin(subgroup_invocation_id) "+pn+": u32")
 		body = append(body, e.laneIndexVar+" = "+pn+";")
 	}
-	if e.usesLaneCount {
+	switch {
+	case e.usesLaneCount && vertexNaga && e.opts.VertexWaveSize == 0:
+		e.errorf(ep.Pos, diag.ErrWGSLVertexLaneCount, "WaveGetLaneCount in vertex shader %s: naga has no subgroup_size built-in in vertex shaders, and no wave size was given for it", ep.Name)
+	case e.usesLaneCount && vertexNaga:
+		body = append(body, e.laneCountVar+" = "+textgen.Dec(e.opts.VertexWaveSize)+"u; // the device's subgroupSize (naga has no subgroup_size here)")
+	case e.usesLaneCount:
 		pn := n.internal("wr_subgroup_size")
 		params = append(params, "@builtin(subgroup_size) "+pn+": u32")
 		body = append(body, e.laneCountVar+" = "+pn+";")
@@ -178,4 +192,29 @@ func stageWord(s ir.Stage) string {
 		return "pixel"
 	}
 	return "vertex"
+}
+
+// vertexLaneHelper is the function that finds an invocation's subgroup
+// invocation id without the built-in (naga's vertex stage): the position of
+// the set bit of subgroupBallot(true) whose rank among the set bits is the
+// invocation's subgroupExclusiveAdd(1u).
+func (e *emitter) vertexLaneHelper() string {
+	return e.helper("vertex_lane_index", func(name string) string {
+		return "fn " + name + "() -> u32 {\n" +
+			"  let mask = subgroupBallot(true);\n" +
+			"  var rank = subgroupExclusiveAdd(1u);\n" +
+			"  for (var w = 0u; w < 4u; w = w + 1u) {\n" +
+			"    let n = countOneBits(mask[w]);\n" +
+			"    if (rank < n) {\n" +
+			"      var bits = mask[w];\n" +
+			"      for (var k = 0u; k < rank; k = k + 1u) {\n" +
+			"        bits = bits & (bits - 1u);\n" +
+			"      }\n" +
+			"      return w * 32u + firstTrailingBit(bits);\n" +
+			"    }\n" +
+			"    rank = rank - n;\n" +
+			"  }\n" +
+			"  return 0u;\n" +
+			"}\n"
+	})
 }

@@ -68,7 +68,7 @@ func TestGraphicsKernelsCompile(t *testing.T) {
 				}
 				for _, dialect := range []string{"naga", "standard"} {
 					_, err = compiler.Compile(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{
-						Targets: []compiler.Target{compiler.WGSL}, Entry: e[0], Stage: e[1], AutoBindings: true, WGSLDialect: dialect})
+						Targets: []compiler.Target{compiler.WGSL}, Entry: e[0], Stage: e[1], AutoBindings: true, WGSLDialect: dialect, WGSLVertexWaveSize: 8})
 					if gap := wgslGap(k, e[1], dialect); gap != "" {
 						if err == nil || !strings.Contains(err.Error(), gap) {
 							t.Errorf("%s WGSL (%s): want the compiler's %s refusal, got %v", e[0], dialect, gap, err)

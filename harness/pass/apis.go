@@ -321,6 +321,10 @@ func apiLabel(api string) string {
 // models' values from it.
 func (r *Rig) parity(k kernels.Kernel, memo *kernels.Memo, outs map[string]map[string][]byte, layouts map[string]results.Record, st *results.Stats) []results.Record {
 	if stageOf(k) == results.Vertex {
+		// Not yet: on SwiftShader's padded last batch (a repeated vertex) the
+		// comparison reports lanes whose values print the same on both APIs
+		// (14 float sum and product cases of vtx63): it does not follow the
+		// repeats as the vertex checker does.
 		return nil
 	}
 	var out []results.Record

@@ -77,7 +77,7 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	h := sha256.Sum256([]byte(k.HLSL))
 	// One source compiled with different SPIR-V extensions (a portable and a
 	// native kernel of the same operation) is two modules.
-	key := fmt.Sprintf("%s/%s/%s/%x/%s", t, stage, entry, h[:8], strings.Join(k.Extensions, ","))
+	key := fmt.Sprintf("%s/%s/%s/%x/%s/%d", t, stage, entry, h[:8], strings.Join(k.Extensions, ","), r.dev.SubgroupSize)
 	r.mu.Lock()
 	if m, ok := r.cache[key]; ok {
 		r.mu.Unlock()
@@ -89,6 +89,9 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	var m *module
 	if c, ok := r.compilers()[t.comp]; ok {
 		src := kernelSource(k, entry, stage)
+		// naga's vertex shaders cannot read the wave size: the device's own
+		// is the one draws run at.
+		src.WaveSize = r.dev.SubgroupSize
 		// waverig's reflection of the same entry (its Vulkan module, cached)
 		// names each register's resource: a command's module is matched to
 		// it by those names.

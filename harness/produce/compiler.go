@@ -61,6 +61,9 @@ type Source struct {
 	Defines    map[string]string
 	Extensions []string // SPIR-V extensions the module may use
 	Registers  []string // the HLSL registers the rig binds buffers at
+	// WaveSize is the device's wave size, for what naga's WGSL cannot read in
+	// a vertex shader (WaveGetLaneCount); 0: unknown.
+	WaveSize uint32
 	// Names, when set, returns each (normalized) register's resource name in
 	// waverig's reflection of the same source, nil when waverig cannot
 	// compile it. A command compiler's module is bound by those names

@@ -30,7 +30,7 @@ func (OursCompiler) Spec() string { return Ours }
 // express is a skip (compileWGSL); any other failure is an error.
 func (OursCompiler) Compile(src Source, t Target) (Module, string, error) {
 	if t.IsWGSL() {
-		return compileWGSL(src.Name, src.HLSL, src.Entry, src.Stage, src.Defines, t)
+		return compileWGSL(src, t)
 	}
 	m, err := compileOurs(src.Name, src.HLSL, OursOptions(src))
 	return m, "", err
@@ -67,12 +67,13 @@ func compileOurs(name string, src []byte, opts compiler.Options) (Module, error)
 // end's E06xx codes) is a skip naming the compiler's coded reason, not an error;
 // so is a pixel entry with [WaveOpsIncludeHelperLanes] (W0602: emitted without
 // it).
-func compileWGSL(name string, src []byte, entry, stage string, defines map[string]string, t Target) (Module, string, error) {
+func compileWGSL(s Source, t Target) (Module, string, error) {
+	name, src, entry, stage, defines := s.Name, s.HLSL, s.Entry, s.Stage, s.Defines
 	dialect := "naga"
 	if t == WGSLStandard {
 		dialect = "standard"
 	}
-	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines,
+	res, err := compiler.Compile(name, src, compiler.Options{AutoBindings: true, Entry: entry, Stage: stage, Defines: defines, WGSLVertexWaveSize: s.WaveSize,
 		Targets: []compiler.Target{compiler.WGSL}, WGSLDialect: dialect})
 	if err != nil {
 		if why := wgslInexpressible(res.Diagnostics); why != "" {
