@@ -85,6 +85,18 @@ func bufferOf(register string, bd reflect.Binding, data []byte) Buffer {
 	return Buffer{Register: register, Set: bd.Set, Binding: bd.Binding, Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, Data: data}
 }
 
+// colorTarget is a draw's colour target in an API's terms: none without a
+// pixel shader, else 32-bit unsigned or float RGBA as the kernel writes it.
+func colorTarget[T any](j DrawJob, none, uint, float T) T {
+	switch {
+	case j.PixelEntry == "":
+		return none
+	case j.Kernel.Draw.FloatColor:
+		return float
+	}
+	return uint
+}
+
 // readBack maps a device's buffers, in job order, back to their registers.
 func readBack(bufs []Buffer, got [][]byte) map[string][]byte {
 	out := make(map[string][]byte, len(bufs)+1)
@@ -125,15 +137,9 @@ func (d vulkanDevice) computeJob(j ComputeJob, copyData bool) vulkan.Job {
 
 func (d vulkanDevice) drawJob(j DrawJob, copyData bool) vulkan.DrawJob {
 	dr := j.Kernel.Draw
-	job := vulkan.DrawJob{VertexSPIRV: j.VertexSPIRV, VertexEntry: j.VertexEntry, Width: dr.Width, Height: dr.Height,
-		VertexCount: dr.VertexCount, Draws: dr.Draws, Color: vulkan.NoColor, Buffers: d.vulkanBuffers(j.Buffers, copyData)}
-	if j.PixelEntry != "" {
-		job.FragmentSPIRV, job.FragmentEntry, job.Color = j.PixelSPIRV, j.PixelEntry, vulkan.RGBA32Uint
-		if dr.FloatColor {
-			job.Color = vulkan.RGBA32Float
-		}
-	}
-	return job
+	return vulkan.DrawJob{VertexSPIRV: j.VertexSPIRV, VertexEntry: j.VertexEntry, FragmentSPIRV: j.PixelSPIRV, FragmentEntry: j.PixelEntry,
+		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
+		Color: colorTarget(j, vulkan.NoColor, vulkan.RGBA32Uint, vulkan.RGBA32Float), Buffers: d.vulkanBuffers(j.Buffers, copyData)}
 }
 
 func (d vulkanDevice) Compute(j ComputeJob) (map[string][]byte, error) {
@@ -201,15 +207,9 @@ func (d wgpuAPI) bindings(bufs []Buffer, copyData bool) []webgpu.Binding {
 
 func (d wgpuAPI) drawJob(j DrawJob, copyData bool) webgpu.DrawJob {
 	dr := j.Kernel.Draw
-	job := webgpu.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, Width: dr.Width, Height: dr.Height,
-		VertexCount: dr.VertexCount, Draws: dr.Draws, Color: webgpu.NoColor, Bindings: d.bindings(j.Buffers, copyData)}
-	if j.PixelEntry != "" {
-		job.FragmentWGSL, job.FragmentEntry, job.Color = j.PixelWGSL, j.PixelEntry, webgpu.RGBA32Uint
-		if dr.FloatColor {
-			job.Color = webgpu.RGBA32Float
-		}
-	}
-	return job
+	return webgpu.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
+		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
+		Color: colorTarget(j, webgpu.NoColor, webgpu.RGBA32Uint, webgpu.RGBA32Float), Bindings: d.bindings(j.Buffers, copyData)}
 }
 
 func (d wgpuAPI) Compute(j ComputeJob) (map[string][]byte, error) {
@@ -285,14 +285,9 @@ func (a dawnAPI) Compute(j ComputeJob) (map[string][]byte, error) {
 
 func (a dawnAPI) Draw(j DrawJob) (map[string][]byte, error) {
 	dr := j.Kernel.Draw
-	job := dawn.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, Width: dr.Width, Height: dr.Height,
-		VertexCount: dr.VertexCount, Draws: dr.Draws, Bindings: a.bindings(j.Buffers)}
-	if j.PixelEntry != "" {
-		job.FragmentWGSL, job.FragmentEntry, job.Color = j.PixelWGSL, j.PixelEntry, "rgba32uint"
-		if dr.FloatColor {
-			job.Color = "rgba32float"
-		}
-	}
+	job := dawn.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
+		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
+		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: a.bindings(j.Buffers)}
 	bufs, color, err := a.d.RunDraw(job)
 	if err != nil {
 		return nil, err
