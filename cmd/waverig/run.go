@@ -490,15 +490,13 @@ func printExcluded(w io.Writer, ex []plan.Excluded) {
 	}
 }
 
-// apiName is an API as prose spells it.
+// apiName is an API as the summary spells it: pass.APILabel's, but plain
+// "WebGPU" for wgpu-native, the words this line has always had.
 func apiName(api string) string {
-	switch api {
-	case pass.WebGPU:
+	if api == pass.WebGPU {
 		return "WebGPU"
-	case pass.Vulkan:
-		return "Vulkan"
 	}
-	return api
+	return pass.APILabel(api)
 }
 
 // readRun reads a results.jsonl for comparison: it must hold records, and a cut

@@ -15,7 +15,6 @@ package browser
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -271,23 +270,8 @@ type Binding = dawn.Binding
 func (b *Browser) RunCompute(wgsl, entry string, groups [3]uint32, bindings []Binding) ([][]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	type wireBinding struct {
-		Group   int    `json:"group"`
-		Binding int    `json:"binding"`
-		Uniform bool   `json:"uniform"`
-		Data    string `json:"data"`
-	}
-	req := struct {
-		Op       string        `json:"op"`
-		WGSL     string        `json:"wgsl"`
-		Entry    string        `json:"entry"`
-		Groups   [3]uint32     `json:"groups"`
-		Bindings []wireBinding `json:"bindings"`
-	}{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: []wireBinding{}}
-	for _, bd := range bindings {
-		req.Bindings = append(req.Bindings, wireBinding{bd.Group, bd.Binding, bd.Uniform, base64.StdEncoding.EncodeToString(bd.Data)})
-	}
-	data, err := json.Marshal(req)
+	// The page runs harness/dawn's runner: its requests are the helper's.
+	data, err := dawn.ComputeRequest(wgsl, entry, groups, bindings)
 	if err != nil {
 		return nil, err
 	}
@@ -302,13 +286,7 @@ func (b *Browser) RunCompute(wgsl, entry string, groups [3]uint32, bindings []Bi
 	if err := json.Unmarshal([]byte(s), &rep); err != nil {
 		return nil, fmt.Errorf("browser: bad reply: %v", err)
 	}
-	out := make([][]byte, len(rep.Buffers))
-	for i, x := range rep.Buffers {
-		if out[i], err = base64.StdEncoding.DecodeString(x); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return dawn.DecodeBuffers(rep.Buffers)
 }
 
 // Close stops Chromium and removes its profile.

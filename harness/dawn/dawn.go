@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,6 +39,14 @@ var runnerJS []byte
 // (harness/browser): makeRunner(device) without the module's export line.
 func PageScript() string {
 	return strings.Replace(string(runnerJS), "\nexport { makeRunner };\n", "\n", 1)
+}
+
+// helperCommand runs the helper script with Node, told where Dawn is and
+// given env.
+func helperCommand(script string, env ...string) *exec.Cmd {
+	cmd := exec.Command("node", script)
+	cmd.Env = append(append(os.Environ(), ModuleEnv+"="+Module()), env...)
+	return cmd
 }
 
 // writeHelper writes helper.mjs and the runner.mjs it imports into a new
@@ -100,14 +109,7 @@ type Adapter struct {
 }
 
 // Has reports whether the device was created with feature.
-func (a Adapter) Has(feature string) bool {
-	for _, f := range a.DeviceFeatures {
-		if f == feature {
-			return true
-		}
-	}
-	return false
-}
+func (a Adapter) Has(feature string) bool { return slices.Contains(a.DeviceFeatures, feature) }
 
 var adapters = sync.OnceValues(listAdapters)
 
@@ -124,8 +126,7 @@ func listAdapters() ([]Adapter, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(filepath.Dir(script))
-	cmd := exec.Command("node", script)
-	cmd.Env = append(os.Environ(), ModuleEnv+"="+Module(), "WAVERIG_DAWN_LIST=1")
+	cmd := helperCommand(script, "WAVERIG_DAWN_LIST=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -175,7 +176,8 @@ type Device struct {
 	next      int
 	pipelines map[string]bool
 	// Stderr gets the helper's stderr (nil: discarded). Dawn prints
-	// warnings about the adapter there at every start.
+	// warnings about the adapter there at every start. A Stderr with a
+	// Flush method is flushed whenever a helper has ended.
 	Stderr io.Writer
 }
 
@@ -204,8 +206,7 @@ func (d *Device) start() error {
 		}
 		d.script = script
 	}
-	cmd := exec.Command("node", d.script)
-	cmd.Env = append(os.Environ(), ModuleEnv+"="+Module(), "WAVERIG_DAWN_ADAPTER="+d.match)
+	cmd := helperCommand(d.script, "WAVERIG_DAWN_ADAPTER="+d.match)
 	// The helper dies with the process that drives it (a child the
 	// watchdog kills must not leave a helper behind).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -269,6 +270,11 @@ func (d *Device) stop() string {
 	case <-time.After(2 * time.Second):
 		d.cmd.Process.Kill()
 		<-done
+	}
+	// Wait has copied the last of its stderr: a writer that holds back a
+	// partial line gets it now.
+	if f, ok := d.Stderr.(interface{ Flush() }); ok {
+		f.Flush()
 	}
 	state := "killed"
 	if ps := d.cmd.ProcessState; ps != nil {
@@ -373,6 +379,15 @@ func (d *Device) call(r request) (reply, error) {
 		return rep, nil
 	}
 }
+
+// ComputeRequest is the runner's request for one compute dispatch, as JSON:
+// the Node helper and harness/browser's page take the same one.
+func ComputeRequest(wgsl, entry string, groups [3]uint32, bindings []Binding) ([]byte, error) {
+	return json.Marshal(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings)})
+}
+
+// DecodeBuffers are a runner reply's buffers (base64) as bytes.
+func DecodeBuffers(ss []string) ([][]byte, error) { return decode(ss) }
 
 func decode(ss []string) ([][]byte, error) {
 	out := make([][]byte, len(ss))

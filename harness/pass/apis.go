@@ -1,7 +1,9 @@
 package pass
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -197,15 +199,25 @@ func (r *Rig) openWebGPU() {
 // as with wgpu, failing to find one makes every Dawn case a skip with the
 // reason. The helper's stderr (Dawn's warnings) goes to this process's: a
 // child's is the run's children.log.
+//
+// It opens the helper straight away: listing Dawn's adapters first (what
+// DawnAvailable does, a Node start of its own) would cost every pass, every
+// child, a second start. Only a pass that finds no adapter of its driver
+// asks DawnAvailable, for the reason.
 func (r *Rig) openDawn() {
-	if why := DawnAvailable(r.dev); why != "" {
+	if why := dawn.Available(); why != "" {
 		r.skips[Dawn] = why
 		return
 	}
-	d, err := dawn.Open(r.dev.Name, dawnLog{})
-	if err == nil && !dawnAdapterOf(d.Adapter, r.dev) {
-		err = fmt.Errorf("Dawn's adapter %q is not this device's driver (%s)", d.Adapter.Description, DriverString(r.dev))
+	d, err := dawn.Open(r.dev.Name, &dawnLog{w: os.Stderr})
+	if err == nil && (!dawnAdapterOf(d.Adapter, r.dev) || !d.Adapter.Has("subgroups")) {
 		d.Close()
+		why := DawnAvailable(r.dev)
+		if why == "" {
+			why = fmt.Sprintf("Dawn's adapter %q is not this device's driver (%s), or lacks subgroups", d.Adapter.Description, DriverString(r.dev))
+		}
+		r.skips[Dawn] = why
+		return
 	}
 	if err != nil {
 		r.skips[Dawn] = "no Dawn adapter for " + r.dev.Name + ": " + err.Error()
@@ -237,18 +249,51 @@ func (r *Rig) BrowserAdapter() string {
 	return fmt.Sprintf("%s %s, wave size %d..%d", a.Vendor, a.Architecture, a.SubgroupMinSize, a.SubgroupMaxSize)
 }
 
-// dawnLog forwards the Dawn helper's stderr to this process's, less the
-// lines every start prints (Mesa's device-select layer and Dawn's warnings
-// about limits it lowers).
-type dawnLog struct{}
+// dawnLog forwards the Dawn helper's stderr to this process's, line by
+// line, less the lines every start prints (Mesa's device-select layer and
+// Dawn's warnings about drivers it refuses and limits it lowers). Whole lines
+// are judged: a write may hold several, and a crash's last words must not go
+// with a warning that came in the same write.
+type dawnLog struct {
+	w       io.Writer
+	partial []byte
+}
 
-func (dawnLog) Write(p []byte) (int, error) {
-	s := string(p)
-	if strings.Contains(s, "XDG_RUNTIME_DIR") || strings.Contains(s, "artificially reduced") || strings.Contains(s, "shaderUniform*ArrayDynamicIndexing") ||
-		strings.Contains(s, "While initializing adapter") || strings.Contains(s, "PhysicalDeviceVk.cpp") || strings.TrimSpace(s) == "" {
-		return len(p), nil
+// dawnNoise are the start-up lines dawnLog drops.
+var dawnNoise = []string{"XDG_RUNTIME_DIR", "artificially reduced", "shaderUniform*ArrayDynamicIndexing", "While initializing adapter", "PhysicalDeviceVk.cpp"}
+
+func (l *dawnLog) Write(p []byte) (int, error) {
+	l.partial = append(l.partial, p...)
+	var keep []byte
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := l.partial[:i+1]
+		l.partial = l.partial[i+1:]
+		noise := len(bytes.TrimSpace(line)) == 0
+		for _, n := range dawnNoise {
+			noise = noise || bytes.Contains(line, []byte(n))
+		}
+		if !noise {
+			keep = append(keep, line...)
+		}
 	}
-	return os.Stderr.Write(p)
+	if len(keep) > 0 {
+		if _, err := l.w.Write(keep); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Flush writes a last line that had no newline (harness/dawn calls it when
+// the helper has ended).
+func (l *dawnLog) Flush() {
+	if len(l.partial) > 0 {
+		l.Write([]byte("\n"))
+	}
 }
 
 // dawnAdapterOf reports whether Dawn's adapter is the Vulkan device's
@@ -302,15 +347,18 @@ func layoutKernel(api string) kernels.Kernel {
 // implementations with each other.
 var parityPairs = [][2]string{{Vulkan, WebGPU}, {Vulkan, Dawn}, {WebGPU, Dawn}}
 
-// apiLabel names an API in a parity record's reason.
-func apiLabel(api string) string {
+// APILabel names an API as prose does (a parity record's reason, the
+// summary's lines): "Vulkan", "WebGPU (wgpu)", "WebGPU (Dawn)".
+func APILabel(api string) string {
 	switch api {
+	case Vulkan:
+		return "Vulkan"
 	case WebGPU:
 		return "WebGPU (wgpu)"
 	case Dawn:
 		return "WebGPU (Dawn)"
 	}
-	return "Vulkan"
+	return api
 }
 
 // parity compares waverig's outputs of one kernel on every pair of APIs that
@@ -356,7 +404,7 @@ func (r *Rig) parityPair(k kernels.Kernel, memo *kernels.Memo, apiA, apiB string
 		}
 		rec := r.caseRecord(k, p.Case, t, size)
 		rec.Status = results.Differs
-		rec.Reason = fmt.Sprintf("%d of %d compared lanes differ between %s and %s", p.Differing, p.Compared+p.Differing, apiLabel(apiA), apiLabel(apiB))
+		rec.Reason = fmt.Sprintf("%d of %d compared lanes differ between %s and %s", p.Differing, p.Compared+p.Differing, APILabel(apiA), APILabel(apiB))
 		rec.Parity = p.Lanes
 		out = append(out, rec)
 	}

@@ -1,6 +1,7 @@
 package pass
 
 import (
+	"errors"
 	"strings"
 
 	"waverig/compiler/reflect"
@@ -14,15 +15,17 @@ import (
 // Device is one API of one physical device as a pass drives it. The pass
 // decides what runs (plans, compiles, validates, asks the baselines), checks
 // what comes back and writes the records; a Device only builds pipelines for
-// and runs the jobs it is given. vulkanDevice (harness/vulkan) and
-// wgpuAPI (harness/webgpu) are the real ones; harness/simdevice is a Go
+// and runs the jobs it is given. vulkanDevice (harness/vulkan), wgpuAPI
+// (harness/webgpu), dawnAPI (harness/dawn) and browserAPI (harness/browser)
+// are the real ones; harness/simdevice is a Go
 // model of a correct device with planted crashes, hangs and flakes, on which
 // the engine is tested without a GPU.
 type Device interface {
 	// Compute dispatches one compute kernel and reads back every buffer it
 	// binds, by HLSL register. An error of type SkipError means the device
-	// cannot run the kernel (the cases are skips with its words), any other
-	// is an error of the cases.
+	// cannot run the kernel (the cases are skips with its words), one of type
+	// CrashError that the process running the kernel died in it (the cases
+	// are crashes), any other is an error of the cases.
 	Compute(j ComputeJob) (map[string][]byte, error)
 	// Draw runs one draw kernel (the colour target, if any, comes back under
 	// kernels.ColorTarget).
@@ -80,6 +83,13 @@ type SkipError string
 
 func (s SkipError) Error() string { return string(s) }
 
+// CrashError is a kernel that killed the process the device runs it in —
+// Dawn's helper, say — while this process lives on: its cases are Crash
+// records, as a dead child's are on Vulkan.
+type CrashError string
+
+func (c CrashError) Error() string { return string(c) }
+
 // bufferOf is the job buffer of a register at a reflected binding.
 func bufferOf(register string, bd reflect.Binding, data []byte) Buffer {
 	return Buffer{Register: register, Set: bd.Set, Binding: bd.Binding, Uniform: bufferKind(bd.Descriptor) == vulkan.Uniform, Data: data}
@@ -104,6 +114,16 @@ func readBack(bufs []Buffer, got [][]byte) map[string][]byte {
 		if i < len(got) {
 			out[b.Register] = got[i]
 		}
+	}
+	return out
+}
+
+// drawnBack is readBack of a draw, with its colour target (nil: none) under
+// kernels.ColorTarget.
+func drawnBack(bufs []Buffer, got [][]byte, color []byte) map[string][]byte {
+	out := readBack(bufs, got)
+	if color != nil {
+		out[kernels.ColorTarget] = color
 	}
 	return out
 }
@@ -155,11 +175,7 @@ func (d vulkanDevice) Draw(j DrawJob) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := readBack(j.Buffers, res.Buffers)
-	if res.Color != nil {
-		out[kernels.ColorTarget] = res.Color
-	}
-	return out, nil
+	return drawnBack(j.Buffers, res.Buffers, res.Color), nil
 }
 
 func (d vulkanDevice) Prebuild(compute []ComputeJob, draws []DrawJob, workers int) int {
@@ -232,16 +248,14 @@ const nagaVertexBuiltin = "is not available at this stage"
 func (d wgpuAPI) Draw(j DrawJob) (map[string][]byte, error) {
 	res, err := d.gpu.RunDraw(d.drawJob(j, true))
 	if err != nil && j.Kernel.Stage == kernels.Vertex && strings.Contains(err.Error(), nagaVertexBuiltin) {
-		return nil, SkipError("wgpu-native 29 (naga) has no subgroup_invocation_id or subgroup_size in vertex shaders (native-feature-subgroup-vertex admits the operations only), and every vertex kernel reads both for its lane layout")
+		// waverig's naga dialect never reads them there (entry.go); a
+		// command compiler's WGSL may.
+		return nil, SkipError("wgpu-native 29 (naga) has no subgroup_invocation_id or subgroup_size in vertex shaders (native-feature-subgroup-vertex admits the operations only), and this vertex module reads them")
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := readBack(j.Buffers, res.Buffers)
-	if res.Color != nil {
-		out[kernels.ColorTarget] = res.Color
-	}
-	return out, nil
+	return drawnBack(j.Buffers, res.Buffers, res.Color), nil
 }
 
 func (d wgpuAPI) Prebuild(compute []ComputeJob, draws []DrawJob, workers int) int {
@@ -267,7 +281,9 @@ func (d wgpuAPI) Close()         { d.gpu.Release() }
 // and keeps it.
 type dawnAPI struct{ d *dawn.Device }
 
-func (a dawnAPI) bindings(bufs []Buffer) []dawn.Binding {
+// dawnBindings are a job's buffers as harness/dawn's runner takes them (the
+// Node helper's and the browser page's; serialised, so never written into).
+func dawnBindings(bufs []Buffer) []dawn.Binding {
 	out := make([]dawn.Binding, len(bufs))
 	for i, b := range bufs {
 		out[i] = dawn.Binding{Group: b.Set, Binding: b.Binding, Uniform: b.Uniform, Data: b.Data}
@@ -275,10 +291,18 @@ func (a dawnAPI) bindings(bufs []Buffer) []dawn.Binding {
 	return out
 }
 
+// dawnError makes a helper that died in a kernel the kernel's crash.
+func dawnError(err error) error {
+	if errors.Is(err, dawn.ErrHelperDied) {
+		return CrashError("the Dawn helper process died in this kernel: " + err.Error())
+	}
+	return err
+}
+
 func (a dawnAPI) Compute(j ComputeJob) (map[string][]byte, error) {
-	bufs, err := a.d.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, a.bindings(j.Buffers))
+	bufs, err := a.d.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, dawnBindings(j.Buffers))
 	if err != nil {
-		return nil, err
+		return nil, dawnError(err)
 	}
 	return readBack(j.Buffers, bufs), nil
 }
@@ -287,16 +311,12 @@ func (a dawnAPI) Draw(j DrawJob) (map[string][]byte, error) {
 	dr := j.Kernel.Draw
 	job := dawn.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
 		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
-		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: a.bindings(j.Buffers)}
+		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: dawnBindings(j.Buffers)}
 	bufs, color, err := a.d.RunDraw(job)
 	if err != nil {
-		return nil, err
+		return nil, dawnError(err)
 	}
-	out := readBack(j.Buffers, bufs)
-	if color != nil {
-		out[kernels.ColorTarget] = color
-	}
-	return out, nil
+	return drawnBack(j.Buffers, bufs, color), nil
 }
 
 func (a dawnAPI) Prebuild([]ComputeJob, []DrawJob, int) int { return 0 }
@@ -308,7 +328,7 @@ func (a dawnAPI) Close()                                    { a.d.Close() }
 type browserAPI struct{ b *browser.Browser }
 
 func (a browserAPI) Compute(j ComputeJob) (map[string][]byte, error) {
-	bufs, err := a.b.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, dawnAPI{}.bindings(j.Buffers))
+	bufs, err := a.b.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, dawnBindings(j.Buffers))
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@
 package pass
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -172,7 +171,7 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 
 // NewOn makes a rig that drives devs (by API) of the physical device dev:
 // New's real devices, or a simulated one (harness/simdevice). A run's API
-// with no entry in devs is skipped, with SetSkip's reason.
+// with no entry in devs is skipped, saying so.
 func NewOn(dev devices.Device, cfg Config, devs map[string]Device) (*Rig, error) {
 	if len(cfg.Compilers) == 0 {
 		cfg.Compilers = produce.DefaultCompilers()
@@ -602,10 +601,8 @@ func (r *Rig) runOnDevice(k kernels.Kernel, t target, size uint32, layout result
 		if s, ok := err.(SkipError); ok {
 			return all(results.Skip, string(s), ""), nil
 		}
-		if errors.Is(err, dawn.ErrHelperDied) {
-			// Dawn runs in its own process: its death in a kernel is the
-			// driver's (or Dawn's) crash, as a dead child is on Vulkan.
-			return all(results.Crash, "the Dawn helper process died in this kernel: "+err.Error(), ""), nil
+		if c, ok := err.(CrashError); ok {
+			return all(results.Crash, string(c), ""), nil
 		}
 		// A module spirv-val rejects, a compile or pipeline error: the cases end
 		// in Fail (deqp-runner's word) with the error; a baseline may know it.

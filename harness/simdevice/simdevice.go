@@ -163,10 +163,3 @@ func (d *Device) Pipelines() int {
 
 // Close does nothing.
 func (d *Device) Close() {}
-
-// Dispatches is how many times kernel was dispatched in this process.
-func (d *Device) Dispatches(kernel string) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.runs[kernel]
-}
