@@ -105,6 +105,7 @@ type wireConfig struct {
 	APIs           []string          `json:"apis,omitempty"`
 	Stages         []string          `json:"stages,omitempty"`
 	Shard          plan.Shard        `json:"shard,omitzero"`
+	Part           plan.Part         `json:"part,omitzero"`
 	Fraction       int               `json:"fraction,omitempty"`
 	GenSeeds       []uint64          `json:"genSeeds,omitempty"`
 }
@@ -117,7 +118,7 @@ type wireSet struct {
 
 func toWire(c pass.Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
-		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, Fraction: c.Fraction, GenSeeds: c.GenSeeds}
+		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, Part: c.Part, Fraction: c.Fraction, GenSeeds: c.GenSeeds}
 	if c.Filter.Ops != nil {
 		w.Ops = c.Filter.Ops.String()
 	}
@@ -129,7 +130,7 @@ func toWire(c pass.Config) wireConfig {
 
 func fromWire(w wireConfig) (pass.Config, error) {
 	c := pass.Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
-		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, Fraction: w.Fraction, GenSeeds: w.GenSeeds}
+		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, Part: w.Part, Fraction: w.Fraction, GenSeeds: w.GenSeeds}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
 		if err != nil {
@@ -256,23 +257,23 @@ const maxRestarts = 64
 // as the reason, and a new child resumes after that kernel. Records already
 // received are never lost.
 func RunChild(newCmd func() *exec.Cmd, deviceIndex int, sp plan.SizePlan, cfg pass.Config, emit func(results.Record)) (results.Stats, error) {
-	return runChild(newCmd, deviceIndex, "", sp, cfg, nil, emit)
+	return runChild(newCmd, deviceIndex, "", sp, cfg, nil, nil, emit)
 }
 
 // runChild is RunChild with a watch (nil: stderr as it comes, crashes told
 // by their records only).
 // driver, when not "", is the device's DriverString, which the child checks.
-func runChild(newCmd func() *exec.Cmd, deviceIndex int, driver string, sp plan.SizePlan, cfg pass.Config, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
+func runChild(newCmd func() *exec.Cmd, deviceIndex int, driver string, sp plan.SizePlan, cfg pass.Config, layouts *layoutOnce, watch *ChildWatch, emit func(results.Record)) (results.Stats, error) {
 	start := time.Now()
 	var st results.Stats
-	layoutSent := map[string]bool{}
+	if layouts == nil {
+		layouts = &layoutOnce{sent: map[string]bool{}}
+	}
 	count := func(r results.Record) {
-		// A restarted child checks the layouts again: one layout record per API and size.
-		if r.Case == results.LayoutCase {
-			if layoutSent[r.Backend()] {
-				return
-			}
-			layoutSent[r.Backend()] = true
+		// A restarted child, and every part of a size, checks the layouts again:
+		// one layout record per API and size.
+		if r.Case == results.LayoutCase && !layouts.first(r.Backend()) {
+			return
 		}
 		r.DeviceIndex = deviceIndex
 		st.Add(r)

@@ -102,7 +102,7 @@ func runSimChild(t *testing.T, cfg pass.Config, f simdevice.Faults) *simRun {
 	}
 	run := &simRun{recs: map[string]results.Record{}, layouts: map[string]int{}}
 	watch := &ChildWatch{Log: &run.log, Crashed: func(c ChildCrash) { run.crashes = append(run.crashes, c) }}
-	run.st, err = runChild(newCmd, 0, "", plan.SizePlan{Size: simSize}, cfg, watch, func(r results.Record) {
+	run.st, err = runChild(newCmd, 0, "", plan.SizePlan{Size: simSize}, cfg, nil, watch, func(r results.Record) {
 		if r.Case == results.LayoutCase {
 			run.layouts[r.Backend()]++
 			return
@@ -314,4 +314,68 @@ func TestEngineLayoutPerBackend(t *testing.T) {
 		}
 	}
 	checkRecords(t, cfg, run.recs, nil)
+}
+
+// A size split into parts (a 2-core pool with one child unit: plan.Part) runs
+// every planned case exactly once across its children, reports one layout
+// record per backend and one SizeResult whose counts are the records', and a
+// crash in one part costs only that kernel's cases.
+func TestEnginePartsSplitASize(t *testing.T) {
+	cfg := simConfig()
+	ks := simKernels(t, cfg)
+	if got := poolParts([]DeviceRun{{Plan: plan.Plan{Sizes: []plan.SizePlan{{Size: simSize, LPWidth: 256}}}}}, 2); got != 2 {
+		t.Fatalf("a 2-core pool with one lavapipe size splits it into %d parts, want 2", got)
+	}
+	for _, n := range []int{1, 2, 3} {
+		if got := poolParts([]DeviceRun{{Plan: plan.Plan{Sizes: make([]plan.SizePlan, n)}}}, 8); got != 1 {
+			t.Errorf("an in-process size (no lavapipe width, one device) got %d parts, want 1", got)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults, _ := json.Marshal(simdevice.Faults{Crash: "^" + regexp.QuoteMeta(ks[1]) + "$"})
+	newCmd := func(int, plan.SizePlan) *exec.Cmd {
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), simFaultsEnv+"="+string(faults))
+		return cmd
+	}
+	pl := simPlan()
+	pl.Sizes[0].LPWidth = 256 // a child, as a lavapipe size is
+	recs := map[string]results.Record{}
+	layouts := map[string]int{}
+	var st results.Stats
+	out := RunDevices([]DeviceRun{{Plan: pl, Config: cfg}}, 2, newCmd, &ChildWatch{Log: &strings.Builder{}}, func(r results.Record) {
+		st.Add(r)
+		if r.Case == results.LayoutCase {
+			layouts[r.Backend()]++
+			return
+		}
+		if _, dup := recs[r.Name()]; dup {
+			t.Errorf("%s: two records", r.Name())
+		}
+		recs[r.Name()] = r
+	})
+	checkRecords(t, cfg, recs, map[string]string{ks[1]: results.Crash})
+	if layouts[pass.Vulkan] != 1 || len(layouts) != 1 {
+		t.Errorf("layout records by backend: %v, want one for vulkan", layouts)
+	}
+	sr := out[0].Sizes[0]
+	whole := runSimChild(t, cfg, simdevice.Faults{Crash: "^" + regexp.QuoteMeta(ks[1]) + "$"})
+	if sr.Err != nil || sr.Stats.Cases != st.Cases || sr.Stats.Unexpected != st.Unexpected || sr.Stats.Kernels != whole.st.Kernels {
+		t.Errorf("the size's result %+v (err %v) is not its records' %+v with the whole size's %d kernels", sr.Stats, sr.Err, st, whole.st.Kernels)
+	}
+	for name, r := range whole.recs {
+		if p := recs[name]; p.Status != r.Status || p.Lanes != r.Lanes {
+			t.Errorf("%s: %s (%d lanes) in parts, %s (%d lanes) whole", name, p.Status, p.Lanes, r.Status, r.Lanes)
+		}
+	}
+	var parts [3]int
+	for _, k := range ks {
+		parts[plan.ShardOf("part\x00"+k, 2)]++
+	}
+	if parts[1] == 0 || parts[2] == 0 {
+		t.Errorf("the split put the kernels %v into the two parts: the test proves nothing", parts)
+	}
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"os/exec"
@@ -27,7 +28,10 @@ import (
 //
 // The pool is what keeps a 2-core machine busy: a child spends most of its
 // time in the driver's serial pipeline builds, so running two of them at once
-// roughly halves a lavapipe run.
+// roughly halves a lavapipe run. Where there are fewer child units than twice
+// the pool (lavapipe's three sizes on two cores), each is split into parts
+// (plan.Part: a share of its kernels, one child each), so no core waits while
+// the last size runs alone.
 
 // SizeResult is the outcome of one wave size.
 type SizeResult struct {
@@ -103,27 +107,53 @@ func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, watch *ChildWat
 		watch = &w
 	}
 	out := make([]DeviceResult, len(runs))
-	type unit struct{ dev, size int }
+	type unit struct{ dev, size, part, parts int }
 	var units []unit
 	longest := 0
 	for i, dr := range runs {
 		out[i] = DeviceResult{Index: dr.Index, Sizes: make([]SizeResult, len(dr.Plan.Sizes))}
 		longest = max(longest, len(dr.Plan.Sizes))
 	}
+	parts := poolParts(runs, jobs)
 	// Size by size across the devices: while the run is cut short (a CI job's
 	// time limit), every device has made the same progress.
 	for s := 0; s < longest; s++ {
 		for d, dr := range runs {
-			if s < len(dr.Plan.Sizes) {
-				units = append(units, unit{d, s})
+			if s >= len(dr.Plan.Sizes) {
+				continue
+			}
+			n := 1
+			if sp := dr.Plan.Sizes[s]; sp.SkipReason == "" && isChild(sp, len(runs) > 1) && dr.Config.Part.Whole() {
+				n = parts
+			}
+			for p := 1; p <= n; p++ {
+				units = append(units, unit{d, s, p, n})
 			}
 		}
+	}
+	// The parts of one (device, size) report one layout record per API
+	// between them, and one SizeResult.
+	layouts := make([][]*layoutOnce, len(runs))
+	partsLeft := make([][]int, len(runs))
+	for d, dr := range runs {
+		layouts[d] = make([]*layoutOnce, len(dr.Plan.Sizes))
+		partsLeft[d] = make([]int, len(dr.Plan.Sizes))
+		for s := range dr.Plan.Sizes {
+			layouts[d][s] = &layoutOnce{sent: map[string]bool{}}
+		}
+	}
+	for _, u := range units {
+		partsLeft[u.dev][u.size]++
 	}
 	// In-process sizes share this process's Vulkan instance and the rig's
 	// all-core precompile: one at a time, whatever the pool size.
 	var inProcess sync.Mutex
 	first := make([]time.Time, len(runs))
 	last := make([]time.Time, len(runs))
+	sizeFirst := make([][]time.Time, len(runs))
+	for d := range runs {
+		sizeFirst[d] = make([]time.Time, len(runs[d].Plan.Sizes))
+	}
 	var spanMu sync.Mutex
 	work := make(chan unit)
 	var wg sync.WaitGroup
@@ -133,14 +163,25 @@ func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, watch *ChildWat
 			defer wg.Done()
 			for u := range work {
 				dr := runs[u.dev]
+				if u.parts > 1 {
+					dr.Config.Part = plan.Part{K: u.part, N: u.parts}
+				}
 				sp := dr.Plan.Sizes[u.size]
 				begin := time.Now()
-				out[u.dev].Sizes[u.size] = runSize(dr, sp, len(runs) > 1, newCmd, &inProcess, watch, safeEmit)
+				sr := runSize(dr, sp, len(runs) > 1, newCmd, &inProcess, layouts[u.dev][u.size], watch, safeEmit)
 				spanMu.Lock()
 				if first[u.dev].IsZero() || begin.Before(first[u.dev]) {
 					first[u.dev] = begin
 				}
+				if sizeFirst[u.dev][u.size].IsZero() || begin.Before(sizeFirst[u.dev][u.size]) {
+					sizeFirst[u.dev][u.size] = begin
+				}
 				last[u.dev] = time.Now()
+				out[u.dev].Sizes[u.size] = mergeParts(out[u.dev].Sizes[u.size], sr)
+				if partsLeft[u.dev][u.size]--; partsLeft[u.dev][u.size] == 0 && u.parts > 1 {
+					// A size's seconds are its parts' span, as a device's are its sizes'.
+					out[u.dev].Sizes[u.size].Stats.Seconds = time.Since(sizeFirst[u.dev][u.size]).Seconds()
+				}
 				spanMu.Unlock()
 			}
 		}()
@@ -158,14 +199,73 @@ func RunDevices(runs []DeviceRun, jobs int, newCmd ChildCommand, watch *ChildWat
 	return out
 }
 
-// runSize runs one wave size of one device: skipped, in a child, or in this
-// process (one device only, size control).
-func runSize(dr DeviceRun, sp plan.SizePlan, several bool, newCmd ChildCommand, inProcess *sync.Mutex, watch *ChildWatch, emit func(results.Record)) SizeResult {
+// poolParts is how many children share each child-run (device, size): one,
+// unless the pool has more workers than such units, then enough that every
+// worker has about two units to take (at most jobs per size). A child costs a
+// device and an instance (well under a second on lavapipe), so parts only pay
+// where a core would otherwise wait for the last unit alone.
+func poolParts(runs []DeviceRun, jobs int) int {
+	n := 0
+	for _, dr := range runs {
+		for _, sp := range dr.Plan.Sizes {
+			if sp.SkipReason == "" && isChild(sp, len(runs) > 1) {
+				n++
+			}
+		}
+	}
+	if jobs <= 1 || n == 0 || n >= 2*jobs {
+		return 1
+	}
+	return min(jobs, (2*jobs+n-1)/n)
+}
+
+// isChild reports whether a (device, size) runs in a child process: a
+// lavapipe width is fixed when the driver loads, and with several devices a
+// driver that kills its process must stop only its own.
+func isChild(sp plan.SizePlan, several bool) bool { return sp.LPWidth > 0 || several }
+
+// mergeParts adds one part's result to its size's: counts add up; the first
+// skip reason and the first error to arrive stand for the size (its parts ask
+// the same driver the same questions).
+func mergeParts(acc, part SizeResult) SizeResult {
+	if acc.Size == 0 {
+		return part
+	}
+	acc.Stats.Merge(part.Stats)
+	acc.SkipReason = cmp.Or(acc.SkipReason, part.SkipReason)
+	if acc.Err == nil {
+		acc.Err = part.Err
+	}
+	acc.Stats.Seconds = max(acc.Stats.Seconds, part.Stats.Seconds)
+	return acc
+}
+
+// layoutOnce lets the children of one (device, size) — its parts, and every
+// child restarted after a crash — report one layout record per API between them.
+type layoutOnce struct {
+	mu   sync.Mutex
+	sent map[string]bool
+}
+
+// first reports whether this is the first layout record of its backend.
+func (l *layoutOnce) first(backend string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sent[backend] {
+		return false
+	}
+	l.sent[backend] = true
+	return true
+}
+
+// runSize runs one wave size of one device (or one part of it): skipped, in a
+// child, or in this process (one device only, size control).
+func runSize(dr DeviceRun, sp plan.SizePlan, several bool, newCmd ChildCommand, inProcess *sync.Mutex, layouts *layoutOnce, watch *ChildWatch, emit func(results.Record)) SizeResult {
 	sr := SizeResult{Size: sp.Size, SkipReason: sp.SkipReason}
 	switch {
 	case sp.SkipReason != "":
-	case sp.LPWidth > 0 || several:
-		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, pass.DriverString(dr.Plan.Device), sp, dr.Config, watch, emit)
+	case isChild(sp, several):
+		sr.Stats, sr.Err = runChild(func() *exec.Cmd { return newCmd(dr.Index, sp) }, dr.Index, pass.DriverString(dr.Plan.Device), sp, dr.Config, layouts, watch, emit)
 		var su *SizeUnavailableError
 		if errors.As(sr.Err, &su) && sp.Optional {
 			sr.SkipReason, sr.Err = su.Msg, nil

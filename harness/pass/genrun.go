@@ -106,7 +106,7 @@ func (c Config) genSeeds() []uint64 {
 	}
 	var out []uint64
 	for _, s := range c.GenSeeds {
-		if c.Shard.Has(GenCase(s)) {
+		if c.Shard.Has(GenCase(s)) && c.Part.Has(GenCase(s)) {
 			out = append(out, s)
 		}
 	}

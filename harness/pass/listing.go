@@ -40,7 +40,8 @@ func DefaultAPIs(d devices.Device) (apis []string, notes []string) {
 // passKernels is every kernel a pass at wave size size runs on dev, whose
 // own size is own: compute kernels at every size; draw kernels only at the
 // device's own size (the rig does not ask for a size in graphics stages); only
-// the kernels of the configured shard, and of the CI tier when Fraction > 1.
+// the kernels of the configured shard, and of the CI tier when Fraction > 1,
+// and of the pool's part.
 func (c Config) passKernels(dev devices.Device, size, own uint32) []kernels.Kernel {
 	var ks []kernels.Kernel
 	if c.wantsStage(results.Compute) {
@@ -57,7 +58,7 @@ func (c Config) passKernels(dev devices.Device, size, own uint32) []kernels.Kern
 	if c.Fraction > 1 {
 		ks = kernels.TierKernels(ks, size, c.Fraction, c.KnownCrash(dev, size))
 	}
-	return ks
+	return c.Part.Kernels(ks)
 }
 
 // KnownCrash reports whether a baseline that applies to dev expects a case to

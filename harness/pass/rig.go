@@ -71,6 +71,10 @@ type Config struct {
 	Stages []string
 	// Shard keeps one share of the matrix's kernels (harness/plan's shard.go); zero: all.
 	Shard plan.Shard
+	// Part is the pool's split of one (device, size) into concurrent children
+	// (plan.Part; harness.RunDevices sets it, never a user): applied after the
+	// shard and the CI tier, so the parts of a size run exactly its kernels.
+	Part plan.Part
 	// Fraction > 1 keeps only the CI tier of the kernels at each wave size
 	// (kernels.TierKernels: every operation × type family × stage, 1/Fraction
 	// of the rest, every case a baseline expects to crash); 0 or 1: all.

@@ -82,3 +82,40 @@ func (s Shard) Kernels(ks []kernels.Kernel) []kernels.Kernel {
 	}
 	return out
 }
+
+// Part is one of the N child processes that share one (device, wave size) of a
+// run on a machine with more cores than the run has children (the pool's own
+// split, harness.RunDevices; never a user's flag). A 2-core machine running
+// lavapipe's three sizes as three children leaves a core idle while the last
+// one runs alone; six children of half a size each keep both busy to the end,
+// and the second and third sizes find the first one's modules in the disk
+// caches. The rule is a shard's on a salted name, so that the parts of a -shard
+// K/N run are as even as the parts of a whole one (FNV-1a(name) mod N would put
+// every kernel of shard 2/4 into the second half of two). The zero value is
+// the whole (device, size).
+type Part struct {
+	K int `json:"k,omitempty"`
+	N int `json:"n,omitempty"`
+}
+
+// Whole reports whether the part is all of its (device, size).
+func (p Part) Whole() bool { return p.N <= 1 }
+
+// Has reports whether the part runs the kernel (or generated program) of this name.
+func (p Part) Has(name string) bool {
+	return p.Whole() || ShardOf("part\x00"+name, p.N) == p.K
+}
+
+// Kernels keeps the part's kernels, in their order.
+func (p Part) Kernels(ks []kernels.Kernel) []kernels.Kernel {
+	if p.Whole() {
+		return ks
+	}
+	out := ks[:0:0]
+	for _, k := range ks {
+		if p.Has(k.Name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

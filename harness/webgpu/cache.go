@@ -10,8 +10,13 @@ import (
 )
 
 // cacheSize bounds both the shader-module and the pipeline cache: the rig's
-// matrix runs thousands of jobs over a few hundred distinct kernels.
-const cacheSize = 256
+// matrix runs thousands of jobs over a few hundred distinct kernels. It is
+// also how many pipelines Prebuild builds on every core, so it holds a whole
+// pass of a GPU's matrix (about 600 WebGPU pipelines at one size on the H200):
+// at 256 the rest were built one at a time in the serial loop, the largest
+// part of a cold H200 run (11 s of its 36 s, 2026-12-04). A lavapipe child
+// holds a part of one size, far fewer.
+const cacheSize = 1024
 
 // lru is a bounded map that releases the least recently used value beyond
 // its capacity. Callers hold Device.mu.
