@@ -159,7 +159,7 @@ func checkCompaction(k Kernel, out map[string][]byte, waveSize uint32, res []Cas
 		if len(with) == 0 {
 			// Not a count any wave of the group computed.
 			st.fail(results.LaneFailure{WaveKey: recs[0][cKey], Lane: recs[0][cLane], ActiveMask: "task group",
-				Input: fmt.Sprintf("wave counts %s", waveCounts(waves, recs)),
+				Input:    fmt.Sprintf("wave counts %s", waveCounts(waves, recs)),
 				Expected: "the count of one wave (OpEmitMeshTasksEXT: from the first invocation)", Actual: fmt.Sprintf("%d mesh groups", n)})
 			st.problem(fmt.Sprintf("task group %d launched %d mesh groups; its waves counted %s", g, n, waveCounts(waves, recs)))
 			continue
