@@ -129,6 +129,7 @@ const maxThreadsPerGroup = 1024
 // entry builds the IR entry point for one function.
 func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 	ep := &ir.EntryPoint{Name: fi.decl.Name, Stage: stage, Pos: fi.decl.NamePos}
+	fi.meshEntry = stage == ir.Mesh
 	ep.WaveSize = c.waveSize(fi.attrs, stage)
 	ep.WaveOpsIncludeHelperLanes, ep.HelperLanesPos = c.helperLanes(fi.attrs, stage)
 	nt := findAttr(fi.attrs, "", "numthreads")
@@ -143,7 +144,6 @@ func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 		ep.Mesh = &ir.MeshInfo{}
 	}
 	if stage == ir.Mesh {
-		fi.meshEntry = true
 		if !c.meshEntry(fi, ep) {
 			return
 		}
@@ -440,8 +440,8 @@ func (c *checker) stageChecks() {
 				}
 				if st := intrinsics.Get(in.Op).Stages; st != 0 && st&ep.Stage.Mask() == 0 {
 					reported[in.Pos] = true
-					c.errorf(in.Pos, diag.ErrIntrinsicStage, "%s is only valid in %s shaders, but %s is a %s entry point",
-						intrinsics.Get(in.Op).Name, stageMaskText(st), ep.Name, strings.ToLower(ep.Stage.String()))
+					c.errorf(in.Pos, diag.ErrIntrinsicStage, "%s is only valid in %s shaders, but %s is %s entry point",
+						intrinsics.Get(in.Op).Name, stageMaskText(st), ep.Name, aStage(ep.Stage))
 					return
 				}
 				if !intrinsics.Get(in.Op).PixelOnly || ep.Stage == ir.Pixel {
@@ -463,6 +463,15 @@ func (c *checker) stageChecks() {
 			}
 		}
 	}
+}
+
+// aStage is "a compute", "an amplification": the stage with its article.
+func aStage(s ir.Stage) string {
+	name := strings.ToLower(s.String())
+	if strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // stageMaskText names the stages of a mask: "amplification", "compute or mesh".

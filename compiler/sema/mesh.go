@@ -60,6 +60,7 @@ func (c *checker) meshParamGlobal(fi *funcInfo, i int) *ir.Global {
 			dir = "in"
 		}
 		c.errorf(pd.NamePos, diag.ErrMeshParam, "a %s parameter must be declared %s %s", q, dir, q)
+		c.meshParamFailed(fi, q, pd)
 		return nil
 	}
 	arr, _ := p.typ.(*ir.Array)
@@ -67,17 +68,20 @@ func (c *checker) meshParamGlobal(fi *funcInfo, i int) *ir.Global {
 	case meshQualVertices, meshQualPrims:
 		if arr == nil || !isStruct(arr.Elem) {
 			c.errorf(pd.NamePos, diag.ErrMeshParam, "out %s %s must be a sized array of a struct with semantics, not %s", q, p.name, typeName(p.typ))
+			c.meshParamFailed(fi, q, pd)
 			return nil
 		}
 	case meshQualIndices:
 		v, ok := elemOf(arr).(ir.Vector)
 		if !ok || v.Elem != ir.U32 || v.N != 2 && v.N != 3 {
 			c.errorf(pd.NamePos, diag.ErrMeshParam, "out indices %s must be a sized array of uint3 (triangles) or uint2 (lines), not %s", p.name, typeName(p.typ))
+			c.meshParamFailed(fi, q, pd)
 			return nil
 		}
 	case meshQualPayload:
 		if !isStruct(p.typ) {
 			c.errorf(pd.NamePos, diag.ErrMeshParam, "in payload %s must be a struct, not %s", p.name, typeName(p.typ))
+			c.meshParamFailed(fi, q, pd)
 			return nil
 		}
 	}
@@ -90,6 +94,15 @@ func (c *checker) meshParamGlobal(fi *funcInfo, i int) *ir.Global {
 	}
 	c.meshParams[fi] = append(c.meshParams[fi], meshParam{qual: q, g: g, pd: pd})
 	return g
+}
+
+// meshParamFailed records a qualified parameter that was reported, so the entry
+// point's checks do not report it again as missing.
+func (c *checker) meshParamFailed(fi *funcInfo, q string, pd *syntax.VarDecl) {
+	if c.meshParams == nil {
+		c.meshParams = map[*funcInfo][]meshParam{}
+	}
+	c.meshParams[fi] = append(c.meshParams[fi], meshParam{qual: q, pd: pd})
 }
 
 func isStruct(t ir.Type) bool { _, ok := t.(*ir.Struct); return ok }
@@ -164,12 +177,15 @@ func (c *checker) meshEntry(fi *funcInfo, ep *ir.EntryPoint) bool {
 		case "line":
 			mi.Topology = ir.TopologyLine
 		default:
-			c.errorf(a.Pos, diag.ErrOutputTopology, "outputtopology takes \"triangle\" or \"line\", not %s", attrArgText(a))
+			c.errorf(a.Pos, diag.ErrOutputTopology, "outputtopology takes \"triangle\" or \"line\", not %s", attrArgText(a, name))
 			return false
 		}
 	}
 	byQual := map[string]meshParam{}
 	for _, mp := range c.meshParams[fi] {
+		if mp.g == nil {
+			return false // reported by meshParamGlobal
+		}
 		if prev, dup := byQual[mp.qual]; dup {
 			c.log.Add(diag.Msg{Severity: diag.Error, Code: diag.ErrMeshOutputsParam, Pos: mp.pd.NamePos,
 				Text:  fmt.Sprintf("mesh entry point %s declares a second %s parameter", fi.decl.Name, mp.qual),
@@ -221,7 +237,7 @@ func (c *checker) meshEntry(fi *funcInfo, ep *ir.EntryPoint) bool {
 		c.mod.Globals = append(c.mod.Globals, pl.g)
 		mi.Payload = pl.g
 	}
-	split := &meshSplit{c: c, fn: fi.fn, fields: map[*ir.Global][]*ir.Global{}, asBool: map[*ir.Global]bool{}}
+	split := &meshSplit{c: c, fn: fi.fn, fields: map[*ir.Global][]*ir.Global{}, asBool: map[*ir.Global]bool{}, names: map[*ir.Global]string{}}
 	loc := 0
 	for _, mp := range []meshParam{verts, prims} {
 		if mp.g == nil {
@@ -232,6 +248,7 @@ func (c *checker) meshEntry(fi *funcInfo, ep *ir.EntryPoint) bool {
 			return false
 		}
 		split.fields[mp.g] = fields
+		split.names[mp.g] = mp.pd.Name
 	}
 	c.mod.Globals = append(c.mod.Globals, idx.g)
 	ep.Outputs = append(ep.Outputs, idx.g)
@@ -239,11 +256,9 @@ func (c *checker) meshEntry(fi *funcInfo, ep *ir.EntryPoint) bool {
 	return !split.failed
 }
 
-func attrArgText(a *syntax.Attribute) string {
-	if len(a.Args) == 1 {
-		if lit, ok := a.Args[0].(*syntax.Literal); ok {
-			return lit.Text
-		}
+func attrArgText(a *syntax.Attribute, name string) string {
+	if name != "" {
+		return fmt.Sprintf("%q", name)
 	}
 	return fmt.Sprintf("%d arguments", len(a.Args))
 }
@@ -331,6 +346,9 @@ func (c *checker) amplificationPayloads() {
 			})
 		}
 		if len(calls) == 0 {
+			if c.log.HasErrors() {
+				continue // a DispatchMesh call may have been dropped with its error
+			}
 			c.errorf(ep.Pos, diag.ErrDispatchMeshCount, "amplification entry point %s never calls DispatchMesh(x, y, z, payload); DXC requires exactly one call", ep.Name)
 			continue
 		}
@@ -363,6 +381,9 @@ func (c *checker) amplificationPayloads() {
 			continue
 		}
 		for _, mp := range c.meshParams[fi] {
+			if mp.g == nil {
+				continue
+			}
 			c.errorf(mp.pd.NamePos, diag.ErrMeshParam, "%s %s: the %s qualifier is only valid on the parameters of a mesh entry point", mp.pd.ParamDir, mp.pd.Name, mp.qual)
 		}
 	}
@@ -385,6 +406,7 @@ type meshSplit struct {
 	fn     *ir.Function
 	fields map[*ir.Global][]*ir.Global
 	asBool map[*ir.Global]bool
+	names  map[*ir.Global]string // the parameter names, for messages
 	failed bool
 }
 
@@ -489,7 +511,8 @@ func (m *meshSplit) fieldPlace(g *ir.Global, field int, idx ir.Expr) (*ir.Global
 
 func (m *meshSplit) wholeArray(g *ir.Global) {
 	if !m.failed {
-		m.c.errorf(g.Pos, diag.ErrMeshParam, "out %s is written or read as a whole; access it one element at a time (%s[i] or %s[i].field)", g.Name, g.Name, g.Name)
+		n := m.names[g]
+		m.c.errorf(g.Pos, diag.ErrMeshParam, "out %s is written or read as a whole; access it one element at a time (%s[i] or %s[i].field)", n, n, n)
 	}
 	m.failed = true
 }
