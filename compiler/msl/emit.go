@@ -93,6 +93,16 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err 
 	if m == nil || ep == nil || ep.Func == nil {
 		return nil, &diag.Errors{Msgs: []diag.Msg{{Code: diag.ErrMSLMalformedInput, Text: "nil module, entry point or entry function"}}}
 	}
+	if ep.Stage == ir.Amplification || ep.Stage == ir.Mesh {
+		// Metal 3 has the stages ([[object]] with an object_data payload and
+		// mesh_grid_properties, [[mesh]] with a metal::mesh<V, P, NV, NP, topology>
+		// output), but its mesh output takes whole vertex and primitive structs
+		// (set_vertex, set_primitive) where the IR has one array per field; this back
+		// end does not gather them yet.
+		return nil, &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrMSLMeshStage, Pos: ep.Pos,
+			Text: fmt.Sprintf("%s is %s shader; the MSL back end does not emit Metal's [[object]] and [[mesh]] functions yet: compile it for SPIR-V (-target spirv)",
+				ep.Name, map[ir.Stage]string{ir.Amplification: "an amplification", ir.Mesh: "a mesh"}[ep.Stage])}}}
+	}
 	e := &emitter{m: m, ep: ep, names: map[string]bool{}, structNames: map[*ir.Struct]string{}, usedStructs: map[*ir.Struct]bool{},
 		checkedStructs: map[*ir.Struct]bool{}, globalNames: map[*ir.Global]string{}, funcNames: map[*ir.Function]string{},
 		info: map[*ir.Function]*fnInfo{}, argIndex: map[*ir.Global]int{}, texAccess: map[*ir.Global]string{},

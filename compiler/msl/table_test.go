@@ -239,6 +239,8 @@ var unsupportedInMSL = map[intrinsics.Op]diag.Code{
 	intrinsics.WaveMultiPrefixProduct: diag.ErrMSLNoLowering, intrinsics.WaveMultiPrefixBitAnd: diag.ErrMSLNoLowering,
 	intrinsics.WaveMultiPrefixBitOr: diag.ErrMSLNoLowering, intrinsics.WaveMultiPrefixBitXor: diag.ErrMSLNoLowering,
 	intrinsics.WaveMultiPrefixCountBits: diag.ErrMSLNoLowering,
+	// The mesh-pipeline rows: no [[object]]/[[mesh]] functions yet (a mesh entry point is E0709).
+	intrinsics.DispatchMesh: diag.ErrMSLNoLowering, intrinsics.SetMeshOutputCounts: diag.ErrMSLNoLowering,
 }
 
 // allRowCases builds every table row's cases.
