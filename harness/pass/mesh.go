@@ -26,6 +26,10 @@ const webgpuNoMesh = "WebGPU has no task or mesh shaders"
 
 var errNoMeshShaders = SkipError(webgpuNoMesh)
 
+// amplificationStage is the task stage as compilers are asked for it (HLSL's
+// name: waverig's -stage amplification); records and labels say task.
+const amplificationStage = "amplification"
+
 // MeshJob is one task or mesh kernel compiled for Vulkan: the task module
 // (nil for a mesh kernel, drawn without a task stage) and the mesh module,
 // the buffers in binding order.
@@ -80,11 +84,11 @@ func (r *Rig) meshMissing(k kernels.Kernel, t target) string {
 	return ""
 }
 
-// meshProbe is the smallest task + mesh source: what a compiler must
-// compile before the rig trusts its errors on the real kernels.
-const meshProbe = `struct P { uint v; };
+// meshProbeTask and meshProbeMesh are the smallest task and mesh sources
+// (one entry point each): what a compiler must compile before the rig trusts
+// its errors on the real kernels.
+const meshProbeTask = `struct P { uint v; };
 groupshared P pl;
-struct V { float4 pos : SV_Position; };
 [shader("amplification")]
 [numthreads(4, 1, 1)]
 void ASMain(uint gi : SV_GroupIndex)
@@ -92,6 +96,10 @@ void ASMain(uint gi : SV_GroupIndex)
     pl.v = gi;
     DispatchMesh(0u, 1u, 1u, pl);
 }
+`
+
+const meshProbeMesh = `struct P { uint v; };
+struct V { float4 pos : SV_Position; };
 [shader("mesh")]
 [outputtopology("triangle")]
 [numthreads(1, 1, 1)]
@@ -122,8 +130,8 @@ func (r *Rig) meshCompiler(comp string) string {
 		return ""
 	}
 	why := ""
-	for _, e := range []struct{ entry, stage string }{{"ASMain", results.Task}, {"MSMain", results.Mesh}} {
-		_, skip, err := c.Compile(produce.Source{Name: "meshprobe.hlsl", HLSL: []byte(meshProbe), Entry: e.entry, Stage: e.stage}, produce.SPIRV)
+	for _, e := range []struct{ src, entry, stage string }{{meshProbeTask, "ASMain", amplificationStage}, {meshProbeMesh, "MSMain", results.Mesh}} {
+		_, skip, err := c.Compile(produce.Source{Name: "meshprobe.hlsl", HLSL: []byte(e.src), Entry: e.entry, Stage: e.stage}, produce.SPIRV)
 		switch {
 		case skip != "":
 			why = skip
@@ -142,9 +150,13 @@ func (r *Rig) meshCompiler(comp string) string {
 // meshModules compiles a task or mesh kernel's entry points for a target.
 func (r *Rig) meshModules(k kernels.Kernel, t target) (ts, ms *module, err error) {
 	if k.MeshDraw.TaskEntry != "" {
-		ts = r.compileEntry(k, t, k.MeshDraw.TaskEntry, results.Task)
+		ts = r.compileEntry(k, t, k.MeshDraw.TaskEntry, amplificationStage)
 	}
-	ms = r.compileEntry(k, t, k.MeshDraw.MeshEntry, results.Mesh)
+	mk := k
+	if k.MeshDraw.MeshHLSL != "" {
+		mk.HLSL = k.MeshDraw.MeshHLSL // the cache keys on the source: its own module
+	}
+	ms = r.compileEntry(mk, t, k.MeshDraw.MeshEntry, results.Mesh)
 	for _, m := range []*module{ts, ms} {
 		switch {
 		case m == nil:

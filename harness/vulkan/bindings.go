@@ -28,7 +28,7 @@ func (b ModuleBinding) Descriptor() string {
 
 // Execution models by the rig's stage names ("compute", "pixel", "vertex", "task", "mesh").
 var stageModels = map[string]uint32{"compute": execModelGLCompute, "pixel": execModelFragment, "vertex": execModelVertex,
-	"task": execModelTaskEXT, "mesh": execModelMeshEXT}
+	"task": execModelTaskEXT, "amplification": execModelTaskEXT, "mesh": execModelMeshEXT}
 
 // ModuleBindings reads the buffers the entry point of a stage uses from the
 // module's decorations, sorted by set and binding. A malformed module, a
