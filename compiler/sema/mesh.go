@@ -377,7 +377,11 @@ func (c *checker) amplificationPayloads() {
 		}
 	}
 	for _, fi := range c.funcs {
-		if fi.meshEntry {
+		// A [shader] function the compile did not select (-entry names another)
+		// is still an entry point of the file: a source with an amplification
+		// and a mesh entry compiles each of them, as MeshletCull.hlsl does.
+		unselected := c.opts.Entry != "" && fi.decl.Name != c.opts.Entry && findAttr(fi.attrs, "", "shader") != nil
+		if fi.meshEntry || unselected {
 			continue
 		}
 		for _, mp := range c.meshParams[fi] {

@@ -33,11 +33,6 @@ type MeshDraw struct {
 	TaskEntry string
 	// MeshEntry is the mesh entry point.
 	MeshEntry string
-	// MeshHLSL, when not "", is the source the mesh entry is compiled from
-	// (a task kernel's: a compiler that checks one entry point at a time
-	// refuses the other stage's entry in the same source, E0432); "" means
-	// Kernel.HLSL.
-	MeshHLSL string
 	// Groups is vkCmdDrawMeshTasksEXT's grid: task workgroups, or mesh
 	// workgroups without a task stage.
 	Groups [3]uint32
@@ -117,7 +112,6 @@ func buildMeshStage(name string, stage Stage, cases []Case) (Kernel, error) {
 	k.Entry = msEntry
 	if stage == Task {
 		k.MeshDraw.TaskEntry, k.Entry = asEntry, asEntry
-		k.MeshDraw.MeshHLSL = emptyMeshSource("")
 	}
 	k.Groups = [3]uint32{}
 	return k, nil
@@ -135,17 +129,8 @@ func emitEmptyMeshEntry(sb *strings.Builder, payload string) {
 	sb.WriteString("    SetMeshOutputCounts(0u, 0u);\n}\n")
 }
 
-// emptyMeshSource is the source of a task kernel's mesh entry (MeshDraw.MeshHLSL);
-// decls come before it (the payload's struct, when the entry reads one).
-func emptyMeshSource(decls string) string {
-	var sb strings.Builder
-	sb.WriteString("// waverig: the mesh entry of a task kernel; it writes no output.\n" + emptyMeshDecls + decls)
-	emitEmptyMeshEntry(&sb, "")
-	return sb.String()
-}
-
 // meshStageHLSL is an operation kernel's source in the task or mesh stage (a
-// task kernel's mesh entry is emptyMeshSource).
+// task kernel's source also holds its never-launched mesh entry).
 func meshStageHLSL(name string, stage Stage, op intrinsics.Op, sh Shape, types []Type) string {
 	var sb strings.Builder
 	nt := sh.NumThreads
@@ -161,7 +146,8 @@ func meshStageHLSL(name string, stage Stage, op intrinsics.Op, sh Shape, types [
 		fmt.Fprintf(&sb, "    uint flat = %s;\n", sh.flatHLSL())
 		emitRecordBody(&sb, op, sh.Threads(), types)
 		sb.WriteString("    // No mesh group is launched: the records are the test.\n")
-		sb.WriteString("    pl.unused = 0u;\n    DispatchMesh(0u, 1u, 1u, pl);\n}\n")
+		sb.WriteString("    pl.unused = 0u;\n    DispatchMesh(0u, 1u, 1u, pl);\n}\n\n")
+		emitEmptyMeshEntry(&sb, "")
 		return sb.String()
 	}
 	fmt.Fprintf(&sb, "[shader(\"mesh\")]\n[outputtopology(\"triangle\")]\n[numthreads(%d, %d, %d)]\n", nt[0], nt[1], nt[2])
@@ -307,7 +293,7 @@ func buildCompaction(name string, cases []Case) (Kernel, error) {
 			{Register: compactionReg, Data: bytesOf(rec)},
 			{Register: launchReg, Data: bytesOf(launch)},
 		},
-		MeshDraw: &MeshDraw{TaskEntry: asEntry, MeshEntry: msEntry, Groups: grid, MeshHLSL: compactionMeshHLSL(name)},
+		MeshDraw: &MeshDraw{TaskEntry: asEntry, MeshEntry: msEntry, Groups: grid},
 	}, nil
 }
 
@@ -320,9 +306,10 @@ func compactionHLSL(name string, sh Shape) string {
 	fmt.Fprintf(&sb, "// waverig generated task kernel %s: meshlet compaction, numthreads(%d, 1, 1).\n", name, n)
 	fmt.Fprintf(&sb, "// Record of %d uints per task invocation: flat, key, lane, count, visible, prefix, active count, ballot[4], case.\n", cWords)
 	fmt.Fprintf(&sb, "// Launch records after %d header words (word 0 the slot counter): task group, mesh group, payload count, marker.\n", launchHeader)
-	// Explicit bindings: the mesh entry is compiled from a source of its own
-	// (compactionMeshHLSL), and both modules must agree on them.
-	sb.WriteString("[[vk::binding(0, 0)]] RWStructuredBuffer<uint> rec : register(u0);\n\n")
+	// Both entries in one source: -auto-bindings numbers the file's registers,
+	// so the two modules agree on the bindings of one pipeline layout.
+	sb.WriteString("RWStructuredBuffer<uint> rec : register(u0);\n")
+	sb.WriteString("RWStructuredBuffer<uint> launched : register(u1);\n\n")
 	sb.WriteString(emptyMeshDecls)
 	sb.WriteString("struct CullPayload\n{\n    uint group;\n    uint count;\n};\n\ngroupshared CullPayload pl;\n\n")
 	fmt.Fprintf(&sb, "[shader(\"amplification\")]\n[numthreads(%d, 1, 1)]\n", n)
@@ -354,20 +341,19 @@ func compactionHLSL(name string, sh Shape) string {
     // As MeshletCull: each invocation passes its own wave's count.
     DispatchMesh(count, 1u, 1u, pl);
 }
+
 `)
+	compactionMeshEntry(&sb)
 	return sb.String()
 }
 
-// compactionMeshHLSL is a compaction kernel's mesh entry: one invocation per
-// launched group records the payload it read.
-func compactionMeshHLSL(name string) string {
-	var mb strings.Builder
-	fmt.Fprintf(&mb, "// waverig generated mesh entry of %s: one launch record per mesh group.\n", name)
-	mb.WriteString("[[vk::binding(1, 0)]] RWStructuredBuffer<uint> launched : register(u1);\n\n" + emptyMeshDecls)
-	mb.WriteString("struct CullPayload\n{\n    uint group;\n    uint count;\n};\n\n")
+// compactionMeshEntry writes a compaction kernel's mesh entry: one invocation
+// per launched group records the payload it read.
+func compactionMeshEntry(mb *strings.Builder) {
+	mb.WriteString("// One launch record per mesh group.\n")
 	mb.WriteString("[shader(\"mesh\")]\n[outputtopology(\"triangle\")]\n[numthreads(1, 1, 1)]\n")
-	fmt.Fprintf(&mb, "void %s(uint3 gid : SV_GroupID, in payload CullPayload p, out vertices MeshVertex verts[3], out indices uint3 tris[1])\n{\n", msEntry)
-	fmt.Fprintf(&mb, `    SetMeshOutputCounts(0u, 0u);
+	fmt.Fprintf(mb, "void %s(uint3 gid : SV_GroupID, in payload CullPayload p, out vertices MeshVertex verts[3], out indices uint3 tris[1])\n{\n", msEntry)
+	fmt.Fprintf(mb, `    SetMeshOutputCounts(0u, 0u);
     uint slot;
     InterlockedAdd(launched[0], 1u, slot);
     uint m = %du + slot * %du;
@@ -377,5 +363,4 @@ func compactionMeshHLSL(name string) string {
     launched[m + %du] = %#xu;
 }
 `, launchHeader, launchWords, lGroup, lMeshGroup, lPayloadCount, lMarker, launchMarker)
-	return mb.String()
 }

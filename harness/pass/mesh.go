@@ -152,11 +152,7 @@ func (r *Rig) meshModules(k kernels.Kernel, t target) (ts, ms *module, err error
 	if k.MeshDraw.TaskEntry != "" {
 		ts = r.compileEntry(k, t, k.MeshDraw.TaskEntry, amplificationStage)
 	}
-	mk := k
-	if k.MeshDraw.MeshHLSL != "" {
-		mk.HLSL = k.MeshDraw.MeshHLSL // the cache keys on the source: its own module
-	}
-	ms = r.compileEntry(mk, t, k.MeshDraw.MeshEntry, results.Mesh)
+	ms = r.compileEntry(k, t, k.MeshDraw.MeshEntry, results.Mesh)
 	for _, m := range []*module{ts, ms} {
 		switch {
 		case m == nil:
