@@ -10,9 +10,10 @@ const (
 	ErrMSLUnsupported    Code = "E0706"
 	ErrMSLAtomic64       Code = "E0707"
 	ErrMSLMalformedInput Code = "E0708"
-	ErrMSLMeshStage      Code = "E0709"
-	WarnMSLWaveSize      Code = "W0701"
-	WarnMSLHelperLanes   Code = "W0702"
+	// E0709 is retired (it was "the MSL back end does not emit amplification or
+	// mesh shaders yet"; they are Metal 3 object and mesh functions now): not reused.
+	WarnMSLWaveSize    Code = "W0701"
+	WarnMSLHelperLanes Code = "W0702"
 )
 
 var codesMsl = []CodeInfo{
@@ -37,9 +38,6 @@ var codesMsl = []CodeInfo{
 	CodeInfo{ErrMSLAtomic64, "Metal 2.4 has no 64-bit atomics",
 		"RWStructuredBuffer<uint64_t> o;\n[numthreads(1,1,1)] void main() { InterlockedAdd(o[0], 1); }",
 		"use 32-bit atomics"},
-	CodeInfo{ErrMSLMeshStage, "the MSL back end does not emit amplification or mesh shaders yet (Metal 3's [[object]] and [[mesh]] functions)",
-		"[shader(\"mesh\")] [outputtopology(\"triangle\")] [numthreads(32,1,1)] void main(…) {}",
-		"compile the amplification and mesh entry points for SPIR-V only: -target spirv"},
 	CodeInfo{ErrMSLMalformedInput, "the MSL back end was given an invalid module or entry point (a compiler bug)",
 		"", "report it with the source"},
 	CodeInfo{WarnMSLWaveSize, "Metal cannot require a SIMD-group size: the MSL is emitted without it and [WaveSize] is only carried in the reflection",
