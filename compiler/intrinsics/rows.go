@@ -437,9 +437,9 @@ var Table = []Info{
 	// semantics below) so every thread's payload writes are visible, then OpEmitMeshTasksEXT
 	// x y z payload, a block terminator: the code after it is unreachable. The payload is the
 	// groupshared struct, which sema moves into the TaskPayloadWorkgroupEXT storage class.
-	// Metal would take the payload as the object_data argument and the group count
-	// through mesh_grid_properties::set_threadgroups_per_grid; the MSL back end emits
-	// no object functions yet (E0709).
+	// Metal takes the payload as the object_data argument and the group count through
+	// mesh_grid_properties::set_threadgroups_per_grid, called by thread 0 after a
+	// threadgroup barrier (compiler/msl/mesh.go: SPIR-V's first-invocation rule).
 	{Op: DispatchMesh, Name: "DispatchMesh", Class: ClassMesh, SM: "6.5", Stages: StageAmplification,
 		Params: []Param{lane("threadGroupCountX"), lane("threadGroupCountY"), lane("threadGroupCountZ"),
 			{Name: "meshPayload", SameAs: -1, Place: true, Payload: true}},
@@ -448,18 +448,18 @@ var Table = []Info{
 			Capability: CapMeshShadingEXT, Extension: "SPV_EXT_mesh_shader",
 			ExecScope: 2, MemScope: 2, Semantics: 0x108},
 		WGSLLowering: "none: WebGPU has no mesh shaders (E0614)",
-		MSLLowering:  "none yet (E0709); Metal 3: threadgroup_barrier, then mesh_grid_properties::set_threadgroups_per_grid with the [[payload]] object_data argument"},
+		MSLLowering:  "Metal 3: threadgroup_barrier, then thread 0 calls mesh_grid_properties::set_threadgroups_per_grid; the payload is the [[payload]] object_data argument"},
 	// SetMeshOutputCounts(numVertices, numPrimitives): mesh shaders only, before any output
 	// is written (DXC does not check the order; neither does waverig). OpSetMeshOutputsEXT.
-	// Metal's mesh<…> output has only set_primitive_count (the vertex count is implied);
-	// the MSL back end emits no mesh functions yet (E0709).
+	// Metal's mesh<…> output has only set_primitive_count (the vertex count only bounds
+	// which vertices the back end's gather hands over).
 	{Op: SetMeshOutputCounts, Name: "SetMeshOutputCounts", Class: ClassMesh, SM: "6.5", Stages: StageMesh,
 		Params: []Param{lane("numVertices"), lane("numPrimitives")},
 		Result: RVoid,
 		SPIRV: SPIRV{Op: ops(opSetMeshOutputsEXT, opSetMeshOutputsEXT, opSetMeshOutputsEXT, opSetMeshOutputsEXT), GroupOp: -1, QuadDirection: -1,
 			Capability: CapMeshShadingEXT, Extension: "SPV_EXT_mesh_shader"},
 		WGSLLowering: "none: WebGPU has no mesh shaders (E0614)",
-		MSLLowering:  "none yet (E0709); Metal 3: set_primitive_count(numPrimitives) on the mesh<…> output, the vertex count has no call"},
+		MSLLowering:  "Metal 3: set_primitive_count(numPrimitives) on the mesh<…> output; the vertex count bounds the set_vertex calls"},
 }
 
 func quadVote(op Op, name string, v Vote, khr uint16, msl string) Info {
