@@ -11,7 +11,7 @@ var spirvCapabilityNames = map[uint16]string{
 	61: "GroupNonUniform", 62: "GroupNonUniformVote", 63: "GroupNonUniformArithmetic",
 	64: "GroupNonUniformBallot", 65: "GroupNonUniformShuffle", 66: "GroupNonUniformShuffleRelative",
 	67: "GroupNonUniformClustered", 68: "GroupNonUniformQuad", 4433: "StorageBuffer16BitAccess",
-	5087: "QuadControlKHR", 5297: "GroupNonUniformPartitionedNV", 5379: "DemoteToHelperInvocation",
+	5087: "QuadControlKHR", 5283: "MeshShadingEXT", 5297: "GroupNonUniformPartitionedNV", 5379: "DemoteToHelperInvocation",
 }
 
 func capabilityNames(caps []uint16) []string {

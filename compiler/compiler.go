@@ -287,9 +287,9 @@ func validate(o *Options) error {
 		return fmt.Errorf("-vulkan %q: use 1.1, 1.2 or 1.3", o.Vulkan)
 	}
 	switch o.Stage {
-	case "", "compute", "pixel", "vertex":
+	case "", "compute", "pixel", "vertex", "amplification", "mesh":
 	default:
-		return fmt.Errorf("-stage %q: use compute, pixel or vertex", o.Stage)
+		return fmt.Errorf("-stage %q: use compute, pixel, vertex, amplification or mesh", o.Stage)
 	}
 	if o.Stage != "" && o.Entry == "" {
 		return fmt.Errorf("-stage needs -entry")

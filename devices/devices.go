@@ -103,6 +103,10 @@ type Device struct {
 	MaxComputeSharedMemorySize     uint32    `json:"maxComputeSharedMemorySize"`
 	MaxFramebufferWidth            uint32    `json:"maxFramebufferWidth"`
 	MaxFramebufferHeight           uint32    `json:"maxFramebufferHeight"`
+
+	// Mesh is VK_EXT_mesh_shader: the task and mesh kernels' features and
+	// limits (mesh.go).
+	Mesh MeshShader `json:"meshShader"`
 }
 
 // CanRequireSubgroupSize reports whether a compute pipeline may name a
@@ -417,6 +421,7 @@ func describe(st *vkState, index int, pd vk.PhysicalDevice) (Device, error) {
 		MaxComputeSharedMemorySize:     p.Limits.MaxComputeSharedMemorySize,
 		MaxFramebufferWidth:            p.Limits.MaxFramebufferWidth,
 		MaxFramebufferHeight:           p.Limits.MaxFramebufferHeight,
+		Mesh:                           meshShaderOf(caps.Mesh),
 	}
 	if caps.HasDriverInfo {
 		c := caps.Conformance

@@ -164,3 +164,51 @@ func TestHelperListDrivers(t *testing.T) {
 		}
 	}
 }
+
+// TestMeshShaderCaps: VK_EXT_mesh_shader as the three CPU drivers report it.
+// lavapipe 25.0.7 has the extension, both features, wave operations in both
+// stages (0xf0: fragment, compute, task, mesh) and required sizes in
+// fragment and compute only; Debian's lavapipe 22.3.6 and SwiftShader have no
+// extension, and then nothing else of it is reported. The table line and the
+// profile JSON carry what was read.
+func TestMeshShaderCaps(t *testing.T) {
+	system, lvp25, ss := cpuDrivers(t)
+	m := lvp25.Mesh
+	if !m.Extension || !m.TaskShader || !m.MeshShader {
+		t.Fatalf("lavapipe 25: mesh shader %+v", m)
+	}
+	if lvp25.SupportedStages&(StageTask|StageMesh) != StageTask|StageMesh {
+		t.Errorf("lavapipe 25: supported stages 0x%x lack task or mesh", lvp25.SupportedStages)
+	}
+	if lvp25.SizeControl.RequiredSubgroupSizeStages&(StageTask|StageMesh) != 0 {
+		t.Errorf("lavapipe 25: requiredSubgroupSizeStages 0x%x names task or mesh", lvp25.SizeControl.RequiredSubgroupSizeStages)
+	}
+	// The spec's minimums (Vulkan, "Required Limits", VK_EXT_mesh_shader).
+	if m.MaxTaskWorkGroupInvocations < 128 || m.MaxMeshWorkGroupInvocations < 128 || m.MaxTaskPayloadSize < 16384 ||
+		m.MaxMeshOutputVertices < 256 || m.MaxMeshOutputPrimitives < 256 || m.MaxPreferredTaskWorkGroupInvocations == 0 {
+		t.Errorf("lavapipe 25: limits below the spec's minimums: %+v", m)
+	}
+	for _, d := range []Device{system, ss} {
+		if d.Mesh != (MeshShader{}) || d.Extensions[MeshExtension] {
+			t.Errorf("%s (%s): mesh shader %+v", d.Name, d.DriverInfo, d.Mesh)
+		}
+	}
+	var table, js strings.Builder
+	if err := WriteTable(&table, []Device{lvp25, ss}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"mesh shaders            task yes, mesh yes", "mesh shaders            no (VK_EXT_mesh_shader absent)"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if err := WriteJSON(&js, []Device{lvp25, ss}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(js.String(), `"VkPhysicalDeviceMeshShaderFeaturesEXT"`); n != 1 {
+		t.Errorf("JSON names the mesh features struct %d times, want once (lavapipe 25 only)", n)
+	}
+	if !strings.Contains(js.String(), `"maxPreferredTaskWorkGroupInvocations"`) {
+		t.Errorf("JSON lacks the mesh properties")
+	}
+}

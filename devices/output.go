@@ -97,6 +97,7 @@ func WriteTable(w io.Writer, ds []Device) error {
 		fmt.Fprintf(tw, "  absent\t%s\n", orNone(missing))
 		fmt.Fprintf(tw, "  compute limits\t%d invocations, size %s, push constants %d bytes\n",
 			d.MaxComputeWorkGroupInvocations, joinDims(d.MaxComputeWorkGroupSize), d.MaxPushConstantsSize)
+		fmt.Fprintf(tw, "  mesh shaders\t%s\n", d.Mesh.tableLine())
 	}
 	return tw.Flush()
 }
@@ -276,6 +277,10 @@ func WriteJSON(w io.Writer, ds []Device) error {
 				"shaderMaximalReconvergence": d.ShaderMaximalReconvergence,
 			}
 		}
+		if f := d.Mesh.jsonFeatures(); f != nil {
+			feats["VkPhysicalDeviceMeshShaderFeaturesEXT"] = f
+			props["VkPhysicalDeviceMeshShaderPropertiesEXT"] = d.Mesh.jsonProperties()
+		}
 		doc.Devices = append(doc.Devices, jsonDevice{
 			Index:        d.Index,
 			Capabilities: jsonCapabilities{Device: jsonCaps{Extensions: exts, Features: feats, Properties: props}},
@@ -292,3 +297,5 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+func u32s(v uint32) string { return fmt.Sprint(v) }

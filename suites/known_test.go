@@ -32,6 +32,8 @@ func representatives(l *expect.Line, api, comp string, size uint32) []kernels.Ke
 	all := kernels.Matrix(kernels.Filter{})
 	all = append(all, kernels.GraphicsMatrix(kernels.Pixel, kernels.Filter{})...)
 	all = append(all, kernels.GraphicsMatrix(kernels.Vertex, kernels.Filter{})...)
+	all = append(all, kernels.MeshMatrix(kernels.Task, kernels.Filter{})...)
+	all = append(all, kernels.MeshMatrix(kernels.Mesh, kernels.Filter{})...)
 	byStage := map[string]kernels.Kernel{}
 	var order []string
 	for _, k := range all {

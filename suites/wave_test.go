@@ -62,6 +62,8 @@ func familyKernels(ops []string) []kernels.Kernel {
 	ks := kernels.Matrix(f)
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Pixel, f)...)
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, f)...)
+	ks = append(ks, kernels.MeshMatrix(kernels.Task, f)...)
+	ks = append(ks, kernels.MeshMatrix(kernels.Mesh, f)...)
 	familyCache[key] = ks
 	return ks
 }
@@ -178,6 +180,7 @@ func pastSM60() []family {
 		{"Quad votes: QuadAny and QuadAll, portable and SPV_KHR_quad_control (SM 6.7)", votes},
 		{"WaveSize (SM 6.6 and 6.8)", sizes},
 		{"WaveOpsIncludeHelperLanes (SM 6.7)", helpers},
+		{"Meshlet compaction: DispatchMesh(WaveActiveCountBits) in amplification shaders (SM 6.5)", []string{kernels.Compaction}},
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"waverig/compiler/reflect"
 )
 
-const compileUsage = `usage: waverig compile [-target spirv[,wgsl,msl]] [-entry NAME] [-stage compute|pixel|vertex]
+const compileUsage = `usage: waverig compile [-target spirv[,wgsl,msl]] [-entry NAME] [-stage compute|pixel|vertex|amplification|mesh]
                        [-vulkan 1.1|1.2|1.3] [-D NAME[=VALUE]] [-I DIR] [-o DIR] [-json]
                        [-fvk-{b,t,u,s}-shift N M] [-auto-bindings] [-fspv-extension=NAME]
                        [-wgsl-dialect standard|naga] FILE.hlsl [FILE.hlsl …]

@@ -37,7 +37,7 @@ func addPlanFlags(fs *flag.FlagSet) planFlags {
 		sizes:     fs.String("sizes", "all", "wave sizes: all, default (each device's own size: one pass per device), or a list like 4,8"),
 		compilers: fs.String("compilers", "", "compilers: ours,glslang,cmd:NAME=PATH (docs/compilers.md; default: ours, plus glslang when installed)"),
 		apis:      fs.String("api", "", "APIs: vulkan, webgpu (wgpu-native), dawn (WebGPU through Dawn) (default: every API with a device)"),
-		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex (default: all three)"),
+		stages:    fs.String("stages", "", "shader stages: compute,pixel,vertex,task,mesh (default: all five)"),
 		shard:     fs.String("shard", "", "share K of N of the kernels (1 ≤ K ≤ N), as run -shard K/N runs it"),
 		genSeeds:  fs.String("gen-seeds", "", genSeedsUsage),
 		fraction:  fs.Int("fraction", 1, "the CI tier: every operation × type family × stage at each wave size, 1/N of the rest, every case a baseline expects to crash (1: everything; docs/suites.md)"),
@@ -102,7 +102,8 @@ func (p planFlags) config() (cfg pass.Config, sizes []uint32, err error) {
 // programs (PSSlope, IsHelperLane, the helper-lane kernels) are in no compute
 // kernel, so the pixel matrix is asked too.
 func noCase(f kernels.Filter) bool {
-	return len(kernels.Matrix(f)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, f)) == 0
+	return len(kernels.Matrix(f)) == 0 && len(kernels.GraphicsMatrix(kernels.Pixel, f)) == 0 &&
+		len(kernels.MeshMatrix(kernels.Task, f)) == 0 // the task stage's own: MeshletCompaction
 }
 
 const genSeedsUsage = "generated programs (waverig fuzz's) each wave size runs after the matrix: seeds like 1-20 or 1,5,9, or none (default: 1-20; none with -ops, or -compilers without ours)"

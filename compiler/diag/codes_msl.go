@@ -10,8 +10,10 @@ const (
 	ErrMSLUnsupported    Code = "E0706"
 	ErrMSLAtomic64       Code = "E0707"
 	ErrMSLMalformedInput Code = "E0708"
-	WarnMSLWaveSize      Code = "W0701"
-	WarnMSLHelperLanes   Code = "W0702"
+	// E0709 is retired (it was "the MSL back end does not emit amplification or
+	// mesh shaders yet"; they are Metal 3 object and mesh functions now): not reused.
+	WarnMSLWaveSize    Code = "W0701"
+	WarnMSLHelperLanes Code = "W0702"
 )
 
 var codesMsl = []CodeInfo{

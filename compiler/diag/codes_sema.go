@@ -64,6 +64,15 @@ const (
 	ErrWaveSizeTwice     Code = "E0422"
 	ErrHelperLanesStage  Code = "E0423"
 	ErrHelperLanesArgs   Code = "E0424"
+	// Amplification and mesh shaders (Shader Model 6.5).
+	ErrOutputTopology    Code = "E0425"
+	ErrMeshOutputsParam  Code = "E0426"
+	ErrMeshThreadsLimit  Code = "E0427"
+	ErrPayloadSize       Code = "E0428"
+	ErrMeshOutputsLimit  Code = "E0429"
+	ErrIntrinsicStage    Code = "E0430"
+	ErrDispatchMeshCount Code = "E0431"
+	ErrMeshParam         Code = "E0432"
 	WarnPackOffset       Code = "W0201"
 	WarnIgnoredAttribute Code = "W0202"
 	WarnTruncation       Code = "W0301"
@@ -119,7 +128,7 @@ var codesSema = []CodeInfo{
 	CodeInfo{ErrBindingCollision, "two different resources use the same descriptor set and binding", "StructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);", "pass -fvk-t-shift/-fvk-u-shift, use [[vk::binding]], or -auto-bindings"},
 	CodeInfo{ErrDuplicateCase, "duplicate case value or more than one default label", "case 1: … case 1:", ""},
 	CodeInfo{ErrDiscardStage, "discard is only valid in pixel shaders", "[numthreads(1,1,1)] void main() { discard; }", ""},
-	CodeInfo{ErrBadShaderAttr, "invalid shader stage or entry point", "[shader(\"hull\")] void main() {}", "waverig compiles compute, pixel and vertex shaders"},
+	CodeInfo{ErrBadShaderAttr, "invalid shader stage or entry point", "[shader(\"hull\")] void main() {}", "waverig compiles compute, pixel, vertex, amplification and mesh shaders"},
 	CodeInfo{ErrMissingSemantic, "an entry point parameter or result has no semantic", "[shader(\"pixel\")] float4 main(float4 p) { return p; }", ""},
 	CodeInfo{ErrSwitchSelector, "a switch selector must be a scalar integer and case labels integer constants", "switch (1.5) {}", ""},
 	CodeInfo{ErrBadNumThreads, "numthreads needs three positive integer constants", "[numthreads(0,1,1)]", ""},
@@ -133,6 +142,30 @@ var codesSema = []CodeInfo{
 	CodeInfo{ErrWaveSizeTwice, "an entry point has more than one WaveSize attribute", "[WaveSize(32)] [WaveSize(64)] [numthreads(64,1,1)] void main() {}", "keep one [WaveSize(min, max)] with the whole range"},
 	CodeInfo{ErrHelperLanesStage, "WaveOpsIncludeHelperLanes is only valid on pixel entry points (only pixel shaders have helper lanes)", "[shader(\"compute\")] [WaveOpsIncludeHelperLanes] [numthreads(64,1,1)] void main() {}", "remove the attribute, or put it on the pixel shader whose wave operations should count helper lanes"},
 	CodeInfo{ErrHelperLanesArgs, "WaveOpsIncludeHelperLanes takes no arguments and is written once per entry point", "[WaveOpsIncludeHelperLanes(true)] float4 main() : SV_Target { return 0; }", "write [WaveOpsIncludeHelperLanes] once, without parentheses"},
+	CodeInfo{ErrOutputTopology, "a mesh entry point has no [outputtopology(\"triangle\")] or [outputtopology(\"line\")], or names another topology",
+		"[shader(\"mesh\")] [numthreads(32,1,1)] void main(out indices uint3 t[8], out vertices V v[8]) {}",
+		"add [outputtopology(\"triangle\")] (indices uint3) or [outputtopology(\"line\")] (indices uint2); DXC and Vulkan have no point topology for HLSL"},
+	CodeInfo{ErrMeshOutputsParam, "a mesh entry point lacks its out vertices or out indices parameter, or declares one twice",
+		"[shader(\"mesh\")] [outputtopology(\"triangle\")] [numthreads(32,1,1)] void main(out indices uint3 t[8]) {}",
+		"declare both `out vertices V verts[N]` and `out indices uint3 tris[M]` (DXC requires them)"},
+	CodeInfo{ErrMeshThreadsLimit, "an amplification or mesh entry point has more than 128 threads per group (the Shader Model 6.5 limit)",
+		"[shader(\"mesh\")] [numthreads(256,1,1)]",
+		"use at most 128 threads and let each thread write several vertices or primitives"},
+	CodeInfo{ErrPayloadSize, "the amplification-to-mesh payload is larger than 16384 bytes (the Shader Model 6.5 limit)",
+		"struct P { uint ids[8192]; }; groupshared P p; … DispatchMesh(1, 1, 1, p);",
+		"send indices instead of data, and read the data from a buffer in the mesh shader"},
+	CodeInfo{ErrMeshOutputsLimit, "a mesh entry point declares more than 256 vertices or 256 primitives",
+		"out vertices V verts[512]",
+		"split the meshlet: DXC and Vulkan's guaranteed minimum (maxMeshOutputVertices/Primitives) allow 256"},
+	CodeInfo{ErrIntrinsicStage, "the intrinsic is not valid in this entry point's stage (DispatchMesh is amplification only, SetMeshOutputCounts mesh only)",
+		"[shader(\"compute\")] [numthreads(1,1,1)] void main() { SetMeshOutputCounts(3, 1); }",
+		"call it only from the stage that has it"},
+	CodeInfo{ErrDispatchMeshCount, "an amplification entry point does not call DispatchMesh, or calls it more than once on a path",
+		"[shader(\"amplification\")] [numthreads(32,1,1)] void main() { }",
+		"call DispatchMesh(x, y, z, payload) exactly once, at the end of the entry point, in uniform control flow"},
+	CodeInfo{ErrMeshParam, "a mesh-shader parameter qualifier (vertices, indices, primitives, payload) is misused: wrong stage, direction or type, a missing array size, or a DispatchMesh payload that is not a groupshared struct",
+		"[shader(\"mesh\")] … void main(out indices uint t[8], …)",
+		"write `out vertices V v[N]`, `out indices uint3 t[M]` (uint2 for lines), `out primitives P p[M]` and `in payload P pl` on a mesh entry point's parameters only"},
 	CodeInfo{WarnPackOffset, "packoffset is ignored: members are laid out by waverig's buffer layout rule", "cbuffer C { float4 a : packoffset(c0); };", ""},
 	CodeInfo{WarnIgnoredAttribute, "the attribute is not understood and is ignored", "[earlydepthstencil] float4 main() : SV_Target", ""},
 	CodeInfo{WarnTruncation, "implicit truncation of a vector", "float2 v = float4(1, 2, 3, 4);", "take the components you want with a swizzle (.xy)"},

@@ -11,6 +11,7 @@ const (
 	ErrSpvShape         Code = "E0506"
 	ErrSpvTarget        Code = "E0507"
 	ErrSpvSpecConst     Code = "E0508"
+	ErrSpvMeshTarget    Code = "E0509"
 	ErrSpvInternal      Code = "E0599"
 )
 
@@ -37,5 +38,8 @@ var codesSpirv = []CodeInfo{
 	CodeInfo{ErrSpvSpecConst, "a specialization constant must be a bool, integer or float scalar",
 		"[[vk::constant_id(0)]] const float2 k = float2(1, 2);",
 		"declare one scalar specialization constant per component"},
+	CodeInfo{ErrSpvMeshTarget, "amplification and mesh shaders need SPIR-V 1.4 (SPV_EXT_mesh_shader), so a Vulkan 1.2 or 1.3 target",
+		"waverig compile -vulkan 1.1 meshlet.hlsl",
+		"use -vulkan 1.2 (SPIR-V 1.5) or -vulkan 1.3 (SPIR-V 1.6)"},
 	CodeInfo{ErrSpvInternal, "internal error in the SPIR-V back end (a bug in waverig; please report it with the source)", "", ""},
 }

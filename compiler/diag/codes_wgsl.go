@@ -18,6 +18,7 @@ const (
 	ErrWGSLTextureAccess   Code = "E0610"
 	ErrWGSLEntryName       Code = "E0611"
 	ErrWGSLHelperLane      Code = "E0612"
+	ErrWGSLMeshStage       Code = "E0614"
 	ErrWGSLInternal        Code = "E0699"
 	WarnWGSLWaveSize       Code = "W0601"
 	WarnWGSLHelperLanes    Code = "W0602"
@@ -61,6 +62,9 @@ var codesWgsl = []CodeInfo{
 	CodeInfo{ErrWGSLVertexLaneCount, "WaveGetLaneCount in a vertex shader in the naga dialect, with no wave size given: naga has no subgroup_size built-in in vertex shaders",
 		"float4 main(uint v : SV_VertexID) : SV_Position { return WaveGetLaneCount(); }",
 		"the rig passes the device's subgroupSize (wgsl.Options.VertexWaveSize); the standard dialect refuses every vertex wave operation (E0602)"},
+	CodeInfo{ErrWGSLMeshStage, "the entry point is an amplification or mesh shader; WebGPU has no mesh shaders",
+		"[shader(\"mesh\")] [outputtopology(\"triangle\")] [numthreads(32,1,1)] void main(…) {}",
+		"compile the amplification and mesh entry points for SPIR-V (Vulkan, SPV_EXT_mesh_shader) or MSL only: -target spirv,msl"},
 	CodeInfo{ErrWGSLInternal, "internal error in the WGSL back end (a bug in waverig; please report it with the source)", "", ""},
 	CodeInfo{WarnWGSLWaveSize, "WebGPU cannot require a wave size: the WGSL is emitted without it and [WaveSize] is only carried in the reflection",
 		"[WaveSize(32)] [numthreads(64,1,1)] void main() {}",

@@ -113,6 +113,10 @@ const (
 	// earlier Op values stay as they were.
 	Asdouble
 	AsuintDouble
+
+	// The Shader Model 6.5 amplification/mesh pipeline intrinsics, last for the same reason.
+	DispatchMesh
+	SetMeshOutputCounts
 )
 
 // QuadVotes lists the Shader Model 6.7 quad votes (QuadAny, QuadAll), in the table's order.
@@ -199,6 +203,9 @@ const (
 	opPartitionNV    = 5296
 	opQuadAllKHR     = 5110 // SPV_KHR_quad_control
 	opQuadAnyKHR     = 5111
+
+	opEmitMeshTasksEXT  = 5294 // SPV_EXT_mesh_shader: a block terminator
+	opSetMeshOutputsEXT = 5295
 
 	opIsHelperInvocationEXT = 5381
 	builtinHelperInvocation = 23
@@ -422,6 +429,37 @@ var Table = []Info{
 	// Both forms need the Quad subgroup feature bit (see CapabilityVkBit).
 	quadVote(QuadAny, "QuadAny", VoteAny, opQuadAnyKHR, "quad_any"),
 	quadVote(QuadAll, "QuadAll", VoteAll, opQuadAllKHR, "quad_all"),
+
+	// --- Shader Model 6.5 amplification and mesh shaders (SPV_EXT_mesh_shader) ----------------
+	// DispatchMesh(x, y, z, payload): amplification shaders only, called once per thread group
+	// in uniform control flow. As DXC's SPIR-V manual says: a workgroup barrier
+	// (OpControlBarrier Workgroup Workgroup AcquireRelease|WorkgroupMemory, the scopes and
+	// semantics below) so every thread's payload writes are visible, then OpEmitMeshTasksEXT
+	// x y z payload, a block terminator: the code after it is unreachable. The payload is the
+	// groupshared struct, which sema moves into the TaskPayloadWorkgroupEXT storage class.
+	// Metal takes the payload as the object_data argument and the group count through
+	// mesh_grid_properties::set_threadgroups_per_grid, called by thread 0 after a
+	// threadgroup barrier (compiler/msl/mesh.go: SPIR-V's first-invocation rule).
+	{Op: DispatchMesh, Name: "DispatchMesh", Class: ClassMesh, SM: "6.5", Stages: StageAmplification,
+		Params: []Param{lane("threadGroupCountX"), lane("threadGroupCountY"), lane("threadGroupCountZ"),
+			{Name: "meshPayload", SameAs: -1, Place: true, Payload: true}},
+		Result: RVoid,
+		SPIRV: SPIRV{Op: ops(opEmitMeshTasksEXT, opEmitMeshTasksEXT, opEmitMeshTasksEXT, opEmitMeshTasksEXT), GroupOp: -1, QuadDirection: -1,
+			Capability: CapMeshShadingEXT, Extension: "SPV_EXT_mesh_shader",
+			ExecScope: 2, MemScope: 2, Semantics: 0x108},
+		WGSLLowering: "none: WebGPU has no mesh shaders (E0614)",
+		MSLLowering:  "Metal 3: threadgroup_barrier, then thread 0 calls mesh_grid_properties::set_threadgroups_per_grid; the payload is the [[payload]] object_data argument"},
+	// SetMeshOutputCounts(numVertices, numPrimitives): mesh shaders only, before any output
+	// is written (DXC does not check the order; neither does waverig). OpSetMeshOutputsEXT.
+	// Metal's mesh<…> output has only set_primitive_count (the vertex count only bounds
+	// which vertices the back end's gather hands over).
+	{Op: SetMeshOutputCounts, Name: "SetMeshOutputCounts", Class: ClassMesh, SM: "6.5", Stages: StageMesh,
+		Params: []Param{lane("numVertices"), lane("numPrimitives")},
+		Result: RVoid,
+		SPIRV: SPIRV{Op: ops(opSetMeshOutputsEXT, opSetMeshOutputsEXT, opSetMeshOutputsEXT, opSetMeshOutputsEXT), GroupOp: -1, QuadDirection: -1,
+			Capability: CapMeshShadingEXT, Extension: "SPV_EXT_mesh_shader"},
+		WGSLLowering: "none: WebGPU has no mesh shaders (E0614)",
+		MSLLowering:  "Metal 3: set_primitive_count(numPrimitives) on the mesh<…> output; the vertex count bounds the set_vertex calls"},
 }
 
 func quadVote(op Op, name string, v Vote, khr uint16, msl string) Info {

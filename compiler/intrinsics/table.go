@@ -27,6 +27,19 @@ const (
 	ClassDeriv                    // ddx/ddy (pixel only)
 	ClassMisc
 	ClassHelper // per-invocation pixel state (IsHelperLane): no operands, see Info.FalseOutsidePixel
+	ClassMesh   // amplification/mesh pipeline control (DispatchMesh, SetMeshOutputCounts)
+)
+
+// StageMask is a set of shader stages, for the stages an intrinsic is valid in
+// (Info.Stages). The bit of a stage is 1 << (ir.Stage - 1); ir.Stage.Mask gives it.
+type StageMask uint8
+
+const (
+	StageCompute StageMask = 1 << iota
+	StagePixel
+	StageVertex
+	StageAmplification
+	StageMesh
 )
 
 // Kinds is a bit set of scalar kinds an argument may have.
@@ -74,6 +87,10 @@ type Param struct {
 	// N, for a vector parameter, is the component count it must have (4: the uint4
 	// mask of the partitioned operations); 0: any.
 	N int
+	// Payload: the argument is a whole groupshared variable of struct type, the
+	// amplification shader's payload (DispatchMesh's fourth argument); Kinds and
+	// Shapes do not apply. Sema moves the variable into the task-payload space.
+	Payload bool
 }
 
 // Result says how the result type is formed.
@@ -159,8 +176,13 @@ type Info struct {
 	SM     string // shader model that introduced it ("6.0")
 	Params []Param
 	Result Result
-	// Stages the intrinsic is valid in, as HLSL says (compute, pixel, vertex); empty = all.
+	// PixelOnly: valid in pixel shaders only (derivatives, implicit-LOD sampling); E0409-style
+	// errors elsewhere (ErrPixelOnly).
 	PixelOnly bool
+	// Stages the intrinsic is valid in, as DXC says; 0 = every stage. Sema reports a call
+	// reachable from an entry point of another stage (ErrIntrinsicStage): DispatchMesh is
+	// amplification only, SetMeshOutputCounts mesh only.
+	Stages StageMask
 	// FalseOutsidePixel: valid in every stage, but outside pixel shaders the value is the
 	// constant false on every target (IsHelperLane: only pixel shaders have helper lanes).
 	FalseOutsidePixel bool
@@ -200,6 +222,7 @@ const (
 	CapGroupNonUniformPartitionedNV   uint16 = 5297
 	CapDemoteToHelperInvocation       uint16 = 5379 // core in SPIR-V 1.6
 	CapQuadControlKHR                 uint16 = 5087 // SPV_KHR_quad_control (QuadAny/QuadAll)
+	CapMeshShadingEXT                 uint16 = 5283 // SPV_EXT_mesh_shader (TaskEXT/MeshEXT, DispatchMesh, SetMeshOutputCounts)
 )
 
 // VkSubgroupFeatureFlagBits.

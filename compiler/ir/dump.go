@@ -28,8 +28,16 @@ func Dump(m *Module) string {
 			outs = append(outs, g.Name)
 		}
 		s := fmt.Sprintf("entry %s %s -> fn %s", e.Stage, e.Name, e.Func.Name)
-		if e.Stage == Compute {
+		if e.Stage.HasThreadGroups() {
 			s += fmt.Sprintf(" numthreads(%d,%d,%d)", e.NumThreads[0], e.NumThreads[1], e.NumThreads[2])
+		}
+		if mi := e.Mesh; mi != nil {
+			if mi.Topology != TopologyNone {
+				s += fmt.Sprintf(" outputtopology(%s) vertices(%d) primitives(%d)", mi.Topology, mi.MaxVertices, mi.MaxPrimitives)
+			}
+			if mi.Payload != nil {
+				s += " payload(" + mi.Payload.Name + ")"
+			}
 		}
 		if w := e.WaveSize; w != nil {
 			s += fmt.Sprintf(" wavesize(%d,%d,%d)", w.Min, w.Max, w.Preferred)
@@ -62,6 +70,9 @@ func globalDecl(g *Global) string {
 	}
 	if g.Flat {
 		b.WriteString(" flat")
+	}
+	if g.PerPrimitive {
+		b.WriteString(" per_primitive")
 	}
 	if g.Semantic != "" {
 		fmt.Fprintf(&b, " : %s", g.Semantic)

@@ -57,6 +57,10 @@ const (
 	Compute Stage = iota + 1
 	Pixel
 	Vertex
+	// Amplification and Mesh are the Shader Model 6.5 mesh pipeline (Vulkan's task and
+	// mesh shaders, Metal's object and mesh functions).
+	Amplification
+	Mesh
 )
 
 func (s Stage) String() string {
@@ -67,9 +71,21 @@ func (s Stage) String() string {
 		return "Pixel"
 	case Vertex:
 		return "Vertex"
+	case Amplification:
+		return "Amplification"
+	case Mesh:
+		return "Mesh"
 	}
 	return "?"
 }
+
+// Mask is the stage's bit in an intrinsics.StageMask.
+func (s Stage) Mask() intrinsics.StageMask { return intrinsics.StageMask(1) << (s - 1) }
+
+// HasThreadGroups reports whether the stage runs in thread groups with
+// [numthreads] (compute, amplification, mesh): the stages with groupshared
+// memory, workgroup barriers and a local invocation id.
+func (s Stage) HasThreadGroups() bool { return s == Compute || s == Amplification || s == Mesh }
 
 // Space is where a global lives.
 type Space uint8
@@ -84,9 +100,13 @@ const (
 	SpaceHandle                        // textures and samplers
 	SpaceInput                         // stage input
 	SpaceOutput                        // stage output
+	// SpaceTaskPayload is the amplification-to-mesh payload (SPIR-V
+	// TaskPayloadWorkgroupEXT): the groupshared struct an amplification shader passes
+	// to DispatchMesh, and the `in payload` parameter a mesh shader reads.
+	SpaceTaskPayload
 )
 
-var spaceNames = [...]string{"", "private", "workgroup", "uniform", "storage", "storage_read", "push_constant", "handle", "input", "output"}
+var spaceNames = [...]string{"", "private", "workgroup", "uniform", "storage", "storage_read", "push_constant", "handle", "input", "output", "task_payload"}
 
 func (s Space) String() string { return spaceNames[s] }
 
@@ -131,9 +151,15 @@ const (
 	BuiltinSampleIndex
 	BuiltinVertexIndex
 	BuiltinInstanceIndex
+	// Mesh-shader outputs, each an array over the output vertices or primitives.
+	BuiltinPrimitiveTriangleIndices // out indices uint3 (outputtopology triangle)
+	BuiltinPrimitiveLineIndices     // out indices uint2 (outputtopology line)
+	BuiltinPrimitiveID              // SV_PrimitiveID of out primitives
+	BuiltinCullPrimitive            // SV_CullPrimitive of out primitives (bool)
 )
 
-var builtinNames = [...]string{"", "global_invocation_id", "local_invocation_id", "workgroup_id", "local_invocation_index", "position", "front_facing", "sample_index", "vertex_index", "instance_index"}
+var builtinNames = [...]string{"", "global_invocation_id", "local_invocation_id", "workgroup_id", "local_invocation_index", "position", "front_facing", "sample_index", "vertex_index", "instance_index",
+	"primitive_triangle_indices", "primitive_line_indices", "primitive_id", "cull_primitive"}
 
 func (b Builtin) String() string { return builtinNames[b] }
 
@@ -169,6 +195,10 @@ type Global struct {
 	Location int    // user semantic location when Builtin == BuiltinNone (Input/Output)
 	Semantic string // the HLSL semantic ("SV_DispatchThreadID", "TEXCOORD0")
 	Flat     bool   // integer pixel inputs are flat-interpolated
+	// PerPrimitive marks a mesh shader's per-primitive output (a field of its
+	// `out primitives` parameter; SPIR-V PerPrimitiveEXT). Mesh outputs are arrays
+	// over the vertices or primitives: Type is the array, indexed by the writer.
+	PerPrimitive bool
 
 	// Atomic is set by sema when an Interlocked* call targets (part of) this global;
 	// WGSL declares such storage atomic<…>.
@@ -244,6 +274,43 @@ type EntryPoint struct {
 	Inputs                    []*Global
 	Outputs                   []*Global
 	Pos                       diag.Pos
+	// Mesh describes an amplification or mesh entry point's pipeline interface; nil
+	// for the other stages. NumThreads holds their [numthreads] as for compute.
+	Mesh *MeshInfo
+}
+
+// Topology is a mesh shader's [outputtopology].
+type Topology uint8
+
+const (
+	TopologyNone Topology = iota
+	TopologyTriangle
+	TopologyLine
+)
+
+func (t Topology) String() string {
+	switch t {
+	case TopologyTriangle:
+		return "triangle"
+	case TopologyLine:
+		return "line"
+	}
+	return ""
+}
+
+// MeshInfo is what a host needs to build a mesh pipeline from an amplification or
+// mesh entry point besides its code.
+type MeshInfo struct {
+	// Topology, MaxVertices and MaxPrimitives are a mesh shader's [outputtopology]
+	// and the array sizes of its out vertices / out indices parameters (0 for an
+	// amplification shader).
+	Topology      Topology
+	MaxVertices   int
+	MaxPrimitives int
+	// Payload is the amplification shader's groupshared payload (DispatchMesh's
+	// argument) or the mesh shader's `in payload` parameter, in SpaceTaskPayload;
+	// nil when a mesh shader takes none.
+	Payload *Global
 }
 
 // WaveSize is the wave (subgroup) size range of [WaveSize(min, max, preferred)].

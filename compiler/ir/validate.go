@@ -180,7 +180,7 @@ func (v *validator) entryPoint(ep *EntryPoint) {
 	if _, ok := ep.Func.Result.(Void); !ok {
 		v.errorf(ep.Pos, "entry %s is not void", ep.Name)
 	}
-	if ep.Stage == Compute && (ep.NumThreads[0] <= 0 || ep.NumThreads[1] <= 0 || ep.NumThreads[2] <= 0) {
+	if ep.Stage.HasThreadGroups() && (ep.NumThreads[0] <= 0 || ep.NumThreads[1] <= 0 || ep.NumThreads[2] <= 0) {
 		v.errorf(ep.Pos, "entry %s: numthreads%v", ep.Name, ep.NumThreads)
 	}
 	if w := ep.WaveSize; w != nil {
@@ -188,6 +188,19 @@ func (v *validator) entryPoint(ep *EntryPoint) {
 		if ep.Stage != Compute || !pow2(w.Min) || !pow2(w.Max) || w.Min > w.Max ||
 			w.Preferred != 0 && (!pow2(w.Preferred) || w.Preferred < w.Min || w.Preferred > w.Max) {
 			v.errorf(ep.Pos, "entry %s: %s shader with wave size %d..%d, %d", ep.Name, ep.Stage, w.Min, w.Max, w.Preferred)
+		}
+	}
+	if (ep.Mesh != nil) != (ep.Stage == Amplification || ep.Stage == Mesh) {
+		v.errorf(ep.Pos, "entry %s: %s shader with mesh info %v", ep.Name, ep.Stage, ep.Mesh != nil)
+	} else if mi := ep.Mesh; mi != nil {
+		if ep.Stage == Amplification && mi.Payload == nil {
+			v.errorf(ep.Pos, "entry %s: amplification shader without a payload", ep.Name)
+		}
+		if ep.Stage == Mesh && (mi.Topology == TopologyNone || mi.MaxVertices <= 0 || mi.MaxPrimitives <= 0) {
+			v.errorf(ep.Pos, "entry %s: mesh shader with topology %q, %d vertices, %d primitives", ep.Name, mi.Topology, mi.MaxVertices, mi.MaxPrimitives)
+		}
+		if g := mi.Payload; g != nil && (g.Space != SpaceTaskPayload || !v.globals[g]) {
+			v.errorf(ep.Pos, "entry %s: payload %s is in space %s", ep.Name, g.Name, g.Space)
 		}
 	}
 	if ep.WaveOpsIncludeHelperLanes && ep.Stage != Pixel {

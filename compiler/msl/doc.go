@@ -1,6 +1,8 @@
 // Package msl is the compiler's Metal Shading Language 2.4 back end: it prints one
 // entry point of an *ir.Module as MSL source plus the table of Metal argument
-// indices a host needs to bind its resources.
+// indices a host needs to bind its resources. Amplification and mesh entry points
+// are Metal 3 (MSL 3.0) object and mesh functions; mesh.go describes that lowering
+// (the payload, DispatchMesh, and the gather of the per-field mesh outputs).
 //
 // # Representation choices (shared with the SPIR-V back end so buffer bytes agree)
 //

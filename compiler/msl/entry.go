@@ -103,11 +103,25 @@ func (e *emitter) entry() {
 	if in.laneIndex {
 		params = append(params, "uint _wr_lane_index [[thread_index_in_simdgroup]]")
 	}
+	var mesh *meshInterface
+	if isMeshStage(ep.Stage) {
+		if ep.Stage == ir.Mesh && hasReturn(f.Body) {
+			e.errorf(ep.Pos, diag.ErrMSLMalformedInput, "mesh entry function %s returns before its end, where its outputs are gathered", ep.Name)
+			return
+		}
+		mesh = e.meshEntryParams(&params, &prologue)
+		if ep.Stage == ir.Mesh && mesh == nil {
+			return
+		}
+	}
 
 	// Stage outputs: a returned struct.
 	result := "void"
 	var outFields, outNames []string
 	for _, g := range ep.Outputs {
+		if mesh != nil {
+			break // the mesh object, not a returned struct (mesh.go)
+		}
 		n := e.globalNames[g]
 		var attr string
 		switch {
@@ -133,7 +147,8 @@ func (e *emitter) entry() {
 		e.entryReturn = "return;"
 	}
 
-	qual := map[ir.Stage]string{ir.Compute: "kernel", ir.Pixel: "fragment", ir.Vertex: "vertex"}[ep.Stage]
+	qual := map[ir.Stage]string{ir.Compute: "kernel", ir.Pixel: "fragment", ir.Vertex: "vertex",
+		ir.Amplification: "[[object]]", ir.Mesh: "[[mesh]]"}[ep.Stage]
 	textgen.Write(e.out, qual, " ", result, " ", name, "(", strings.Join(params, ", "), ")\n{\n")
 	e.indent = 1
 	// Module-scope state Metal keeps per invocation or per threadgroup lives here.
@@ -147,7 +162,14 @@ func (e *emitter) entry() {
 			e.lineS(e.typeName(g.Type), " ", e.globalNames[g], " = ", init, ";")
 		case ir.SpaceWorkgroup:
 			e.lineS("threadgroup ", e.typeName(g.Type), " ", e.globalNames[g], ";")
+		case ir.SpaceOutput:
+			if mesh != nil {
+				e.lineS("threadgroup ", e.typeName(g.Type), " ", e.globalNames[g], ";")
+			}
 		}
+	}
+	if mesh != nil {
+		e.meshPrologue()
 	}
 	for _, p := range prologue {
 		e.lineS(p)
@@ -156,6 +178,9 @@ func (e *emitter) entry() {
 		e.lineS(e.typeName(l.Type), " ", e.localNames[l], " = {};")
 	}
 	e.block(f.Body)
+	if mesh != nil {
+		e.meshGather(mesh)
+	}
 	if result != "void" && !endsInReturn(f.Body) {
 		e.lineS(e.entryReturn)
 	}

@@ -4,6 +4,7 @@ package msl
 // compiler facade and so cannot live in package msl (import cycle).
 var (
 	ClangCheck     = clangCheck
+	CheckGolden    = checkGolden
 	CrossFamilies  = families
 	CrossAllowList = allowList
 	DiffSets       = diffSets

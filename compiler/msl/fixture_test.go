@@ -10,6 +10,7 @@ import (
 
 	"waverig/compiler"
 	"waverig/compiler/diag"
+	"waverig/compiler/ir"
 	"waverig/compiler/msl"
 )
 
@@ -39,6 +40,7 @@ type fixtureOut struct {
 	name      string // file:entry
 	msl, spv  []byte
 	intrinsic string // the wave intrinsic the generated fixture is named after, or ""
+	meshStage bool   // an amplification or mesh entry point
 }
 
 func compileFixtures(t *testing.T) []fixtureOut {
@@ -68,7 +70,8 @@ func compileFixtures(t *testing.T) []fixtureOut {
 				t.Errorf("%s: entry %s has no MSL or SPIR-V output", f, ep.Name)
 				continue
 			}
-			outs = append(outs, fixtureOut{name: base + ":" + ep.Name, msl: m, spv: s, intrinsic: op})
+			outs = append(outs, fixtureOut{name: base + ":" + ep.Name, msl: m, spv: s, intrinsic: op,
+				meshStage: ep.Stage == ir.Amplification || ep.Stage == ir.Mesh})
 		}
 	}
 	return outs
@@ -86,6 +89,28 @@ func TestFixturesParseAsCxx(t *testing.T) {
 	msl.ClangCheck(t, srcs)
 }
 
+// TestMeshletCullGoldens pins the Metal 3 object and mesh functions of
+// fixtures/MeshletCull.hlsl (testdata/fixture_MeshletCull_<entry>.metal; -update
+// rewrites them); TestGoldensParseAsCxx runs them through clang.
+func TestMeshletCullGoldens(t *testing.T) {
+	res, err := compiler.CompileFile("../../fixtures/MeshletCull.hlsl", compiler.Options{Targets: []compiler.Target{compiler.MSL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := map[string]bool{}
+	for _, ep := range res.Module.EntryPoints {
+		src := res.Find(ep.Name, compiler.MSL)
+		if src == nil {
+			t.Fatalf("entry %s has no MSL output", ep.Name)
+		}
+		msl.CheckGolden(t, "fixture_MeshletCull_"+ep.Name, string(src))
+		stages[ep.Stage.String()] = true
+	}
+	if len(res.Module.EntryPoints) != 3 || !stages["Amplification"] || !stages["Mesh"] {
+		t.Errorf("MeshletCull.hlsl: want its amplification and two mesh entry points, got %d entries (%v)", len(res.Module.EntryPoints), stages)
+	}
+}
+
 func TestFixturesAgreeWithSpirvCross(t *testing.T) {
 	tool, err := exec.LookPath("spirv-cross")
 	if err != nil {
@@ -101,6 +126,13 @@ func TestFixturesAgreeWithSpirvCross(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := exec.Command(tool, "--msl", "--msl-version", "20400", path).CombinedOutput()
+		if o.meshStage && (err != nil || strings.Contains(string(out), "\nunknown ")) {
+			// SPIRV-Cross learnt task and mesh shaders after the packaged version
+			// (it prints an "unknown" entry qualifier or throws "Subgroup builtins
+			// are not available in this type of function"): nothing to compare with.
+			t.Logf("%s: this spirv-cross cannot translate task/mesh shaders, not compared: %v %.120s", o.name, err, out)
+			continue
+		}
 		if err != nil {
 			t.Errorf("%s: spirv-cross: %v\n%s", o.name, err, out)
 			continue

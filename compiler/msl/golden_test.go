@@ -153,6 +153,11 @@ func TestStubCheckIsNotVacuous(t *testing.T) {
 		{strings.Replace(good, "simd_sum", "simd_summ", 1), false},
 		{strings.Replace(good, "simd_sum(i)", "simd_shuffle(i)", 1), false},
 		{strings.Replace(good, "device uint*", "device uint5*", 1), false},
+		// The Metal 3 names: a void primitive type has no set_primitive, the grid's setter is spelled exactly.
+		{"using namespace metal;\nstruct V { float4 p [[position]]; };\n[[mesh]] void m(metal::mesh<V, void, 3, 1, metal::topology::triangle> o) { o.set_primitive_count(1); o.set_vertex(0, V{}); o.set_index(0, 0); }\n", true},
+		{"using namespace metal;\nstruct V { float4 p [[position]]; };\n[[mesh]] void m(metal::mesh<V, void, 3, 1, metal::topology::triangle> o) { o.set_primitive(0, 1); }\n", false},
+		{"using namespace metal;\n[[object]] void o(mesh_grid_properties g) { g.set_threadgroups_per_grid(uint3(1u, 1u, 1u)); }\n", true},
+		{"using namespace metal;\n[[object]] void o(mesh_grid_properties g) { g.set_threadgroups(uint3(1u, 1u, 1u)); }\n", false},
 	} {
 		path := filepath.Join(t.TempDir(), "x.cpp")
 		if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {

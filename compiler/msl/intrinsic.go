@@ -122,6 +122,8 @@ func (e *emitter) intrinsic(x *ir.Intrinsic) string {
 		if x.Op == intrinsics.BufferGetDimensions {
 			return e.bufferLength(x)
 		}
+	case intrinsics.ClassMesh:
+		return e.meshIntrinsic(x)
 	case intrinsics.ClassHelper:
 		if callName.MatchString(info.MSL) {
 			return info.MSL + "()"

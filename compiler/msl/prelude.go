@@ -26,6 +26,36 @@ inline uint4 wr_ballot(bool pred, uint lanes)
     return uint4(uint(bits), uint(bits >> 32ul), 0u, 0u);
 }
 `
+	case "wr_dispatch_mesh":
+		return `// DispatchMesh(x, y, z, payload). HLSL: every thread of the group calls it once,
+// in uniform control flow; the SPIR-V lowering is a workgroup barrier, then
+// OpEmitMeshTasksEXT, whose operands "are taken from the first invocation in
+// each workgroup" (SPV_EXT_mesh_shader). Here every thread has evaluated the
+// arguments (they may be wave operations, which need every thread), the barrier
+// orders every thread's payload writes before the dispatch and lets no thread
+// run on past it, and thread 0 alone sets the grid, so the count is the first
+// invocation's as in SPIR-V (set_threadgroups_per_grid called with different
+// values by several threads would leave the choice to the device).
+inline void wr_dispatch_mesh(thread mesh_grid_properties& grid, uint thread_index, uint3 groups)
+{
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (thread_index == 0u) {
+        grid.set_threadgroups_per_grid(groups);
+    }
+}
+`
+	case "wr_set_mesh_output_counts":
+		return `// SetMeshOutputCounts(vertices, primitives): kept for the gather at the end of
+// the mesh function (Metal's mesh<...> has set_primitive_count only; the vertex
+// count bounds which vertices are handed over). As OpSetMeshOutputsEXT, the
+// counts are the first invocation's: thread 0 stores them.
+inline void wr_set_mesh_output_counts(threadgroup uint2& counts, uint thread_index, uint vertices, uint primitives)
+{
+    if (thread_index == 0u) {
+        counts = uint2(vertices, primitives);
+    }
+}
+`
 	case "wr_ballot_count":
 		return `// WaveActiveCountBits: the population count of the ballot's words.
 inline uint wr_ballot_count(bool pred, uint lanes)
@@ -93,7 +123,7 @@ inline uint wr_idot(uint4 a, uint4 b) { return a.x * b.x + a.y * b.y + a.z * b.z
 
 // helperOrder fixes the print order (dependencies first).
 var helperOrder = []string{"wr_ballot", "wr_ballot_count", "wr_isign", "wr_firstbithigh", "wr_firstbitlow",
-	"wr_f16tof32", "wr_f32tof16", "wr_idot"}
+	"wr_f16tof32", "wr_f32tof16", "wr_idot", "wr_dispatch_mesh", "wr_set_mesh_output_counts"}
 
 // helperDeps lists the helpers a helper calls.
 func helperDeps(name string) []string {
@@ -186,6 +216,12 @@ struct wr_array
 };
 `
 
+// objectDataIndex is wr_array's operator[] in the object_data space (Metal 3),
+// printed only for object and mesh functions.
+const objectDataIndex = `    object_data T& operator[](uint i) object_data { return elems[i]; }
+    const object_data T& operator[](uint i) const object_data { return elems[i]; }
+`
+
 // stridedTemplate pads an array element to its ArrayStride (cbuffer arrays of
 // scalars and small vectors have stride 16; Metal's own stride is the type's size).
 const stridedTemplate = `// An array element padded to the buffer's ArrayStride S; v is the value.
@@ -201,7 +237,12 @@ struct wr_strided
 func (e *emitter) prelude() string {
 	var b strings.Builder
 	if e.needArray {
-		b.WriteString(arrayTemplate)
+		if isMeshStage(e.ep.Stage) {
+			// Payload arrays (object_data) are indexed too in object and mesh functions.
+			b.WriteString(strings.Replace(arrayTemplate, "#endif\n", objectDataIndex+"#endif\n", 1))
+		} else {
+			b.WriteString(arrayTemplate)
+		}
 		b.WriteString("\n")
 	}
 	if e.needStrided {

@@ -12,6 +12,12 @@ import (
 func (e *emitter) block(b ir.Block) {
 	for _, s := range b {
 		e.stmt(s)
+		if isDispatchMesh(s) {
+			// SPIR-V's OpEmitMeshTasksEXT ends the invocation: what follows is
+			// dead there, so it is not printed, and the function returns.
+			e.afterDispatchMesh()
+			return
+		}
 	}
 }
 

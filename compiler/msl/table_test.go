@@ -246,14 +246,14 @@ func allRowCases() []*rowCase {
 	var cs []*rowCase
 	for i := range intrinsics.Table {
 		in := &intrinsics.Table[i]
-		if in.Result == intrinsics.RSpecial || in.Op == intrinsics.TextureStore || in.SemaOnly {
-			continue
+		if in.Result == intrinsics.RSpecial || in.Op == intrinsics.TextureStore || in.SemaOnly || in.Class == intrinsics.ClassMesh {
+			continue // the mesh rows need their own stages: meshCases
 		}
 		for _, t := range variants(in) {
 			cs = append(cs, tableCase(in, t))
 		}
 	}
-	return append(cs, specialCases()...)
+	return append(append(cs, specialCases()...), meshCases()...)
 }
 
 // TestIntrinsicTableGoldens emits every row of intrinsics.Table Metal supports

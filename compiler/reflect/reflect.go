@@ -1,5 +1,6 @@
 // Package reflect describes each compiled entry point for hosts: stage,
-// numthreads, wave-size and helper-lane attributes, the Vulkan subgroup features
+// numthreads, wave-size and helper-lane attributes, the mesh-pipeline interface
+// of amplification and mesh shaders (topology, output counts, payload size), the Vulkan subgroup features
 // and device features it needs, its resource bindings, push constants,
 // specialization constants and stage inputs/outputs. It reads the IR for
 // everything except the subgroup bits and device features, which come from the
@@ -37,6 +38,9 @@ type EntryPoint struct {
 	// SPIR-V module requires it (execution modes MaximallyReconvergesKHR and
 	// RequireFullQuadsKHR, see VulkanFeatures); WGSL and MSL cannot (W0602, W0702).
 	WaveOpsIncludeHelperLanes bool `json:"waveOpsIncludeHelperLanes,omitempty"`
+	// Mesh is what a Vulkan or Metal host needs, besides the module, to build the
+	// mesh pipeline of an amplification or mesh entry point; nil for other stages.
+	Mesh *MeshPipeline `json:"mesh,omitempty"`
 	// GroupSharedBytes is the size of the groupshared variables the entry point
 	// uses, at natural sizes without padding (a lower bound of what the driver
 	// allocates; hosts compare it with maxComputeSharedMemorySize).
@@ -61,6 +65,31 @@ type EntryPoint struct {
 	SpecConstants []SpecConstant `json:"specConstants,omitempty"`
 	Inputs        []IOVar        `json:"inputs,omitempty"`
 	Outputs       []IOVar        `json:"outputs,omitempty"`
+}
+
+// MeshPipeline describes an amplification or mesh entry point's pipeline
+// interface. NumThreads is in EntryPoint, as for compute.
+type MeshPipeline struct {
+	// OutputTopology ("triangle" or "line"), MaxVertices and MaxPrimitives are a mesh
+	// shader's [outputtopology] and the sizes of its out vertices and out indices
+	// arrays (the SPIR-V OutputVertices / OutputPrimitivesEXT modes); empty and 0 for
+	// an amplification shader.
+	OutputTopology string `json:"outputTopology,omitempty"`
+	MaxVertices    int    `json:"maxVertices,omitempty"`
+	MaxPrimitives  int    `json:"maxPrimitives,omitempty"`
+	// Payload names the amplification-to-mesh payload variable (the groupshared
+	// struct DispatchMesh sends, or the mesh shader's in payload parameter) and
+	// PayloadBytes its size counted as GroupSharedBytes is (natural sizes, no
+	// padding; compare with maxTaskPayloadSize, at least 16384). Empty and 0 for a
+	// mesh shader without a payload.
+	Payload      string `json:"payload,omitempty"`
+	PayloadBytes int    `json:"payloadBytes,omitempty"`
+}
+
+// meshFeature is the VkPhysicalDeviceMeshShaderFeaturesEXT member a stage needs.
+var meshFeature = map[ir.Stage]string{
+	ir.Amplification: "VkPhysicalDeviceMeshShaderFeaturesEXT.taskShader",
+	ir.Mesh:          "VkPhysicalDeviceMeshShaderFeaturesEXT.meshShader",
 }
 
 // WaveSize is a required wave (subgroup) size range: [WaveSize(N)] is
@@ -130,7 +159,8 @@ type IOVar struct {
 // Line renders the one-line summary the CLI prints:
 // `CSSum (Compute): Basic, Arithmetic = 0x5`, followed by the wave size an
 // entry point requires: ` [WaveSize 32]`, ` [WaveSize 16..64]`, ` [WaveSize 16..64, 32]`,
-// and ` [WaveOpsIncludeHelperLanes]` when it has that attribute.
+// ` [WaveOpsIncludeHelperLanes]` when it has that attribute, and for the mesh
+// stages their pipeline interface: ` [triangle, 64 vertices, 32 primitives; payload 132 bytes]`.
 func (e *EntryPoint) Line() string {
 	names := e.SubgroupFeatures
 	list := "None"
@@ -143,6 +173,18 @@ func (e *EntryPoint) Line() string {
 	}
 	if e.WaveOpsIncludeHelperLanes {
 		s += " [WaveOpsIncludeHelperLanes]"
+	}
+	if m := e.Mesh; m != nil {
+		var parts []string
+		if m.OutputTopology != "" {
+			parts = append(parts, fmt.Sprintf("%s, %d vertices, %d primitives", m.OutputTopology, m.MaxVertices, m.MaxPrimitives))
+		}
+		if m.Payload != "" {
+			parts = append(parts, fmt.Sprintf("payload %d bytes", m.PayloadBytes))
+		}
+		if len(parts) > 0 {
+			s += " [" + strings.Join(parts, "; ") + "]"
+		}
 	}
 	return s
 }
@@ -198,9 +240,19 @@ func Build(m *ir.Module, ep *ir.EntryPoint, subgroupBits uint32, caps []string, 
 
 		WaveOpsIncludeHelperLanes: ep.WaveOpsIncludeHelperLanes,
 	}
-	if ep.Stage == ir.Compute {
+	if ep.Stage.HasThreadGroups() {
 		nt := ep.NumThreads
 		r.NumThreads = &nt
+	}
+	if mi := ep.Mesh; mi != nil {
+		r.Mesh = &MeshPipeline{OutputTopology: mi.Topology.String(), MaxVertices: mi.MaxVertices, MaxPrimitives: mi.MaxPrimitives}
+		if g := mi.Payload; g != nil {
+			r.Mesh.Payload, r.Mesh.PayloadBytes = g.Name, GroupSharedSize(g.Type)
+		}
+	}
+	if f, ok := meshFeature[ep.Stage]; ok {
+		r.VulkanFeatures = append(r.VulkanFeatures, f)
+		sort.Strings(r.VulkanFeatures)
 	}
 	if w := ep.WaveSize; w != nil {
 		r.WaveSize = &WaveSize{Min: w.Min, Max: w.Max, Preferred: w.Preferred}

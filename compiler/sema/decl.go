@@ -19,7 +19,7 @@ type resourceDecl struct {
 
 // Attributes sema understands, by where they appear; others get W0202.
 func funcAttrs(name string) bool {
-	return name == "shader" || name == "numthreads" || isWaveSize(name) || isHelperLanes(name)
+	return name == "shader" || name == "numthreads" || name == "outputtopology" || isWaveSize(name) || isHelperLanes(name)
 }
 
 func globalAttrs(name string) bool {

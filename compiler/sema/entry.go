@@ -46,6 +46,10 @@ func stageNames(s string) (ir.Stage, bool) {
 		return ir.Pixel, true
 	case "vertex":
 		return ir.Vertex, true
+	case "amplification":
+		return ir.Amplification, true
+	case "mesh":
+		return ir.Mesh, true
 	}
 	return 0, false
 }
@@ -75,7 +79,7 @@ func (c *checker) entryPoints() {
 			}
 			s, ok := stageNames(strings.ToLower(name))
 			if !ok {
-				c.errorf(attr.Pos, diag.ErrBadShaderAttr, "unsupported shader stage %q; waverig compiles compute, pixel and vertex shaders", name)
+				c.errorf(attr.Pos, diag.ErrBadShaderAttr, "unsupported shader stage %q; waverig compiles compute, pixel, vertex, amplification and mesh shaders", name)
 				continue
 			}
 			stage = s
@@ -85,7 +89,7 @@ func (c *checker) entryPoints() {
 				if c.opts.Stage == "" && findAttr(fi.attrs, "", "numthreads") != nil {
 					s, ok = ir.Compute, true
 				} else {
-					c.errorf(fi.decl.NamePos, diag.ErrBadShaderAttr, "entry point %s has no [shader(\"…\")] attribute and -stage %q is not compute, pixel or vertex", fi.decl.Name, c.opts.Stage)
+					c.errorf(fi.decl.NamePos, diag.ErrBadShaderAttr, "entry point %s has no [shader(\"…\")] attribute and -stage %q is not compute, pixel, vertex, amplification or mesh", fi.decl.Name, c.opts.Stage)
 					continue
 				}
 			}
@@ -110,6 +114,7 @@ func (c *checker) entryPoints() {
 	} else if len(c.mod.EntryPoints) == 0 && !c.log.HasErrors() {
 		c.errorf(file, diag.ErrNoEntryPoint, "no entry point: add [shader(\"compute\")] and [numthreads(…)] to a function, or pass -entry and -stage")
 	}
+	c.amplificationPayloads()
 	c.stageChecks()
 	c.groupSharedLimits()
 }
@@ -124,43 +129,35 @@ const maxThreadsPerGroup = 1024
 // entry builds the IR entry point for one function.
 func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 	ep := &ir.EntryPoint{Name: fi.decl.Name, Stage: stage, Pos: fi.decl.NamePos}
+	fi.meshEntry = stage == ir.Mesh
 	ep.WaveSize = c.waveSize(fi.attrs, stage)
 	ep.WaveOpsIncludeHelperLanes, ep.HelperLanesPos = c.helperLanes(fi.attrs, stage)
 	nt := findAttr(fi.attrs, "", "numthreads")
-	if stage == ir.Compute {
-		if nt == nil {
-			c.errorf(fi.decl.NamePos, diag.ErrMissingNumThreads, "compute entry point %s needs [numthreads(x, y, z)]", fi.decl.Name)
-			return
-		}
-		if len(nt.Args) != 3 {
-			c.errorf(nt.Pos, diag.ErrBadNumThreads, "numthreads takes three integers, got %d", len(nt.Args))
-			return
-		}
-		for i, a := range nt.Args {
-			v, ok := c.constInt(a)
-			if !ok {
-				return
-			}
-			if v < 1 {
-				c.errorf(a.P(), diag.ErrBadNumThreads, "numthreads dimension %d must be 1 to %d, not %d", i+1, maxNumThreads[i], v)
-				return
-			}
-			if v > int64(maxNumThreads[i]) {
-				c.errorf(a.P(), diag.ErrNumThreadsLimit, "numthreads %c is %d; HLSL allows at most %d", "xyz"[i], v, maxNumThreads[i])
-				return
-			}
-			ep.NumThreads[i] = int(v)
-		}
-		if n := ep.NumThreads[0] * ep.NumThreads[1] * ep.NumThreads[2]; n > maxThreadsPerGroup {
-			c.errorf(nt.Pos, diag.ErrNumThreadsLimit, "numthreads(%d, %d, %d) is %d threads per group; HLSL allows at most %d",
-				ep.NumThreads[0], ep.NumThreads[1], ep.NumThreads[2], n, maxThreadsPerGroup)
+	if stage.HasThreadGroups() {
+		if !c.threadGroupAttrs(fi, ep) {
 			return
 		}
 	} else if nt != nil {
 		c.warnf(nt.Pos, diag.WarnIgnoredAttribute, "numthreads is ignored on a %s shader", strings.ToLower(stage.String()))
 	}
+	if stage == ir.Amplification || stage == ir.Mesh {
+		ep.Mesh = &ir.MeshInfo{}
+	}
+	if stage == ir.Mesh {
+		if !c.meshEntry(fi, ep) {
+			return
+		}
+		// The qualified parameters are globals now: the IR function loses them.
+		var kept []ir.Param
+		for i, p := range fi.fn.Params {
+			if fi.decl.Params[i].MeshQual == "" {
+				kept = append(kept, p)
+			}
+		}
+		fi.fn.Params = kept
+	}
 	_, void := fi.result.(ir.Void)
-	if len(fi.params) == 0 && void {
+	if len(fi.fn.Params) == 0 && void {
 		// Already parameterless and void: the function is its own entry.
 		ep.Func = fi.fn
 		c.mod.EntryPoints = append(c.mod.EntryPoints, ep)
@@ -183,6 +180,9 @@ func (c *checker) entry(fi *funcInfo, stage ir.Stage) {
 	var outs []outParam
 	for i, p := range fi.params {
 		pd := fi.decl.Params[i]
+		if pd.MeshQual != "" && fi.meshEntry {
+			continue
+		}
 		if p.dir != ir.In {
 			l := w.NewLocal(p.name, p.typ)
 			if p.dir == ir.InOut {
@@ -319,7 +319,9 @@ func (b *ioBuilder) input(t ir.Type, sem, name string, pd *syntax.VarDecl) ir.Ex
 
 func (b *ioBuilder) builtin(up string, out bool) (builtinSem, bool) {
 	for _, bs := range systemValues()[up] {
-		if bs.stage == b.stage && bs.out == out {
+		// The compute thread ids are the thread ids of every stage with thread groups.
+		stage := bs.stage == b.stage || bs.stage == ir.Compute && b.stage.HasThreadGroups()
+		if stage && bs.out == out {
 			return bs, true
 		}
 	}
@@ -369,6 +371,11 @@ func (b *ioBuilder) output(v ir.Expr, t ir.Type, sem, name string, pd *syntax.Va
 	}
 	if b.stage == ir.Compute {
 		c.errorf(b.pos(pd), diag.ErrUnknownSemantic, "compute shaders have no outputs; write results to a RW buffer")
+		return false
+	}
+	if b.stage == ir.Amplification || b.stage == ir.Mesh {
+		c.errorf(b.pos(pd), diag.ErrMeshParam, "%s shaders return nothing: a mesh shader writes its out vertices, out indices and out primitives parameters, an amplification shader passes its payload to DispatchMesh",
+			strings.ToLower(b.stage.String()))
 		return false
 	}
 	g := &ir.Global{Name: c.uniqueGlobalName(name), Space: ir.SpaceOutput, Semantic: sem, Pos: b.pos(pd), Type: t}
@@ -425,13 +432,19 @@ func outWhat(name string) string {
 func (c *checker) stageChecks() {
 	reported := map[diag.Pos]bool{}
 	for _, ep := range c.mod.EntryPoints {
-		if ep.Stage == ir.Pixel {
-			continue
-		}
 		for _, f := range ir.Reachable(ep.Func) {
 			ir.WalkBlock(f.Body, nil, func(e ir.Expr) {
 				in, ok := e.(*ir.Intrinsic)
-				if !ok || !intrinsics.Get(in.Op).PixelOnly || reported[in.Pos] {
+				if !ok || reported[in.Pos] {
+					return
+				}
+				if st := intrinsics.Get(in.Op).Stages; st != 0 && st&ep.Stage.Mask() == 0 {
+					reported[in.Pos] = true
+					c.errorf(in.Pos, diag.ErrIntrinsicStage, "%s is only valid in %s shaders, but %s is %s entry point",
+						intrinsics.Get(in.Op).Name, stageMaskText(st), ep.Name, aStage(ep.Stage))
+					return
+				}
+				if !intrinsics.Get(in.Op).PixelOnly || ep.Stage == ir.Pixel {
 					return
 				}
 				reported[in.Pos] = true
@@ -443,11 +456,31 @@ func (c *checker) stageChecks() {
 					intrinsics.Get(in.Op).Name, ep.Name, strings.ToLower(ep.Stage.String()), hint)
 			})
 			for _, d := range c.discards {
-				if d.fn == f && !reported[d.pos] {
+				if ep.Stage != ir.Pixel && d.fn == f && !reported[d.pos] {
 					reported[d.pos] = true
 					c.errorf(d.pos, diag.ErrDiscardStage, "discard is only valid in pixel shaders, but %s is a %s entry point", ep.Name, strings.ToLower(ep.Stage.String()))
 				}
 			}
 		}
 	}
+}
+
+// aStage is "a compute", "an amplification": the stage with its article.
+func aStage(s ir.Stage) string {
+	name := strings.ToLower(s.String())
+	if strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
+}
+
+// stageMaskText names the stages of a mask: "amplification", "compute or mesh".
+func stageMaskText(m intrinsics.StageMask) string {
+	var names []string
+	for s := ir.Compute; s <= ir.Mesh; s++ {
+		if m&s.Mask() != 0 {
+			names = append(names, strings.ToLower(s.String()))
+		}
+	}
+	return strings.Join(names, " or ")
 }

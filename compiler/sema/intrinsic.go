@@ -109,7 +109,7 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 	types := make([]ir.Type, len(ops))
 	for i := range ops {
 		p := info.Params[i]
-		if p.SameAs >= 0 {
+		if p.SameAs >= 0 || p.Payload {
 			continue
 		}
 		grp := ops[i]
@@ -144,6 +144,12 @@ func (c *checker) intrinsicCall(info *intrinsics.Info, args []syntax.Expr, pos d
 	}
 	irArgs := make([]ir.Expr, len(ops))
 	for i, o := range ops {
+		if info.Params[i].Payload {
+			if irArgs[i] = c.payloadArg(info, o, args[i]); irArgs[i] == nil {
+				return bad
+			}
+			continue
+		}
 		v := c.convert(o, types[i], args[i].P(), info.Params[i].Scalar32)
 		if v == nil {
 			return bad

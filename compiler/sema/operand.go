@@ -239,7 +239,7 @@ func hasSideEffects(e ir.Expr) bool {
 			found = true
 		case *ir.Intrinsic:
 			switch intrinsics.Get(y.Op).Class {
-			case intrinsics.ClassWave, intrinsics.ClassQuad, intrinsics.ClassBarrier, intrinsics.ClassAtomic, intrinsics.ClassDeriv:
+			case intrinsics.ClassWave, intrinsics.ClassQuad, intrinsics.ClassBarrier, intrinsics.ClassAtomic, intrinsics.ClassDeriv, intrinsics.ClassMesh:
 				found = true
 			case intrinsics.ClassTexture:
 				found = found || y.Op == intrinsics.TextureStore || y.Op == intrinsics.TextureSample

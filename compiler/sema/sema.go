@@ -99,6 +99,9 @@ type funcInfo struct {
 	result  ir.Type // logical result type
 	attrs   []syntax.Attribute
 	checked bool
+	// meshEntry: the function is a mesh entry point, whose qualified parameters
+	// (meshParams) are its outputs and payload.
+	meshEntry bool
 }
 
 type paramInfo struct {
@@ -142,6 +145,9 @@ type checker struct {
 	mainSrc *diag.Source
 	// discards records discard statements for the pixel-stage check.
 	discards []discardAt
+	// meshParams holds each function's mesh-qualified parameters (vertices,
+	// indices, primitives, payload) and the globals their names denote.
+	meshParams map[*funcInfo][]meshParam
 }
 
 type structInfo struct {

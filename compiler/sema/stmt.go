@@ -15,6 +15,13 @@ func (c *checker) funcBody(fi *funcInfo) {
 	c.push()
 	written := writtenNames(fi.decl.Body, c.isOutArg)
 	for i, p := range fi.params {
+		if fi.decl.Params[i].MeshQual != "" {
+			// A mesh output or payload: the name denotes a global (see mesh.go).
+			if g := c.meshParamGlobal(fi, i); g != nil && p.name != "" {
+				c.declare(p.name, fi.decl.Params[i].NamePos, &symbol{kind: symGlobal, global: g, typ: p.typ, readOnly: g.Space == ir.SpaceTaskPayload})
+			}
+			continue
+		}
 		local := fn.Params[i].Local
 		if p.dir == ir.In && written[p.name] {
 			// In parameters are values: a function that writes one works on a copy.

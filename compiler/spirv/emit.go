@@ -2,6 +2,7 @@ package spirv
 
 import (
 	"fmt"
+	"strings"
 
 	"waverig/compiler/diag"
 	"waverig/compiler/intrinsics"
@@ -56,6 +57,11 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (mod *Module, err 
 	if m == nil || ep == nil || ep.Func == nil {
 		return nil, &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrSpvShape, Text: "no entry point to emit"}}}
 	}
+	if (ep.Stage == ir.Amplification || ep.Stage == ir.Mesh) && version < spirv14 {
+		return nil, &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrSpvMeshTarget, Pos: ep.Pos,
+			Text: fmt.Sprintf("%s shader %s needs SPV_EXT_mesh_shader, which needs SPIR-V 1.4; Vulkan %s is SPIR-V 1.3: target Vulkan 1.2 or 1.3",
+				strings.ToLower(ep.Stage.String()), ep.Name, opts.Vulkan)}}}
+	}
 	b := &builder{version: version, opts: opts, stage: ep.Stage}
 	// One allocation for the sections of a typical kernel; a section that
 	// outgrows its share is reallocated on its own by append.
@@ -63,6 +69,11 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (mod *Module, err 
 	b.names, b.decos, b.globals, b.funcs = slab[0:0:128], slab[128:128:256], slab[256:256:512], slab[512:512:1024]
 	b.types, b.consts = b.typesBuf[:0], b.constsBuf[:0]
 	b.needCap(capShader)
+	if ep.Stage == ir.Amplification || ep.Stage == ir.Mesh {
+		// The execution model itself needs the capability and extension.
+		b.needModeCap(intrinsics.CapMeshShadingEXT)
+		b.needExt(extMeshShader)
+	}
 
 	fns := ir.Reachable(ep.Func)
 	b.declareGlobals(m, ep, fns)
@@ -163,6 +174,11 @@ var builtinWords = [...]uint32{
 	ir.BuiltinSampleIndex:          18,
 	ir.BuiltinVertexIndex:          42,
 	ir.BuiltinInstanceIndex:        43,
+	// Mesh-shader outputs (SPV_EXT_mesh_shader; PrimitiveId is core).
+	ir.BuiltinPrimitiveTriangleIndices: 5296,
+	ir.BuiltinPrimitiveLineIndices:     5295,
+	ir.BuiltinPrimitiveID:              7,
+	ir.BuiltinCullPrimitive:            5299,
 }
 
 func (b *builder) declareGlobal(g *ir.Global) {
@@ -199,6 +215,8 @@ func (b *builder) declareGlobal(g *ir.Global) {
 		switch g.Space {
 		case ir.SpaceWorkgroup:
 			v.sc = scWorkgroup
+		case ir.SpaceTaskPayload:
+			v.sc = scTaskPayload
 		case ir.SpaceHandle:
 			v.sc = scUniformConstant
 		case ir.SpaceInput:
@@ -244,6 +262,11 @@ func (b *builder) declareGlobal(g *ir.Global) {
 }
 
 func (b *builder) decorateIO(g *ir.Global, id, sc uint32) {
+	if g.PerPrimitive {
+		// Every per-primitive output, built-ins included, as Vulkan requires of a
+		// mesh shader's PrimitiveId and CullPrimitiveEXT.
+		inst(&b.decos, opDecorate, id, decPerPrimitive)
+	}
 	if g.Builtin == ir.BuiltinNone {
 		inst(&b.decos, opDecorate, id, decLocation, uint32(g.Location))
 		s, _ := ir.ScalarOf(g.Type)
@@ -424,6 +447,10 @@ func (b *builder) entryPoint(ep *ir.EntryPoint) (entry, modes []uint32) {
 		model = 4
 	case ir.Vertex:
 		model = 0
+	case ir.Amplification:
+		model = modelTaskEXT
+	case ir.Mesh:
+		model = modelMeshEXT
 	default:
 		model = 5
 	}
@@ -448,9 +475,18 @@ func (b *builder) entryPoint(ep *ir.EntryPoint) (entry, modes []uint32) {
 		if ep.WaveOpsIncludeHelperLanes {
 			b.helperLaneModes(fid, &modes)
 		}
-	case ir.Compute:
+	case ir.Compute, ir.Amplification, ir.Mesh:
 		x, y, z := ep.NumThreads[0], ep.NumThreads[1], ep.NumThreads[2]
 		inst(&modes, opExecutionMode, fid, modeLocalSize, uint32(max(x, 1)), uint32(max(y, 1)), uint32(max(z, 1)))
+	}
+	if mi := ep.Mesh; ep.Stage == ir.Mesh && mi != nil {
+		inst(&modes, opExecutionMode, fid, modeOutputVertices, uint32(mi.MaxVertices))
+		inst(&modes, opExecutionMode, fid, modeOutputPrimitives, uint32(mi.MaxPrimitives))
+		if mi.Topology == ir.TopologyLine {
+			inst(&modes, opExecutionMode, fid, modeOutputLinesEXT)
+		} else {
+			inst(&modes, opExecutionMode, fid, modeOutputTrianglesEXT)
+		}
 	}
 	return entry, modes
 }

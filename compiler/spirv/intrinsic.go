@@ -38,6 +38,8 @@ func (s *fn) intrinsic(e *ir.Intrinsic) uint32 {
 		return s.texture(e, in)
 	case intrinsics.ClassMisc:
 		return s.bufferLength(e, in)
+	case intrinsics.ClassMesh:
+		return s.meshControl(e, in)
 	}
 	return s.math(e, in)
 }
@@ -217,6 +219,42 @@ func (s *fn) waveOperand(e *ir.Intrinsic, in *intrinsics.Info, i int) uint32 {
 		b.errorf(e.Pos, diag.ErrSpvQuadLaneConst, "%s: the lane index must be a constant before SPIR-V 1.5 (Vulkan 1.1); use a literal or target Vulkan 1.2", in.Name)
 	}
 	return s.convert(s.expr(a), a.Type(), ir.U32)
+}
+
+// meshControl lowers DispatchMesh and SetMeshOutputCounts from their rows: the
+// row's barrier first when it has one (DispatchMesh: every thread's payload
+// writes are visible before the payload is sent), then the instruction on the
+// 32-bit operands and, for DispatchMesh, the payload variable. OpEmitMeshTasksEXT
+// ends the block like a return: the rest of the block is unreachable and dropped.
+func (s *fn) meshControl(e *ir.Intrinsic, in *intrinsics.Info) uint32 {
+	b := s.b
+	sp := &in.SPIRV
+	b.needCap(sp.Capability)
+	b.needExt(sp.Extension)
+	var operands []uint32
+	var payload uint32
+	for i, a := range e.Args {
+		if in.Params[i].Payload {
+			g := ir.RootGlobal(a)
+			v := b.global(g)
+			if v == nil || v.sc != scTaskPayload {
+				b.errorf(e.Pos, diag.ErrSpvShape, "%s: the payload is not a task-payload variable", in.Name)
+				return 0
+			}
+			payload = v.id
+			continue
+		}
+		operands = append(operands, s.convert(s.expr(a), a.Type(), ir.U32))
+	}
+	if sp.ExecScope > 0 {
+		s.barrier(in)
+	}
+	if payload != 0 {
+		s.term(sp.Op[0], append(operands, payload)...)
+		return 0
+	}
+	s.do(sp.Op[0], operands...)
+	return 0
 }
 
 func (s *fn) barrier(in *intrinsics.Info) uint32 {

@@ -72,6 +72,8 @@ func tableCases() []intrinsicCase {
 		switch in.Class {
 		case intrinsics.ClassTexture, intrinsics.ClassMisc:
 			continue // resource methods: TestResources
+		case intrinsics.ClassMesh:
+			continue // amplification/mesh pipeline control, stage-bound: TestMeshShaders
 		case intrinsics.ClassAtomic:
 			cases = append(cases, atomicCases(in)...)
 			continue

@@ -248,6 +248,9 @@ const (
 	scFunction        = 7
 	scPushConstant    = 9
 	scStorageBuffer   = 12
+	// scTaskPayload is TaskPayloadWorkgroupEXT (SPV_EXT_mesh_shader): the
+	// amplification-to-mesh payload.
+	scTaskPayload = 5402
 
 	// Decorations.
 	decSpecID        = 1
@@ -264,6 +267,7 @@ const (
 	decBinding       = 33
 	decDescriptorSet = 34
 	decOffset        = 35
+	decPerPrimitive  = 5271 // PerPrimitiveEXT: a mesh shader's per-primitive outputs
 
 	// Scopes.
 	scopeDevice    = 1
@@ -283,6 +287,16 @@ const (
 	modeMaximallyReconvergesKHR = 6023 // SPV_KHR_maximal_reconvergence, no capability
 	extQuadControl              = "SPV_KHR_quad_control"
 	extMaximalReconvergence     = "SPV_KHR_maximal_reconvergence"
+
+	// Amplification (task) and mesh shaders: SPV_EXT_mesh_shader, SPIR-V 1.4 or later.
+	extMeshShader          = "SPV_EXT_mesh_shader"
+	modelTaskEXT           = 5364
+	modelMeshEXT           = 5365
+	modeOutputVertices     = 26
+	modeOutputLinesEXT     = 5269
+	modeOutputPrimitives   = 5270
+	modeOutputTrianglesEXT = 5298
+	spirv14                = 0x00010400
 )
 
 // inst appends one instruction (opcode + operands) to a section.

@@ -56,17 +56,20 @@ type Decl interface {
 // VarDecl declares one variable (global, local, member or parameter). A declaration
 // with several declarators (`int a, b[2];`) is split into one VarDecl each.
 type VarDecl struct {
-	Pos        diag.Pos
-	Attrs      []Attribute
-	Storage    []string // "static", "const", "groupshared", "uniform", "extern", "precise", "nointerpolation", …
-	Type       *TypeExpr
-	Name       string
-	NamePos    diag.Pos
-	ArrayDims  []Expr // `a[2][3]` -> [2, 3]; a nil entry is an unsized dimension `a[]`
-	Semantic   string // `: SV_Target0`
-	Register   *Register
-	Init       Expr   // `= expr` or an InitList
-	ParamDir   string // parameters only: "", "in", "out", "inout"
+	Pos       diag.Pos
+	Attrs     []Attribute
+	Storage   []string // "static", "const", "groupshared", "uniform", "extern", "precise", "nointerpolation", …
+	Type      *TypeExpr
+	Name      string
+	NamePos   diag.Pos
+	ArrayDims []Expr // `a[2][3]` -> [2, 3]; a nil entry is an unsized dimension `a[]`
+	Semantic  string // `: SV_Target0`
+	Register  *Register
+	Init      Expr   // `= expr` or an InitList
+	ParamDir  string // parameters only: "", "in", "out", "inout"
+	// MeshQual is a mesh-shader parameter qualifier (parameters only): "vertices",
+	// "indices", "primitives" (with out) or "payload" (with in); "" for none.
+	MeshQual   string
 	PackOffset string // `: packoffset(c0)` (accepted, ignored by layout with a warning)
 }
 

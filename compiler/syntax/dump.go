@@ -87,6 +87,9 @@ func dumpVar(b *strings.Builder, v *VarDecl) {
 	if v.ParamDir != "" {
 		b.WriteString(v.ParamDir + " ")
 	}
+	if v.MeshQual != "" {
+		b.WriteString(v.MeshQual + " ")
+	}
 	b.WriteString(dumpType(v.Type) + " " + v.Name)
 	for _, d := range v.ArrayDims {
 		b.WriteByte('[')

@@ -526,9 +526,19 @@ func (p *parser) param() *VarDecl {
 		pos = attrs[0].Pos
 	}
 	s := p.specifiers()
+	// The mesh-shader qualifiers are contextual: `out vertices V verts[64]` has one,
+	// while a parameter typed or named `indices` has none (a name follows the type).
+	var meshQual string
+	if t := p.tok(); t.Kind == tIdent && meshQualWords(t.Text) && p.peekN(1).Kind == tIdent {
+		meshQual = t.Text
+		p.advance()
+		if more := p.specifiers(); s.dir == "" {
+			s.dir, s.dirTok = more.dir, more.dirTok
+		}
+	}
 	typ := p.parseType()
 	typ.Modifiers = append(s.mods, typ.Modifiers...)
-	v := &VarDecl{Pos: pos, Attrs: attrs, Storage: s.storage, Type: typ, ParamDir: s.dir}
+	v := &VarDecl{Pos: pos, Attrs: attrs, Storage: s.storage, Type: typ, ParamDir: s.dir, MeshQual: meshQual}
 	if t := p.tok(); t.Kind == tIdent && !keywords(t.Text) {
 		v.Name, v.NamePos = t.Text, t.Pos
 		p.advance()

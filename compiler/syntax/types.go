@@ -96,6 +96,16 @@ func paramDirWords(s string) bool {
 	return false
 }
 
+// meshQualWords are the mesh-shader parameter qualifiers (Shader Model 6.5),
+// contextual: only in front of a parameter's type.
+func meshQualWords(s string) bool {
+	switch s {
+	case "vertices", "indices", "primitives", "payload":
+		return true
+	}
+	return false
+}
+
 // keywords cannot be used as names in expressions.
 func keywords(s string) bool {
 	switch s {

@@ -80,6 +80,13 @@ func EmitEntry(m *ir.Module, ep *ir.EntryPoint, opts Options) (out *Output, err 
 	if m == nil || ep == nil || ep.Func == nil {
 		return nil, &diag.Errors{Msgs: []diag.Msg{{Code: diag.ErrWGSLInternal, Text: "wgsl: nil module or entry point"}}}
 	}
+	if ep.Stage == ir.Amplification || ep.Stage == ir.Mesh {
+		// WebGPU has only vertex, fragment and compute pipelines (the WGSL spec's
+		// shader stages); there is nothing to lower a mesh pipeline stage to.
+		return nil, &diag.Errors{Msgs: []diag.Msg{{Severity: diag.Error, Code: diag.ErrWGSLMeshStage, Pos: ep.Pos,
+			Text: fmt.Sprintf("%s is a%s %s shader, and WebGPU has no mesh shaders: compile it for SPIR-V or MSL only (-target spirv,msl)",
+				ep.Name, map[bool]string{true: "n", false: ""}[ep.Stage == ir.Amplification], strings.ToLower(ep.Stage.String()))}}}
+	}
 	e := newEmitter(m, ep, opts)
 	defer func() {
 		// A panic here is a back-end bug on IR it did not expect; report it as a

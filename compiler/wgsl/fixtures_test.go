@@ -47,6 +47,10 @@ var fixtureErrors = map[string][2]diag.Code{
 	// IsHelperLane in a pixel shader: WGSL has no helper-invocation builtin.
 	"is_helper_lane.PS":      {diag.ErrWGSLHelperLane, diag.ErrWGSLHelperLane},
 	"is_helper_lane_vk13.PS": {diag.ErrWGSLHelperLane, diag.ErrWGSLHelperLane},
+	// Amplification and mesh shaders: WebGPU has no mesh pipeline.
+	"MeshletCull.ASCull":    {diag.ErrWGSLMeshStage, diag.ErrWGSLMeshStage},
+	"MeshletCull.MSDraw":    {diag.ErrWGSLMeshStage, diag.ErrWGSLMeshStage},
+	"MeshletCull.MSRecords": {diag.ErrWGSLMeshStage, diag.ErrWGSLMeshStage},
 }
 
 // TestFixtures compiles every positive HLSL fixture with the real front end,

@@ -111,6 +111,10 @@ func intrinsicCases() []tcase {
 		case intrinsics.ClassAtomic:
 			cases = append(cases, atomicCases(in, base)...)
 			continue
+		case intrinsics.ClassMesh:
+			// Only amplification and mesh shaders call them, and WebGPU has neither.
+			cases = append(cases, tcase{name: base, m: meshCall(in), want: diag.ErrWGSLMeshStage})
+			continue
 		case intrinsics.ClassTexture, intrinsics.ClassMisc:
 			cases = append(cases, resourceCases(in, base)...)
 			continue
@@ -392,4 +396,20 @@ func TestIntrinsicTable(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases over %d intrinsic rows", len(cases), len(intrinsics.Table))
+}
+
+// meshCall builds the stage that has the mesh intrinsic (DispatchMesh: an
+// amplification shader with its payload; SetMeshOutputCounts: a mesh shader)
+// calling it once.
+func meshCall(in *intrinsics.Info) *ir.Module {
+	if in.Op == intrinsics.DispatchMesh {
+		st := &ir.Struct{Name: "P", Fields: []ir.Field{{Name: "n", Type: ir.U32}}}
+		b, pl := Amplification("main", 32, st)
+		b.M.Structs = append(b.M.Structs, st)
+		b.Add(&ir.ExprStmt{X: Intr(in.Op, ir.Void{}, Uint(1), Uint(1), Uint(1), GRef(pl))})
+		return b.M
+	}
+	b, _ := Mesh("main", 32, ir.TopologyTriangle, 3, 1)
+	b.Add(&ir.ExprStmt{X: Intr(in.Op, ir.Void{}, Uint(0), Uint(0))})
+	return b.M
 }

@@ -149,9 +149,10 @@ typedef struct featchain {
 	VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR rot;
 	VkPhysicalDeviceShaderQuadControlFeaturesKHR quad;
 	VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR maxrc;
+	VkPhysicalDeviceMeshShaderFeaturesEXT mesh;
 	/* which structs are on the chain */
 	int has_v12, has_v13, has_s16, has_s8, has_f16i8, has_xtypes, has_vmm, has_ssc, has_ucf,
-	    has_rot, has_quad, has_maxrc;
+	    has_rot, has_quad, has_maxrc, has_mesh;
 } featchain;
 
 #define LINK(tail, s, st)             \
@@ -231,6 +232,12 @@ static void chain_build(featchain *c, uint32_t api, const extlist *e) {
 		LINK(tail, c->quad, VKX_STYPE_QUAD_CONTROL);
 		c->has_quad = 1;
 	}
+	/* Only where the extension is present: naming the struct elsewhere is
+	 * invalid at vkCreateDevice. */
+	if (ext_has(e, "VK_EXT_mesh_shader")) {
+		LINK(tail, c->mesh, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT);
+		c->has_mesh = 1;
+	}
 }
 
 static PFN_vkGetPhysicalDeviceFeatures2 features2_fn(VkInstance inst, uint32_t instance_api) {
@@ -240,6 +247,28 @@ static PFN_vkGetPhysicalDeviceFeatures2 features2_fn(VkInstance inst, uint32_t i
 }
 
 /* ---- query ---- */
+
+static void copy3(uint32_t dst[3], const uint32_t src[3]) {
+	for (int i = 0; i < 3; i++)
+		dst[i] = src[i];
+}
+
+/* mesh_props_copy flattens the mesh-shader properties the rig reads. */
+static void mesh_props_copy(vkx_mesh_caps *m, const VkPhysicalDeviceMeshShaderPropertiesEXT *p) {
+	m->max_task_work_group_total_count = p->maxTaskWorkGroupTotalCount;
+	copy3(m->max_task_work_group_count, p->maxTaskWorkGroupCount);
+	m->max_task_work_group_invocations = p->maxTaskWorkGroupInvocations;
+	copy3(m->max_task_work_group_size, p->maxTaskWorkGroupSize);
+	m->max_task_payload_size = p->maxTaskPayloadSize;
+	m->max_mesh_work_group_total_count = p->maxMeshWorkGroupTotalCount;
+	copy3(m->max_mesh_work_group_count, p->maxMeshWorkGroupCount);
+	m->max_mesh_work_group_invocations = p->maxMeshWorkGroupInvocations;
+	copy3(m->max_mesh_work_group_size, p->maxMeshWorkGroupSize);
+	m->max_mesh_output_vertices = p->maxMeshOutputVertices;
+	m->max_mesh_output_primitives = p->maxMeshOutputPrimitives;
+	m->max_preferred_task_work_group_invocations = p->maxPreferredTaskWorkGroupInvocations;
+	m->max_preferred_mesh_work_group_invocations = p->maxPreferredMeshWorkGroupInvocations;
+}
 
 VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, vkx_caps *out) {
 	PFN_vkGetPhysicalDeviceProperties props1 = IFN(inst, vkGetPhysicalDeviceProperties);
@@ -251,6 +280,8 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 	VkPhysicalDeviceDriverProperties drv = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
 	VkPhysicalDeviceSubgroupSizeControlProperties ssc = {
 	    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+	VkPhysicalDeviceMeshShaderPropertiesEXT mesh = {
+	    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_PROPERTIES_EXT};
 	featchain fc;
 	extlist e;
 	void **tail = &p2.pNext;
@@ -295,6 +326,11 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 			tail = &ssc.pNext;
 			out->has_size_control_props = 1;
 		}
+		if (ext_has(&e, "VK_EXT_mesh_shader")) {
+			*tail = &mesh;
+			tail = &mesh.pNext;
+			out->mesh.has_ext = 1;
+		}
 		props2(pd, &p2);
 		out->subgroup_size = sg.subgroupSize;
 		out->subgroup_stages = sg.supportedStages;
@@ -311,6 +347,7 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 		out->max_subgroup_size = ssc.maxSubgroupSize;
 		out->max_compute_workgroup_subgroups = ssc.maxComputeWorkgroupSubgroups;
 		out->required_subgroup_size_stages = ssc.requiredSubgroupSizeStages;
+		mesh_props_copy(&out->mesh, &mesh);
 	}
 
 	chain_build(&fc, api, &e);
@@ -354,6 +391,8 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 	out->f_maximal_reconvergence = fc.maxrc.shaderMaximalReconvergence;
 	out->f_fragment_stores_and_atomics = fc.f2.features.fragmentStoresAndAtomics;
 	out->f_vertex_pipeline_stores_and_atomics = fc.f2.features.vertexPipelineStoresAndAtomics;
+	out->mesh.f_task_shader = fc.mesh.taskShader;
+	out->mesh.f_mesh_shader = fc.mesh.meshShader;
 	free(e.p);
 	return VK_SUCCESS;
 }
@@ -418,6 +457,8 @@ struct vkx_ctx {
 	pthread_mutex_t rpass_mu;
 	target tgt;
 	int broken; /* a fence wait timed out: the device may still be running */
+	/* VK_EXT_mesh_shader's draw, NULL unless the extension was enabled. */
+	PFN_vkCmdDrawMeshTasksEXT vkCmdDrawMeshTasksEXT;
 #define X(name) PFN_##name name;
 	VKX_DEVICE_FNS(X)
 #undef X
@@ -456,6 +497,7 @@ static const char *wanted_ext[] = {
     "VK_KHR_shader_subgroup_uniform_control_flow",
     "VK_KHR_shader_subgroup_rotate",
     "VK_NV_shader_subgroup_partitioned",
+    "VK_EXT_mesh_shader", /* task and mesh kernels (mesh.h); needs SPIR-V 1.4 */
     NULL,
 };
 
@@ -592,6 +634,13 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	fc.v12.descriptorBindingStorageBufferUpdateAfterBind = VK_FALSE;
 	fc.v12.descriptorBindingUniformTexelBufferUpdateAfterBind = VK_FALSE;
 	fc.v12.descriptorBindingStorageTexelBufferUpdateAfterBind = VK_FALSE;
+	/* Of VK_EXT_mesh_shader only taskShader and meshShader are used; the
+	 * others need features the rig does not enable
+	 * (primitiveFragmentShadingRateMeshShader: primitiveFragmentShadingRate)
+	 * or cost queries nobody makes. */
+	fc.mesh.multiviewMeshShader = VK_FALSE;
+	fc.mesh.primitiveFragmentShadingRateMeshShader = VK_FALSE;
+	fc.mesh.meshShaderQueries = VK_FALSE;
 
 	c = calloc(1, sizeof *c);
 	if (c == NULL) {
@@ -630,6 +679,8 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	}
 	VKX_DEVICE_FNS(X)
 #undef X
+	if (fc.has_mesh && (fc.mesh.taskShader || fc.mesh.meshShader))
+		c->vkCmdDrawMeshTasksEXT = (PFN_vkCmdDrawMeshTasksEXT)gdpa(c->dev, "vkCmdDrawMeshTasksEXT");
 	memp(pd, &c->mem);
 	c->graphics = graphics;
 	c->vkGetDeviceQueue(c->dev, family, 0, &c->queue);
@@ -1377,3 +1428,8 @@ VkResult vkx_draw(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
 		*color = c->readback.map;
 	return r;
 }
+
+/* Task and mesh pipelines and their draws (VK_EXT_mesh_shader): kept in a file
+ * of their own, included here because they build on this file's private
+ * context, pipeline, layout and submission helpers. */
+#include "mesh_impl.h"

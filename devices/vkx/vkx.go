@@ -107,6 +107,8 @@ type Caps struct {
 	MaxPushConstantsSize  uint32
 	MaxUniformBufferRange uint32
 	MaxStorageBufferRange uint32
+
+	Mesh MeshCaps // VK_EXT_mesh_shader (mesh.go)
 }
 
 func b(v C.uint32_t) bool { return v != 0 }
@@ -158,6 +160,7 @@ func Query(instance, physical unsafe.Pointer, instanceAPI uint32) (Caps, error) 
 		MaxPushConstantsSize:  uint32(c.max_push_constants_size),
 		MaxUniformBufferRange: uint32(c.max_uniform_buffer_range),
 		MaxStorageBufferRange: uint32(c.max_storage_buffer_range),
+		Mesh:                  meshCaps(c.mesh),
 	}, nil
 }
 

@@ -30,6 +30,27 @@
 void *vkx_load(const char **why);
 uint32_t vkx_instance_version(void);
 
+/* VK_EXT_mesh_shader as the rig reads it (VkPhysicalDeviceMeshShaderFeaturesEXT
+ * and VkPhysicalDeviceMeshShaderPropertiesEXT). */
+typedef struct vkx_mesh_caps {
+	uint32_t has_ext; /* VK_EXT_mesh_shader is among the device extensions */
+	uint32_t f_task_shader;
+	uint32_t f_mesh_shader;
+	uint32_t max_task_work_group_total_count;
+	uint32_t max_task_work_group_count[3];
+	uint32_t max_task_work_group_invocations;
+	uint32_t max_task_work_group_size[3];
+	uint32_t max_task_payload_size;
+	uint32_t max_mesh_work_group_total_count;
+	uint32_t max_mesh_work_group_count[3];
+	uint32_t max_mesh_work_group_invocations;
+	uint32_t max_mesh_work_group_size[3];
+	uint32_t max_mesh_output_vertices;
+	uint32_t max_mesh_output_primitives;
+	uint32_t max_preferred_task_work_group_invocations;
+	uint32_t max_preferred_mesh_work_group_invocations;
+} vkx_mesh_caps;
+
 /* Flat copy of everything waverig reads from the Properties2/Features2
  * chains. Plain integers so Go can read it without cgo struct gymnastics. */
 typedef struct vkx_caps {
@@ -77,6 +98,10 @@ typedef struct vkx_caps {
 	uint32_t max_push_constants_size;
 	uint32_t max_uniform_buffer_range;
 	uint32_t max_storage_buffer_range;
+
+	/* VK_EXT_mesh_shader: present, its two features the rig uses, and the
+	 * properties a task/mesh job is checked against (mesh.h). */
+	vkx_mesh_caps mesh;
 } vkx_caps;
 
 /* vkx_query fills *out. instance_api is the apiVersion the instance was
@@ -181,5 +206,35 @@ vkx_pipe *vkx_gfx_pipe_create(vkx_ctx *c, const vkx_gfx_desc *d, const vkx_bindi
 VkResult vkx_draw(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
                   uint32_t vertex_count, uint32_t draws, uint64_t timeout_ns, void **color,
                   vkx_err *err);
+
+/* ---- task and mesh shaders (VK_EXT_mesh_shader; mesh_impl.h) ---- */
+
+/* One mesh pipeline: an optional task stage and a mesh stage, no vertex
+ * input, rasterizer discard on and no fragment stage (the kernels write
+ * storage buffers and emit no primitives), a 1x1 framebuffer without
+ * attachments. task_size / mesh_size: a nonzero value chains
+ * VkPipelineShaderStageRequiredSubgroupSizeCreateInfo on that stage (Go has
+ * checked that requiredSubgroupSizeStages lists it). Bindings are visible to
+ * the task and mesh stages. */
+typedef struct vkx_mesh_desc {
+	const uint32_t *ts; /* NULL: no task stage */
+	size_t ts_words;
+	const char *ts_entry;
+	const uint32_t *ms;
+	size_t ms_words;
+	const char *ms_entry;
+	uint32_t task_size, mesh_size;
+} vkx_mesh_desc;
+
+vkx_pipe *vkx_mesh_pipe_create(vkx_ctx *c, const vkx_mesh_desc *d, const vkx_binding *b,
+                               uint32_t nb, vkx_err *err);
+
+/* vkx_mesh_draw records one render pass with
+ * vkCmdDrawMeshTasksEXT(gx, gy, gz), submits and waits. */
+VkResult vkx_mesh_draw(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb, uint32_t gx,
+                       uint32_t gy, uint32_t gz, uint64_t timeout_ns, vkx_err *err);
+
+/* vkx_ctx_mesh: the context enabled VK_EXT_mesh_shader (its draw is loaded). */
+uint32_t vkx_ctx_mesh(const vkx_ctx *c);
 
 #endif

@@ -105,7 +105,10 @@ func Compile(text, entry string, registers []string) (mod *Module, skip string, 
 }
 
 // stageFlags are glslangValidator's -S names of the stages the rig runs.
-var stageFlags = map[string]string{"compute": "comp", "pixel": "frag", "vertex": "vert"}
+// glslang 12's HLSL front end parses task and mesh entries but knows no
+// DispatchMesh or SetMeshOutputCounts: asking it anyway gives the reason a
+// user reads in the skip, its own words, rather than ours.
+var stageFlags = map[string]string{"compute": "comp", "pixel": "frag", "vertex": "vert", "amplification": "task", "task": "task", "mesh": "mesh"}
 
 // CompileStage is Compile for an entry point of a stage ("compute", "pixel",
 // "vertex").

@@ -16,6 +16,10 @@ const (
 	Compute Stage = "compute"
 	Pixel   Stage = "pixel"
 	Vertex  Stage = "vertex"
+	// Task (D3D's amplification) and Mesh run in a VK_EXT_mesh_shader
+	// pipeline (mesh.go).
+	Task Stage = "task"
+	Mesh Stage = "mesh"
 )
 
 // Draw describes how a pixel or vertex kernel is drawn.

@@ -143,6 +143,9 @@ type Kernel struct {
 	Stage Stage
 	// Draw is non-nil exactly for Pixel and Vertex kernels (Groups is then zero).
 	Draw *Draw
+	// MeshDraw is non-nil exactly for Task and Mesh kernels (Groups is then
+	// zero): the entry points and the vkCmdDrawMeshTasksEXT grid (mesh.go).
+	MeshDraw *MeshDraw
 	// Extensions are the SPIR-V extensions the kernel's module is compiled with
 	// (waverig's -fspv-extension): SPV_NV_shader_subgroup_partitioned for WaveMatch
 	// and WaveMultiPrefix*, SPV_KHR_quad_control for the native QuadAny/QuadAll.

@@ -63,7 +63,7 @@ func ParseAPIs(s string) ([]string, error) {
 }
 
 // Stages lists every shader stage the matrix covers, in run order.
-var Stages = []string{results.Compute, results.Pixel, results.Vertex}
+var Stages = []string{results.Compute, results.Pixel, results.Vertex, results.Task, results.Mesh}
 
 // ParseStages reads a comma-separated stage list ("compute,pixel").
 func ParseStages(s string) ([]string, error) {
@@ -75,7 +75,7 @@ func ParseStages(s string) ([]string, error) {
 			ok = ok || st == known
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown stage %q (use compute, pixel, vertex)", st)
+			return nil, fmt.Errorf("unknown stage %q (use compute, pixel, vertex, task, mesh)", st)
 		}
 		for _, b := range out {
 			if b == st {
@@ -161,6 +161,8 @@ func NotApplicable(api string, k kernels.Kernel) string {
 		return "WebGPU cannot require a wave size ([WaveSize], W0601)"
 	case kernels.IncludesHelperLanes(c):
 		return "WebGPU cannot make helper lanes take part in wave operations ([WaveOpsIncludeHelperLanes], W0602)"
+	case k.Stage == kernels.Task || k.Stage == kernels.Mesh:
+		return webgpuNoMesh
 	case k.Stage == kernels.Vertex && api == Dawn:
 		// The standard dialect's rule (WGSL); wgpu-native runs them with
 		// native-feature-subgroup-vertex, a device feature (stageMissing).

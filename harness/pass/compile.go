@@ -176,6 +176,10 @@ func (r *Rig) precompile(ks []kernels.Kernel, targets []target) {
 					r.drawModules(j.k, j.t)
 					continue
 				}
+				if j.k.MeshDraw != nil {
+					r.meshModules(j.k, j.t)
+					continue
+				}
 				r.compile(j.k, j.t)
 			}
 		}()

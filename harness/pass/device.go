@@ -30,6 +30,9 @@ type Device interface {
 	// Draw runs one draw kernel (the colour target, if any, comes back under
 	// kernels.ColorTarget).
 	Draw(j DrawJob) (map[string][]byte, error)
+	// Mesh runs one task or mesh kernel (mesh.go); only Vulkan has them
+	// (NotApplicable rules the WebGPU pairs out).
+	Mesh(j MeshJob) (map[string][]byte, error)
 	// Prebuild creates the pipelines of jobs the pass is about to run on up to
 	// workers goroutines, so that Compute and Draw find them cached; it
 	// returns how many it built. A device that compiles at dispatch may build
@@ -273,8 +276,9 @@ func (d wgpuAPI) Prebuild(compute []ComputeJob, draws []DrawJob, workers int) in
 	return d.gpu.Prebuild(jobs, workers)
 }
 
-func (d wgpuAPI) Pipelines() int { return d.gpu.PipelinesCreated() }
-func (d wgpuAPI) Close()         { d.gpu.Release() }
+func (d wgpuAPI) Mesh(MeshJob) (map[string][]byte, error) { return nil, errNoMeshShaders }
+func (d wgpuAPI) Pipelines() int                          { return d.gpu.PipelinesCreated() }
+func (d wgpuAPI) Close()                                  { d.gpu.Release() }
 
 // dawnAPI is WebGPU through Dawn (harness/dawn's Node helper; Tint compiles
 // the standard dialect). The helper builds each pipeline at its first use
@@ -319,6 +323,7 @@ func (a dawnAPI) Draw(j DrawJob) (map[string][]byte, error) {
 	return drawnBack(j.Buffers, bufs, color), nil
 }
 
+func (a dawnAPI) Mesh(MeshJob) (map[string][]byte, error)   { return nil, errNoMeshShaders }
 func (a dawnAPI) Prebuild([]ComputeJob, []DrawJob, int) int { return 0 }
 func (a dawnAPI) Pipelines() int                            { return a.d.Pipelines() }
 func (a dawnAPI) Close()                                    { a.d.Close() }
@@ -338,6 +343,7 @@ func (a browserAPI) Compute(j ComputeJob) (map[string][]byte, error) {
 func (a browserAPI) Draw(DrawJob) (map[string][]byte, error) {
 	return nil, SkipError("the browser check runs compute kernels only")
 }
+func (a browserAPI) Mesh(MeshJob) (map[string][]byte, error)   { return nil, errNoMeshShaders }
 func (a browserAPI) Prebuild([]ComputeJob, []DrawJob, int) int { return 0 }
 func (a browserAPI) Pipelines() int                            { return 0 }
 func (a browserAPI) Close()                                    { a.b.Close() }

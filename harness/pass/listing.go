@@ -53,6 +53,13 @@ func (c Config) passKernels(dev devices.Device, size, own uint32) []kernels.Kern
 				ks = append(ks, kernels.GraphicsMatrix(st, c.Filter)...)
 			}
 		}
+		// Task and mesh kernels, like draws, run at the device's own size
+		// (lavapipe 25.0.7 takes no required size in either stage).
+		for _, st := range []kernels.Stage{kernels.Task, kernels.Mesh} {
+			if c.wantsStage(string(st)) {
+				ks = append(ks, kernels.MeshMatrix(st, c.Filter)...)
+			}
+		}
 	}
 	ks = c.Shard.Kernels(ks)
 	if c.Fraction > 1 {

@@ -73,6 +73,9 @@ func (r *Rig) prebuildJobs(ks []kernels.Kernel, targets []target, size uint32, l
 				}
 				continue
 			}
+			if k.MeshDraw != nil {
+				continue // built at its first draw: few, and only Vulkan has them
+			}
 			m := r.compile(k, t)
 			if m.err != nil || m.skip != "" {
 				continue

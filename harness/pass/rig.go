@@ -558,6 +558,11 @@ func (r *Rig) notRun(k kernels.Kernel, t target, size uint32, layout results.Rec
 			return results.Skip, why, ""
 		}
 	}
+	if k.MeshDraw != nil {
+		if why := r.meshMissing(k, t); why != "" {
+			return results.Skip, why, ""
+		}
+	}
 	if why := r.missingFeature(t.api, k); why != "" {
 		return results.Skip, why, ""
 	}
@@ -704,6 +709,9 @@ func (r *Rig) runKernel(k kernels.Kernel, t target, size uint32) (map[string][]b
 	r.hangIfPlanted(k.Name) // a fault build's hung dispatch (faults.go)
 	if k.Draw != nil {
 		return r.runDraw(k, t)
+	}
+	if k.MeshDraw != nil {
+		return r.runMesh(k, t)
 	}
 	m := r.compile(k, t)
 	if m.skip != "" {

@@ -97,8 +97,8 @@ var shaderStages = []struct {
 	{0x2, "VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT", "tessellation control", false},
 	{0x4, "VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT", "tessellation evaluation", false},
 	{0x8, "VK_SHADER_STAGE_GEOMETRY_BIT", "geometry", false},
-	{0x40, "VK_SHADER_STAGE_TASK_BIT_EXT", "task", false},
-	{0x80, "VK_SHADER_STAGE_MESH_BIT_EXT", "mesh", false},
+	{0x40, "VK_SHADER_STAGE_TASK_BIT_EXT", "task", true},
+	{0x80, "VK_SHADER_STAGE_MESH_BIT_EXT", "mesh", true},
 	{0x100, "VK_SHADER_STAGE_RAYGEN_BIT_KHR", "ray generation", false},
 	{0x200, "VK_SHADER_STAGE_ANY_HIT_BIT_KHR", "any hit", false},
 	{0x400, "VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR", "closest hit", false},
@@ -110,7 +110,7 @@ var shaderStages = []struct {
 // subgroupRelated picks the extensions a wave-intrinsics report cares about.
 func subgroupRelated(ext string) bool {
 	e := strings.ToLower(ext)
-	for _, s := range []string{"subgroup", "quad", "reconvergence", "float16_int8", "shader_float_controls", "16bit_storage", "8bit_storage", "vulkan_memory_model"} {
+	for _, s := range []string{"subgroup", "quad", "reconvergence", "mesh_shader", "float16_int8", "shader_float_controls", "16bit_storage", "8bit_storage", "vulkan_memory_model"} {
 		if strings.Contains(e, s) {
 			return true
 		}

@@ -516,8 +516,12 @@ func stageOrder(s string) int {
 		return 1
 	case results.Vertex:
 		return 2
+	case results.Task:
+		return 3
+	case results.Mesh:
+		return 4
 	}
-	return 3
+	return 5
 }
 
 func appendNew(list []string, s string) []string {

@@ -55,6 +55,8 @@ const (
 	Compute = "compute"
 	Pixel   = "pixel"
 	Vertex  = "vertex"
+	Task    = "task" // D3D's amplification stage (VK_EXT_mesh_shader)
+	Mesh    = "mesh"
 )
 
 // Compiler names used in records.
@@ -77,7 +79,7 @@ type Record struct {
 	API      string `json:"api"` // Vulkan or WebGPU
 	// Impl is the WebGPU implementation (Wgpu or Dawn); "" on Vulkan.
 	Impl     string `json:"impl,omitempty"`
-	Stage    string `json:"stage"` // Compute, Pixel or Vertex
+	Stage    string `json:"stage"` // Compute, Pixel, Vertex, Task or Mesh
 	Compiler string `json:"compiler"`
 	Device   string `json:"device"`
 	// DeviceIndex is the device's index in the Vulkan enumeration (`waverig

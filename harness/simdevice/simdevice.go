@@ -116,6 +116,12 @@ func (d *Device) Draw(j pass.DrawJob) (map[string][]byte, error) {
 	return d.run(j.Kernel, d.info.SubgroupSize)
 }
 
+// Mesh refuses: the simulated device reports no VK_EXT_mesh_shader, so a
+// pass never gets here (its task and mesh cases are skips naming it).
+func (d *Device) Mesh(pass.MeshJob) (map[string][]byte, error) {
+	return nil, pass.SkipError("the simulated device has no mesh shaders")
+}
+
 func (d *Device) run(k kernels.Kernel, size uint32) (map[string][]byte, error) {
 	name := k.Name
 	d.mu.Lock()

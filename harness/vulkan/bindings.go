@@ -26,8 +26,9 @@ func (b ModuleBinding) Descriptor() string {
 	return "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"
 }
 
-// Execution models by the rig's stage names ("compute", "pixel", "vertex").
-var stageModels = map[string]uint32{"compute": execModelGLCompute, "pixel": execModelFragment, "vertex": execModelVertex}
+// Execution models by the rig's stage names ("compute", "pixel", "vertex", "task", "mesh").
+var stageModels = map[string]uint32{"compute": execModelGLCompute, "pixel": execModelFragment, "vertex": execModelVertex,
+	"task": execModelTaskEXT, "amplification": execModelTaskEXT, "mesh": execModelMeshEXT}
 
 // ModuleBindings reads the buffers the entry point of a stage uses from the
 // module's decorations, sorted by set and binding. A malformed module, a

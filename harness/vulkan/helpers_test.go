@@ -66,6 +66,13 @@ var spvCache sync.Map // testdata file name -> []uint32
 // accepts) and fails if the checked-in copy is stale (-update rewrites it).
 func compileGLSL(t testing.TB, name string) []uint32 {
 	t.Helper()
+	return compileGLSLFor(t, name, "vulkan1.1")
+}
+
+// compileGLSLFor is compileGLSL for a target environment of its own: the
+// task and mesh probes need SPIR-V 1.4 and up (vulkan1.3).
+func compileGLSLFor(t testing.TB, name, env string) []uint32 {
+	t.Helper()
 	if w, ok := spvCache.Load(name); ok {
 		return w.([]uint32)
 	}
@@ -73,7 +80,7 @@ func compileGLSL(t testing.TB, name string) []uint32 {
 	var spv []byte
 	if tool, err := exec.LookPath("glslangValidator"); err == nil {
 		out := filepath.Join(t.TempDir(), name+".spv")
-		cmd := exec.Command(tool, "-V", "--target-env", "vulkan1.1", "-o", out, filepath.Join("testdata", name))
+		cmd := exec.Command(tool, "-V", "--target-env", env, "-o", out, filepath.Join("testdata", name))
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("glslangValidator %s: %v\n%s", name, err, msg)
 		}

@@ -132,6 +132,9 @@ type pipeKey struct {
 	fragEntry     string
 	color         ColorFormat
 	width, height uint32
+	// Mesh pipelines (mesh.go): hash and entry are the mesh module's,
+	// fragHash and fragEntry the task module's (zero and "" without one).
+	mesh bool
 }
 
 type cachedPipe struct {

@@ -65,6 +65,8 @@ const (
 	execModelVertex    = 0
 	execModelFragment  = 4
 	execModelGLCompute = 5
+	execModelTaskEXT   = 5364 // SPV_EXT_mesh_shader
+	execModelMeshEXT   = 5365
 	execModeLocalSize  = 17
 
 	decorationBlock       = 2
@@ -107,6 +109,10 @@ func execModelName(model uint32) string {
 		return "Fragment"
 	case execModelGLCompute:
 		return "GLCompute"
+	case execModelTaskEXT:
+		return "TaskEXT"
+	case execModelMeshEXT:
+		return "MeshEXT"
 	}
 	return fmt.Sprintf("execution model %d", model)
 }

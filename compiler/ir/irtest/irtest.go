@@ -45,6 +45,32 @@ func Entry(name string, stage ir.Stage) *Builder {
 	return &Builder{M: &ir.Module{Functions: []*ir.Function{f}, EntryPoints: []*ir.EntryPoint{ep}}, F: f, EP: ep}
 }
 
+// Amplification starts a module whose entry point is an amplification shader
+// with numthreads(threads, 1, 1) and a task payload global of type payload (the
+// variable DispatchMesh sends), which it returns with the builder.
+func Amplification(name string, threads int, payload ir.Type) (*Builder, *ir.Global) {
+	b := Entry(name, ir.Amplification)
+	b.EP.NumThreads = [3]int{threads, 1, 1}
+	g := b.Global(&ir.Global{Name: "payload", Type: payload, Space: ir.SpaceTaskPayload})
+	b.EP.Mesh = &ir.MeshInfo{Payload: g}
+	return b, g
+}
+
+// Mesh starts a module whose entry point is a mesh shader with
+// numthreads(threads, 1, 1), the topology and output counts given, and its
+// out indices array (uint3 per triangle, uint2 per line), which it returns.
+func Mesh(name string, threads int, topo ir.Topology, vertices, primitives int) (*Builder, *ir.Global) {
+	b := Entry(name, ir.Mesh)
+	b.EP.NumThreads = [3]int{threads, 1, 1}
+	b.EP.Mesh = &ir.MeshInfo{Topology: topo, MaxVertices: vertices, MaxPrimitives: primitives}
+	n, bi := 3, ir.BuiltinPrimitiveTriangleIndices
+	if topo == ir.TopologyLine {
+		n, bi = 2, ir.BuiltinPrimitiveLineIndices
+	}
+	idx := b.Output("indices", &ir.Array{Elem: ir.Vector{Elem: ir.U32, N: n}, Len: primitives}, bi, 0)
+	return b, idx
+}
+
 // Func adds a helper function, before the entry point's function (callees come
 // before callers), and returns it.
 func (b *Builder) Func(f *ir.Function) *ir.Function {

@@ -23,6 +23,7 @@
 #define kernel
 #define fragment
 #define vertex
+#define object_data
 
 #define NAN __builtin_nanf("")
 #define INFINITY __builtin_inff()
@@ -32,6 +33,7 @@ namespace metal {
 typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned long ulong;
+typedef unsigned char uchar;
 
 // half: a 16-bit float in Metal; here a class that converts to and from float.
 struct half {
@@ -230,6 +232,24 @@ struct texture2d {
     void write(vec<T, 4> value, uint2 coord) const;
     uint get_width(uint lod = 0) const;
     uint get_height(uint lod = 0) const;
+};
+
+// Metal 3 object and mesh functions: the object function's grid, and the mesh
+// function's output object. set_primitive exists only when the primitive type is
+// not void, so a mesh<V, void, …> that sets primitives fails the check.
+struct mesh_grid_properties {
+    void set_threadgroups_per_grid(uint3 threadgroups);
+};
+enum class topology { point, line, triangle };
+template<typename P> struct mesh_primitive_setter {
+    void set_primitive(uint index, P primitive);
+};
+template<> struct mesh_primitive_setter<void> {};
+template<typename V, typename P, uint NV, uint NP, topology T>
+struct mesh : mesh_primitive_setter<P> {
+    void set_vertex(uint index, V vertex);
+    void set_index(uint index, uchar value);
+    void set_primitive_count(uint count);
 };
 
 } // namespace metal
