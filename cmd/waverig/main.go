@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"waverig/harness"
@@ -39,6 +40,16 @@ func main() { os.Exit(mainStatus()) }
 // mainStatus is main without the exit, so tests can run the binary's whole
 // behaviour (child mode and signals included) from the test binary.
 func mainStatus() int {
+	// WAVERIG_CPUPROFILE=FILE: a Go CPU profile of this process (a child's goes
+	// to FILE.child-PID), for `go tool pprof`; docs/performance.md.
+	if path := os.Getenv("WAVERIG_CPUPROFILE"); path != "" {
+		if harness.IsChild() {
+			path += fmt.Sprintf(".child-%d", os.Getpid())
+		}
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	// A lavapipe wave size runs in a child process of this binary (harness/child.go).
 	if harness.IsChild() {
 		return harness.ChildMain(os.Stdout)

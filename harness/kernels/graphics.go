@@ -129,6 +129,9 @@ func GraphicsMatrix(stage Stage, f Filter) []Kernel {
 				continue
 			}
 			name := fmt.Sprintf("%s_%s_%s_%s", stage, op, families[0].name, sh.Name)
+			if !f.wantsKernel(name) {
+				continue
+			}
 			var k Kernel
 			var err error
 			if stage == Pixel {

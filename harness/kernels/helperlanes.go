@@ -114,10 +114,11 @@ func helperLanesKernels(f Filter) []Kernel {
 					}
 				}
 			}
-			if len(cases) == 0 {
+			name := helperLanesKernelName(v.op, v.native, sh.Name)
+			if len(cases) == 0 || !f.wantsKernel(name) {
 				continue
 			}
-			k, err := buildPixel(helperLanesKernelName(v.op, v.native, sh.Name), cases)
+			k, err := buildPixel(name, cases)
 			if err != nil {
 				// Static matrix: the package's tests catch generator bugs.
 				continue

@@ -78,10 +78,11 @@ func MeshMatrix(stage Stage, f Filter) []Kernel {
 					}
 				}
 			}
-			if len(cases) == 0 {
+			name := fmt.Sprintf("%s_%s_%s_%s", stage, op, families[0].name, sh.Name)
+			if len(cases) == 0 || !f.wantsKernel(name) {
 				continue
 			}
-			k, err := buildMeshStage(fmt.Sprintf("%s_%s_%s_%s", stage, op, families[0].name, sh.Name), stage, cases)
+			k, err := buildMeshStage(name, stage, cases)
 			if err != nil {
 				continue // static matrix: the package's tests catch generator bugs
 			}
@@ -240,10 +241,11 @@ func compactionKernels(f Filter) []Kernel {
 				cases = append(cases, c)
 			}
 		}
-		if len(cases) == 0 {
+		name := fmt.Sprintf("task_%s_%s", Compaction, sh.Name)
+		if len(cases) == 0 || !f.wantsKernel(name) {
 			continue
 		}
-		k, err := buildCompaction(fmt.Sprintf("task_%s_%s", Compaction, sh.Name), cases)
+		k, err := buildCompaction(name, cases)
 		if err != nil {
 			continue
 		}

@@ -128,10 +128,11 @@ func quadVoteMatrix(f Filter) []Kernel {
 						}
 					}
 				}
-				if len(cases) == 0 {
+				name := quadVoteKernelName(Compute, op, native, sh.Name)
+				if len(cases) == 0 || !f.wantsKernel(name) {
 					continue
 				}
-				k, err := build(quadVoteKernelName(Compute, op, native, sh.Name), cases)
+				k, err := build(name, cases)
 				if err != nil {
 					// Static matrix: the package's tests catch generator bugs.
 					continue
@@ -161,10 +162,11 @@ func quadVotePixelKernels(f Filter) []Kernel {
 						cases = append(cases, c)
 					}
 				}
-				if len(cases) == 0 {
+				name := quadVoteKernelName(Pixel, op, native, sh.Name)
+				if len(cases) == 0 || !f.wantsKernel(name) {
 					continue
 				}
-				k, err := buildPixel(quadVoteKernelName(Pixel, op, native, sh.Name), cases)
+				k, err := buildPixel(name, cases)
 				if err != nil {
 					continue
 				}

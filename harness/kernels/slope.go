@@ -57,7 +57,7 @@ func slopeKernels(f Filter) []Kernel {
 	for _, name := range SlopeShapes {
 		sh, _ := pixelShape(name)
 		c := Case{Name: slopeName, Op: intrinsics.QuadReadAcrossX, Type: Type{"float", 2}, Pattern: All, Shape: sh}
-		if !f.keep(c) {
+		if !f.keep(c) || !f.wantsKernel("pixel_PSSlope_"+name) {
 			continue
 		}
 		var sb strings.Builder
@@ -154,7 +154,7 @@ func helperKernels(f Filter) []Kernel {
 	for _, name := range HelperShapes {
 		sh, _ := pixelShape(name)
 		c := Case{Name: helperName, Op: intrinsics.QuadReadAcrossX, Type: Type{"bool", 1}, Pattern: All, Shape: sh}
-		if !f.keep(c) {
+		if !f.keep(c) || !f.wantsKernel("pixel_IsHelperLane_"+name) {
 			continue
 		}
 		sc := *sh.Scene

@@ -81,7 +81,7 @@ func waveSizeMatrix(f Filter) []Kernel {
 				}
 			}
 		}
-		if len(cases) == 0 {
+		if len(cases) == 0 || !f.wantsKernel(w.Name()+"_"+waveSizeOp.String()) {
 			continue
 		}
 		k, err := build(w.Name()+"_"+waveSizeOp.String(), cases)

@@ -1,6 +1,7 @@
 package pass
 
 import (
+	"slices"
 	"waverig/compiler/reflect"
 	"waverig/devices"
 	"waverig/harness/expect"
@@ -43,21 +44,53 @@ func DefaultAPIs(d devices.Device) (apis []string, notes []string) {
 // the kernels of the configured shard, and of the CI tier when Fraction > 1,
 // and of the pool's part.
 func (c Config) passKernels(dev devices.Device, size, own uint32) []kernels.Kernel {
+	return c.passKernelsMemo(dev, size, own, nil)
+}
+
+// kernelMemo keeps the matrices PlanRun's passes share: every size of a
+// device lists the same compute (and, at each child's own size, the same
+// graphics and mesh) kernels, and building them is most of a listing.
+type kernelMemo map[string][]kernels.Kernel
+
+func (m kernelMemo) get(key string, build func() []kernels.Kernel) []kernels.Kernel {
+	if m == nil {
+		return build()
+	}
+	ks, ok := m[key]
+	if !ok {
+		ks = build()
+		m[key] = ks
+	}
+	return slices.Clip(ks) // an append by the caller copies, never writes into the memo
+}
+
+// passKernelsMemo is passKernels with its matrices from memo (nil: built).
+func (c Config) passKernelsMemo(dev devices.Device, size, own uint32, memo kernelMemo) []kernels.Kernel {
 	var ks []kernels.Kernel
+	// The shard, and the part where no CI tier chooses among the whole
+	// matrix's kernels first, keep kernels by name: asked before a kernel's
+	// buffers are built, so a child builds only its share's data.
+	f := c.Filter
+	if !c.Shard.Whole() || (!c.Part.Whole() && c.Fraction <= 1) {
+		shard, part, tiered := c.Shard, c.Part, c.Fraction > 1
+		f.Kernels = func(name string) bool {
+			return shard.Has(name) && (tiered || part.Has(name)) && (c.Filter.Kernels == nil || c.Filter.Kernels(name))
+		}
+	}
 	if c.wantsStage(results.Compute) {
-		ks = kernels.Matrix(c.Filter)
+		ks = memo.get("compute", func() []kernels.Kernel { return kernels.Matrix(f) })
 	}
 	if size == own {
 		for _, st := range []kernels.Stage{kernels.Pixel, kernels.Vertex} {
 			if c.wantsStage(string(st)) {
-				ks = append(ks, kernels.GraphicsMatrix(st, c.Filter)...)
+				ks = append(ks, memo.get(string(st), func() []kernels.Kernel { return kernels.GraphicsMatrix(st, f) })...)
 			}
 		}
 		// Task and mesh kernels, like draws, run at the device's own size
 		// (lavapipe 25.0.7 takes no required size in either stage).
 		for _, st := range []kernels.Stage{kernels.Task, kernels.Mesh} {
 			if c.wantsStage(string(st)) {
-				ks = append(ks, kernels.MeshMatrix(st, c.Filter)...)
+				ks = append(ks, memo.get(string(st), func() []kernels.Kernel { return kernels.MeshMatrix(st, f) })...)
 			}
 		}
 	}
@@ -118,13 +151,14 @@ func PlanRun(p plan.Plan, cfg Config) ([]plan.PlannedCase, []plan.Excluded) {
 	}
 	ranges := map[string]*reflect.WaveSize{}
 	targets := cfg.targets()
+	memo := kernelMemo{}
 	for _, sp := range p.Sizes {
 		if sp.SkipReason != "" {
 			continue // no child, no records
 		}
 		dev := plan.PassDevice(p.Device, sp)
 		size, own := sp.Size, dev.SubgroupSize
-		for _, k := range cfg.passKernels(dev, size, own) {
+		for _, k := range cfg.passKernelsMemo(dev, size, own, memo) {
 			ws, ok := ranges[k.Name]
 			if !ok {
 				ws = reflectedWaveSize(k)
