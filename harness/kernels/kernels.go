@@ -137,7 +137,12 @@ type Kernel struct {
 	// Buffers are registers as written in the HLSL (compiled with -auto-bindings, the
 	// engine maps them via reflection).
 	Buffers []Buffer
-	Groups  [3]uint32
+	// Textures and Samplers are the kernel's sampled textures (Texture2D) and
+	// samplers (SamplerState), by register like Buffers and mapped to the
+	// module's reflected bindings the same way (texture.go).
+	Textures []Texture
+	Samplers []Sampler
+	Groups   [3]uint32
 	Needs   Features
 	// Stage is the stage the operations run in; "" means Compute.
 	Stage Stage
