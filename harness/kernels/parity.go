@@ -44,6 +44,9 @@ func (m *Memo) Compare(apiA string, outA map[string][]byte, apiB string, outB ma
 	if k.Stage == Pixel {
 		return m.comparePixel(apiA, outA, apiB, outB)
 	}
+	if isSum(k) {
+		return compareSum(k, apiA, outA, apiB, outB)
+	}
 	init, gotA, err := m.words(outA)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", apiA, err)
