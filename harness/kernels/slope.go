@@ -200,11 +200,11 @@ func (ps *pixelState) checkSlope(out map[string][]byte) {
 		return
 	}
 	tex, level := ps.k.Textures[0], slopeLevel(ps.k.Cases[0])
-	exact := 0
+	exact, worst := 0, 0.0 // pixels that matched exactly, the largest deviation of a matching one
 	try := func(sc Scene, mirrored bool) []results.LaneFailure {
 		var fails []results.LaneFailure
 		cls := sc.Classify()
-		exact = 0
+		exact, worst = 0, 0
 		for y := uint32(0); y < h; y++ {
 			for x := uint32(0); x < w; x++ {
 				got := floatPixel(b, int(y*w+x))
@@ -224,8 +224,13 @@ func (ps *pixelState) checkSlope(out map[string][]byte) {
 				case OnEdge:
 					okPix = near || got == [4]float32{}
 				}
-				if near && same && cls[y*w+x] != Out {
-					exact++
+				if near && cls[y*w+x] != Out && got != [4]float32{} {
+					for i := range got {
+						worst = max(worst, abs(float64(got[i])-want[i]))
+					}
+					if same {
+						exact++
+					}
 				}
 				if !okPix {
 					if cls[y*w+x] == Out {
@@ -252,7 +257,7 @@ func (ps *pixelState) checkSlope(out map[string][]byte) {
 			try(ps.sc, false) // the note's count is the unmirrored picture's
 		}
 	}
-	st.extra = append(st.extra, fmt.Sprintf("level %d sampled; %d shaded pixels exact", level, exact))
+	st.extra = append(st.extra, fmt.Sprintf("level %d sampled; %d shaded pixels exact, the others within %.3g (bound %.3g a height, twice that a difference)", level, exact, worst, sampleTolerance(level)))
 	st.res.Lanes += int(w*h) - len(fails)
 	for _, f := range fails {
 		st.fail(f)
