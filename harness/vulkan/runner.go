@@ -63,9 +63,9 @@ type Buffer struct {
 
 // Job is one dispatch.
 type Job struct {
-	SPIRV         []uint32
-	Entry         string
-	Buffers       []Buffer
+	SPIRV   []uint32
+	Entry   string
+	Buffers []Buffer
 	// Images and Samplers are the sampled images and samplers the module
 	// binds (images.go).
 	Images        []Image
