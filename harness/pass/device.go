@@ -283,15 +283,29 @@ func (d wgpuAPI) bindings(bufs []Buffer, copyData bool) []webgpu.Binding {
 	return out
 }
 
+// wgpuSampling is a job's textures and samplers in harness/webgpu's terms
+// (the kernels spell formats and modes as WebGPU does).
+func wgpuSampling(texs []Texture, sams []Sampler) webgpu.Sampling {
+	var s webgpu.Sampling
+	for _, t := range texs {
+		s.Textures = append(s.Textures, webgpu.Texture{Group: t.Set, Binding: t.Binding, Format: string(t.Format), Width: t.Width, Height: t.Height, Levels: t.Levels})
+	}
+	for _, sm := range sams {
+		s.Samplers = append(s.Samplers, webgpu.Sampler{Group: sm.Set, Binding: sm.Binding, Mag: string(sm.Mag), Min: string(sm.Min), Mip: string(sm.Mip), Address: string(sm.Address)})
+	}
+	return s
+}
+
 func (d wgpuAPI) drawJob(j DrawJob, copyData bool) webgpu.DrawJob {
 	dr := j.Kernel.Draw
 	return webgpu.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
 		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
-		Color: colorTarget(j, webgpu.NoColor, webgpu.RGBA32Uint, webgpu.RGBA32Float), Bindings: d.bindings(j.Buffers, copyData)}
+		Color: colorTarget(j, webgpu.NoColor, webgpu.RGBA32Uint, webgpu.RGBA32Float), Bindings: d.bindings(j.Buffers, copyData),
+		Sampling: wgpuSampling(j.Textures, j.Samplers)}
 }
 
 func (d wgpuAPI) Compute(j ComputeJob) (map[string][]byte, error) {
-	bufs, err := d.gpu.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, d.bindings(j.Buffers, true))
+	bufs, err := d.gpu.RunComputeSampling(j.WGSL, j.Entry, j.Kernel.Groups, d.bindings(j.Buffers, true), wgpuSampling(j.Textures, j.Samplers))
 	if err != nil && strings.Contains(err.Error(), nagaMultiDim) {
 		return nil, SkipError("wgpu-native 29 (naga) rejects subgroup_invocation_id in a multi-dimensional workgroup (" + nagaMultiDim + ")")
 	}
