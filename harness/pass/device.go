@@ -375,8 +375,21 @@ func dawnError(err error) error {
 	return err
 }
 
+// dawnSampling is a job's textures and samplers as harness/dawn's runner
+// takes them.
+func dawnSampling(texs []Texture, sams []Sampler) dawn.Sampling {
+	var s dawn.Sampling
+	for _, t := range texs {
+		s.Textures = append(s.Textures, dawn.Texture{Group: t.Set, Binding: t.Binding, Format: string(t.Format), Width: t.Width, Height: t.Height, Levels: t.Levels})
+	}
+	for _, sm := range sams {
+		s.Samplers = append(s.Samplers, dawn.Sampler{Group: sm.Set, Binding: sm.Binding, Mag: string(sm.Mag), Min: string(sm.Min), Mip: string(sm.Mip), Address: string(sm.Address)})
+	}
+	return s
+}
+
 func (a dawnAPI) Compute(j ComputeJob) (map[string][]byte, error) {
-	bufs, err := a.d.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, dawnBindings(j.Buffers))
+	bufs, err := a.d.RunComputeSampling(j.WGSL, j.Entry, j.Kernel.Groups, dawnBindings(j.Buffers), dawnSampling(j.Textures, j.Samplers))
 	if err != nil {
 		return nil, dawnError(err)
 	}
@@ -387,7 +400,7 @@ func (a dawnAPI) Draw(j DrawJob) (map[string][]byte, error) {
 	dr := j.Kernel.Draw
 	job := dawn.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
 		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
-		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: dawnBindings(j.Buffers)}
+		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: dawnBindings(j.Buffers), Sampling: dawnSampling(j.Textures, j.Samplers)}
 	bufs, color, err := a.d.RunDraw(job)
 	if err != nil {
 		return nil, dawnError(err)
