@@ -13,7 +13,8 @@
  *   - a runner context (vkx_ctx_*) that owns one logical device, one queue
  *     (graphics and compute where the device has such a family), a command
  *     pool, a fence, a descriptor pool, a pipeline cache and a set of
- *     reusable host-visible buffers ("slots"); it runs compute dispatches
+ *     reusable host-visible buffers ("slots"), sampled-image and sampler
+ *     slots (vkx_image, vkx_sampler); it runs compute dispatches
  *     (vkx_dispatch) and draws into one colour attachment (vkx_draw).
  * All pNext chains live in C stack memory; Go never builds one.
  */
