@@ -152,9 +152,10 @@ func families() []family {
 			fams = append(fams, family{b.Name, ops})
 		}
 	}
-	// Whole pixel programs rather than one intrinsic: the seed's PSSlope (quad
-	// neighbours' slopes) and IsHelperLane (SM 6.6) read through quad operations.
-	fams = append(fams, family{"Pixel programs", []string{"PSSlope", "IsHelperLane"}})
+	// Whole programs rather than one intrinsic: the seed's CSSum (a wave's sum
+	// into an atomic total) and PSSlope (quad neighbours' slopes of a sampled
+	// height), and IsHelperLane (SM 6.6) read through quad operations.
+	fams = append(fams, family{"Whole programs", []string{"CSSum", "PSSlope", "IsHelperLane"}})
 	return append(fams, pastSM60()...)
 }
 

@@ -417,7 +417,7 @@ VkResult vkx_query(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_api, 
 	X(vkDestroyRenderPass) X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements)  \
 	X(vkBindImageMemory) X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateFramebuffer)     \
 	X(vkDestroyFramebuffer) X(vkCmdBeginRenderPass) X(vkCmdEndRenderPass) X(vkCmdDraw)         \
-	X(vkCmdCopyImageToBuffer)
+	X(vkCmdCopyImageToBuffer) X(vkCmdCopyBufferToImage) X(vkCreateSampler) X(vkDestroySampler)
 
 typedef struct slot {
 	VkBuffer buf;
@@ -436,8 +436,26 @@ typedef struct target {
 	VkFramebuffer fb;
 } target;
 
+/* A sampled image of a job (vkx_image): kept while the next job's image in
+ * the slot has the same format, size and level count; only its contents are
+ * uploaded again. */
+typedef struct image {
+	uint32_t format, width, height, levels;
+	VkImage image;
+	VkDeviceMemory mem;
+	VkImageView view;
+} image;
+
+/* A sampler of a job (vkx_sampler), kept while its modes stay the same. */
+typedef struct sampler {
+	uint32_t mag, min, mip, address;
+	VkSampler s;
+} sampler;
+
 struct vkx_ctx {
 	VkDevice dev;
+	PFN_vkGetPhysicalDeviceFormatProperties format_props;
+	VkPhysicalDevice pd;
 	int graphics; /* the queue supports graphics */
 	VkQueue queue;
 	VkCommandPool cpool;
@@ -448,6 +466,9 @@ struct vkx_ctx {
 	VkPhysicalDeviceMemoryProperties mem;
 	slot slots[VKX_MAX_SLOTS];
 	slot readback; /* the colour image copied for the host */
+	slot staging;  /* texel uploads of vkx_image */
+	image images[VKX_MAX_IMAGES];
+	sampler samplers[VKX_MAX_SAMPLERS];
 	/* One render pass per colour format, made on first use; every pipeline
 	 * and framebuffer of that format is built against it, so they are all
 	 * compatible with each other. */
@@ -509,6 +530,22 @@ static void slot_free(vkx_ctx *c, slot *s) {
 	memset(s, 0, sizeof *s);
 }
 
+static void image_free(vkx_ctx *c, image *im) {
+	if (im->view)
+		c->vkDestroyImageView(c->dev, im->view, NULL);
+	if (im->image)
+		c->vkDestroyImage(c->dev, im->image, NULL);
+	if (im->mem)
+		c->vkFreeMemory(c->dev, im->mem, NULL);
+	memset(im, 0, sizeof *im);
+}
+
+static void sampler_free(vkx_ctx *c, sampler *sm) {
+	if (sm->s)
+		c->vkDestroySampler(c->dev, sm->s, NULL);
+	memset(sm, 0, sizeof *sm);
+}
+
 static void target_free(vkx_ctx *c) {
 	target *t = &c->tgt;
 	if (t->fb)
@@ -539,6 +576,11 @@ void vkx_ctx_destroy(vkx_ctx *c) {
 		for (int i = 0; i < VKX_MAX_SLOTS; i++)
 			slot_free(c, &c->slots[i]);
 		slot_free(c, &c->readback);
+		slot_free(c, &c->staging);
+		for (int i = 0; i < VKX_MAX_IMAGES; i++)
+			image_free(c, &c->images[i]);
+		for (int i = 0; i < VKX_MAX_SAMPLERS; i++)
+			sampler_free(c, &c->samplers[i]);
 		target_free(c);
 		for (int i = 0; i < VKX_COLOR_COUNT; i++)
 			if (c->rpass[i])
@@ -682,6 +724,8 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 	if (fc.has_mesh && (fc.mesh.taskShader || fc.mesh.meshShader))
 		c->vkCmdDrawMeshTasksEXT = (PFN_vkCmdDrawMeshTasksEXT)gdpa(c->dev, "vkCmdDrawMeshTasksEXT");
 	memp(pd, &c->mem);
+	c->pd = pd;
+	c->format_props = IFN(inst, vkGetPhysicalDeviceFormatProperties);
 	c->graphics = graphics;
 	c->vkGetDeviceQueue(c->dev, family, 0, &c->queue);
 	{
@@ -689,8 +733,10 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 		VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
 		VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
 		VkPipelineCacheCreateInfo pci = {VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-		VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VKX_MAX_SLOTS},
-		                                 {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VKX_MAX_SLOTS}};
+		VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VKX_MAX_SLOTS},
+		                                 {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VKX_MAX_SLOTS},
+		                                 {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VKX_MAX_SLOTS},
+		                                 {VK_DESCRIPTOR_TYPE_SAMPLER, VKX_MAX_SLOTS}};
 		VkDescriptorPoolCreateInfo dpi = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
 		/* TRANSIENT: the one command buffer is re-recorded for every job
 		 * after a pool reset, which is the cheapest reuse path. */
@@ -712,7 +758,7 @@ vkx_ctx *vkx_ctx_create(VkInstance inst, VkPhysicalDevice pd, uint32_t instance_
 			goto fail;
 		}
 		dpi.maxSets = VKX_MAX_SETS;
-		dpi.poolSizeCount = 2;
+		dpi.poolSizeCount = 4;
 		dpi.pPoolSizes = sizes;
 		if ((r = c->vkCreateDescriptorPool(c->dev, &dpi, NULL, &c->dpool)) != VK_SUCCESS) {
 			FAIL(err, "vkCreateDescriptorPool", r);
@@ -984,6 +1030,7 @@ static VkResult job_begin(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_
 	VkDescriptorSet sets[VKX_MAX_SETS];
 	VkWriteDescriptorSet w[VKX_MAX_SLOTS];
 	VkDescriptorBufferInfo bi[VKX_MAX_SLOTS];
+	VkDescriptorImageInfo ii[VKX_MAX_SLOTS];
 	VkCommandBufferBeginInfo bb = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
 	VkResult r;
 
@@ -1010,21 +1057,45 @@ static VkResult job_begin(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_
 		}
 	}
 	for (uint32_t i = 0; i < nb; i++) {
-		if (b[i].slot >= VKX_MAX_SLOTS || c->slots[b[i].slot].cap < b[i].size ||
-		    b[i].set >= p->nsets) {
-			FAIL(err, "binding does not match a prepared buffer", VK_ERROR_UNKNOWN);
+		if (b[i].set >= p->nsets) {
+			FAIL(err, "binding of a set the pipeline lacks", VK_ERROR_UNKNOWN);
 			return VK_ERROR_UNKNOWN;
 		}
-		bi[i].buffer = c->slots[b[i].slot].buf;
-		bi[i].offset = 0;
-		bi[i].range = b[i].size;
 		memset(&w[i], 0, sizeof w[i]);
 		w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
 		w[i].dstSet = sets[b[i].set];
 		w[i].dstBinding = b[i].binding;
 		w[i].descriptorCount = 1;
 		w[i].descriptorType = (VkDescriptorType)b[i].type;
-		w[i].pBufferInfo = &bi[i];
+		memset(&ii[i], 0, sizeof ii[i]);
+		switch (b[i].type) {
+		case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+			if (b[i].slot >= VKX_MAX_IMAGES || c->images[b[i].slot].view == VK_NULL_HANDLE) {
+				FAIL(err, "binding does not match a prepared image", VK_ERROR_UNKNOWN);
+				return VK_ERROR_UNKNOWN;
+			}
+			ii[i].imageView = c->images[b[i].slot].view;
+			ii[i].imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+			w[i].pImageInfo = &ii[i];
+			break;
+		case VK_DESCRIPTOR_TYPE_SAMPLER:
+			if (b[i].slot >= VKX_MAX_SAMPLERS || c->samplers[b[i].slot].s == VK_NULL_HANDLE) {
+				FAIL(err, "binding does not match a prepared sampler", VK_ERROR_UNKNOWN);
+				return VK_ERROR_UNKNOWN;
+			}
+			ii[i].sampler = c->samplers[b[i].slot].s;
+			w[i].pImageInfo = &ii[i];
+			break;
+		default:
+			if (b[i].slot >= VKX_MAX_SLOTS || c->slots[b[i].slot].cap < b[i].size) {
+				FAIL(err, "binding does not match a prepared buffer", VK_ERROR_UNKNOWN);
+				return VK_ERROR_UNKNOWN;
+			}
+			bi[i].buffer = c->slots[b[i].slot].buf;
+			bi[i].offset = 0;
+			bi[i].range = b[i].size;
+			w[i].pBufferInfo = &bi[i];
+		}
 	}
 	if (nb > 0)
 		c->vkUpdateDescriptorSets(c->dev, nb, w, 0, NULL);
@@ -1098,6 +1169,224 @@ VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb
 	c->vkCmdDispatch(c->cmd, gx, gy, gz);
 	return job_end(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, timeout_ns,
 	               err);
+}
+
+/* ---- sampled images and samplers ---- */
+
+static VkFormat image_format(uint32_t format) {
+	switch (format) {
+	case VKX_FORMAT_R16_SFLOAT:
+		return VK_FORMAT_R16_SFLOAT;
+	}
+	return VK_FORMAT_UNDEFINED;
+}
+
+uint32_t vkx_format_features(vkx_ctx *c, uint32_t format) {
+	VkFormatProperties fp;
+	VkFormat f = image_format(format);
+	if (c == NULL || c->format_props == NULL || f == VK_FORMAT_UNDEFINED)
+		return 0;
+	memset(&fp, 0, sizeof fp);
+	c->format_props(c->pd, f, &fp);
+	return fp.optimalTilingFeatures;
+}
+
+/* image_make creates im as a sampled, transfer-destination image with a view
+ * of all its levels. */
+static int image_make(vkx_ctx *c, image *im, uint32_t format, uint32_t w, uint32_t h,
+                      uint32_t levels, vkx_err *err) {
+	static const VkMemoryPropertyFlags want[2] = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
+	VkImageCreateInfo ci = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+	VkImageViewCreateInfo vi = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+	VkMemoryAllocateInfo ai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+	VkMemoryRequirements req;
+	VkResult r;
+	int32_t type;
+
+	ci.imageType = VK_IMAGE_TYPE_2D;
+	ci.format = image_format(format);
+	ci.extent.width = w;
+	ci.extent.height = h;
+	ci.extent.depth = 1;
+	ci.mipLevels = levels;
+	ci.arrayLayers = 1;
+	ci.samples = VK_SAMPLE_COUNT_1_BIT;
+	ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+	ci.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	if ((r = c->vkCreateImage(c->dev, &ci, NULL, &im->image)) != VK_SUCCESS) {
+		im->image = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateImage (sampled image)", r);
+		return 0;
+	}
+	c->vkGetImageMemoryRequirements(c->dev, im->image, &req);
+	if ((type = pick_type(&c->mem, req.memoryTypeBits, want, 2)) < 0) {
+		FAIL(err, "no memory type for the sampled image", VK_ERROR_FEATURE_NOT_PRESENT);
+		return 0;
+	}
+	ai.allocationSize = req.size;
+	ai.memoryTypeIndex = (uint32_t)type;
+	if ((r = c->vkAllocateMemory(c->dev, &ai, NULL, &im->mem)) != VK_SUCCESS) {
+		im->mem = VK_NULL_HANDLE;
+		FAIL(err, "vkAllocateMemory (sampled image)", r);
+		return 0;
+	}
+	if ((r = c->vkBindImageMemory(c->dev, im->image, im->mem, 0)) != VK_SUCCESS) {
+		FAIL(err, "vkBindImageMemory (sampled image)", r);
+		return 0;
+	}
+	vi.image = im->image;
+	vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vi.format = ci.format;
+	vi.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	vi.subresourceRange.levelCount = levels;
+	vi.subresourceRange.layerCount = 1;
+	if ((r = c->vkCreateImageView(c->dev, &vi, NULL, &im->view)) != VK_SUCCESS) {
+		im->view = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateImageView (sampled image)", r);
+		return 0;
+	}
+	im->format = format;
+	im->width = w;
+	im->height = h;
+	im->levels = levels;
+	return 1;
+}
+
+VkResult vkx_image(vkx_ctx *c, uint32_t idx, uint32_t format, uint32_t w, uint32_t h,
+                   uint32_t levels, const void *data, const uint64_t *offsets, uint64_t total,
+                   vkx_err *err) {
+	VkCommandBufferBeginInfo bb = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+	VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	VkImageMemoryBarrier ib = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+	VkBufferImageCopy regions[VKX_MAX_LEVELS];
+	image *im;
+	void *map;
+	VkResult r;
+
+	if (c->broken) {
+		FAIL(err, "runner unusable after an earlier timeout or device loss", VK_ERROR_DEVICE_LOST);
+		return VK_ERROR_DEVICE_LOST;
+	}
+	if (idx >= VKX_MAX_IMAGES || levels == 0 || levels > VKX_MAX_LEVELS || w == 0 || h == 0 ||
+	    image_format(format) == VK_FORMAT_UNDEFINED) {
+		FAIL(err, "sampled image out of the shim's range", VK_ERROR_TOO_MANY_OBJECTS);
+		return VK_ERROR_TOO_MANY_OBJECTS;
+	}
+	im = &c->images[idx];
+	if (im->view == VK_NULL_HANDLE || im->format != format || im->width != w || im->height != h ||
+	    im->levels != levels) {
+		/* Every earlier job waited on its fence: nothing uses the old image. */
+		image_free(c, im);
+		if (!image_make(c, im, format, w, h, levels, err)) {
+			r = err->result;
+			image_free(c, im);
+			return r;
+		}
+	}
+	if ((map = slot_reserve(c, &c->staging, total, err)) == NULL)
+		return err->result;
+	memcpy(map, data, total);
+	if ((r = c->vkResetCommandPool(c->dev, c->cpool, 0)) != VK_SUCCESS) {
+		FAIL(err, "vkResetCommandPool", r);
+		return r;
+	}
+	bb.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	if ((r = c->vkBeginCommandBuffer(c->cmd, &bb)) != VK_SUCCESS) {
+		FAIL(err, "vkBeginCommandBuffer", r);
+		return r;
+	}
+	/* The old contents are discarded (UNDEFINED), every level is written by
+	 * the copies, then made visible to every later shader read in the
+	 * image's sampling layout. */
+	ib.srcAccessMask = 0;
+	ib.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	ib.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	ib.image = im->image;
+	ib.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	ib.subresourceRange.levelCount = levels;
+	ib.subresourceRange.layerCount = 1;
+	c->vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	                        0, 0, NULL, 0, NULL, 1, &ib);
+	memset(regions, 0, sizeof regions);
+	for (uint32_t l = 0; l < levels; l++) {
+		regions[l].bufferOffset = offsets[l];
+		regions[l].imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+		regions[l].imageSubresource.mipLevel = l;
+		regions[l].imageSubresource.layerCount = 1;
+		regions[l].imageExtent.width = w >> l ? w >> l : 1;
+		regions[l].imageExtent.height = h >> l ? h >> l : 1;
+		regions[l].imageExtent.depth = 1;
+	}
+	c->vkCmdCopyBufferToImage(c->cmd, c->staging.buf, im->image,
+	                          VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions);
+	ib.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	ib.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+	ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	ib.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+	c->vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	                        VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
+	if ((r = c->vkEndCommandBuffer(c->cmd)) != VK_SUCCESS) {
+		FAIL(err, "vkEndCommandBuffer", r);
+		return r;
+	}
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &c->cmd;
+	if ((r = c->vkResetFences(c->dev, 1, &c->fence)) != VK_SUCCESS) {
+		FAIL(err, "vkResetFences", r);
+		return r;
+	}
+	if ((r = c->vkQueueSubmit(c->queue, 1, &si, c->fence)) != VK_SUCCESS) {
+		if (r == VK_ERROR_DEVICE_LOST)
+			c->broken = 1;
+		FAIL(err, "vkQueueSubmit (image upload)", r);
+		return r;
+	}
+	if ((r = c->vkWaitForFences(c->dev, 1, &c->fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS) {
+		if (r == VK_ERROR_DEVICE_LOST)
+			c->broken = 1;
+		FAIL(err, "vkWaitForFences (image upload)", r);
+		return r;
+	}
+	return VK_SUCCESS;
+}
+
+VkResult vkx_sampler(vkx_ctx *c, uint32_t idx, uint32_t mag, uint32_t min, uint32_t mip,
+                     uint32_t address, vkx_err *err) {
+	VkSamplerCreateInfo ci = {VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+	sampler *sm;
+	VkResult r;
+
+	if (idx >= VKX_MAX_SAMPLERS) {
+		FAIL(err, "too many samplers", VK_ERROR_TOO_MANY_OBJECTS);
+		return VK_ERROR_TOO_MANY_OBJECTS;
+	}
+	sm = &c->samplers[idx];
+	if (sm->s != VK_NULL_HANDLE && sm->mag == mag && sm->min == min && sm->mip == mip &&
+	    sm->address == address)
+		return VK_SUCCESS;
+	sampler_free(c, sm);
+	ci.magFilter = (VkFilter)mag;
+	ci.minFilter = (VkFilter)min;
+	ci.mipmapMode = (VkSamplerMipmapMode)mip;
+	ci.addressModeU = ci.addressModeV = ci.addressModeW = (VkSamplerAddressMode)address;
+	ci.minLod = 0.0f;
+	ci.maxLod = VK_LOD_CLAMP_NONE;
+	ci.unnormalizedCoordinates = VK_FALSE;
+	if ((r = c->vkCreateSampler(c->dev, &ci, NULL, &sm->s)) != VK_SUCCESS) {
+		sm->s = VK_NULL_HANDLE;
+		FAIL(err, "vkCreateSampler", r);
+		return r;
+	}
+	sm->mag = mag;
+	sm->min = min;
+	sm->mip = mip;
+	sm->address = address;
+	return VK_SUCCESS;
 }
 
 /* ---- draws ---- */

@@ -13,7 +13,8 @@
  *   - a runner context (vkx_ctx_*) that owns one logical device, one queue
  *     (graphics and compute where the device has such a family), a command
  *     pool, a fence, a descriptor pool, a pipeline cache and a set of
- *     reusable host-visible buffers ("slots"); it runs compute dispatches
+ *     reusable host-visible buffers ("slots"), sampled-image and sampler
+ *     slots (vkx_image, vkx_sampler); it runs compute dispatches
  *     (vkx_dispatch) and draws into one colour attachment (vkx_draw).
  * All pNext chains live in C stack memory; Go never builds one.
  */
@@ -121,12 +122,14 @@ typedef struct vkx_ctx vkx_ctx;
 typedef struct vkx_pipe vkx_pipe;
 
 /* One descriptor binding of a pipeline layout / dispatch. type is a
- * VkDescriptorType (STORAGE_BUFFER or UNIFORM_BUFFER). */
+ * VkDescriptorType (STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE or
+ * SAMPLER); slot names a buffer slot, an image slot (vkx_image) or a
+ * sampler slot (vkx_sampler) by the type. */
 typedef struct vkx_binding {
 	uint32_t set;
 	uint32_t binding;
 	uint32_t type;
-	uint32_t slot; /* dispatch only: which buffer slot backs it */
+	uint32_t slot; /* dispatch only: which buffer, image or sampler slot backs it */
 	uint64_t size; /* dispatch only: bytes bound */
 } vkx_binding;
 
@@ -165,6 +168,39 @@ void *vkx_slot(vkx_ctx *c, uint32_t slot, uint64_t size, vkx_err *err);
 VkResult vkx_dispatch(vkx_ctx *c, vkx_pipe *p, const vkx_binding *b, uint32_t nb,
                       const void *push, uint32_t push_size, uint32_t gx, uint32_t gy,
                       uint32_t gz, uint64_t timeout_ns, vkx_err *err);
+
+/* ---- sampled images and samplers ---- */
+
+#define VKX_MAX_IMAGES 4
+#define VKX_MAX_SAMPLERS 4
+#define VKX_MAX_LEVELS 16
+
+/* Formats of sampled images. */
+enum {
+	VKX_FORMAT_R16_SFLOAT = 1 /* VK_FORMAT_R16_SFLOAT */
+};
+
+/* vkx_format_features: the optimalTilingFeatures of a VKX_FORMAT_* (0 when
+ * unknown). */
+uint32_t vkx_format_features(vkx_ctx *c, uint32_t format);
+
+/* vkx_image makes image slot idx a w x h sampled image (SAMPLED |
+ * TRANSFER_DST, optimal tiling) with levels mip levels, copies data (total
+ * bytes; level l, tightly packed, at offsets[l], each a multiple of 4)
+ * into it through a staging buffer and leaves it in
+ * SHADER_READ_ONLY_OPTIMAL, waiting for the upload. A binding of type
+ * SAMPLED_IMAGE names the image by its slot. The image is kept while the
+ * slot's next image has the same format, size and levels. */
+VkResult vkx_image(vkx_ctx *c, uint32_t idx, uint32_t format, uint32_t w, uint32_t h,
+                   uint32_t levels, const void *data, const uint64_t *offsets, uint64_t total,
+                   vkx_err *err);
+
+/* vkx_sampler makes sampler slot idx a sampler with these VkFilter,
+ * VkSamplerMipmapMode and VkSamplerAddressMode values (all three
+ * coordinates), LOD range [0, VK_LOD_CLAMP_NONE], normalized coordinates.
+ * A binding of type SAMPLER names it by its slot. */
+VkResult vkx_sampler(vkx_ctx *c, uint32_t idx, uint32_t mag, uint32_t min, uint32_t mip,
+                     uint32_t address, vkx_err *err);
 
 /* ---- draws ---- */
 

@@ -150,6 +150,30 @@ type Binding struct {
 	Data           []byte
 }
 
+// Texture is one sampled 2-D texture of a request: where the module binds
+// it, its format as WebGPU spells it ("r16float", the one the runner takes),
+// level-0 size and each mip level's texels (rows tightly packed).
+type Texture struct {
+	Group, Binding int
+	Format         string
+	Width, Height  uint32
+	Levels         [][]byte
+}
+
+// Sampler is one sampler of a request, its filters ("linear", "nearest") and
+// address mode ("clamp-to-edge") as WebGPU spells them.
+type Sampler struct {
+	Group, Binding int
+	Mag, Min, Mip  string
+	Address        string
+}
+
+// Sampling is a request's textures and samplers.
+type Sampling struct {
+	Textures []Texture
+	Samplers []Sampler
+}
+
 // DrawJob is one render pass: Draws draws (instance i of draw i) of a
 // VertexCount-vertex triangle list with no vertex buffers into a Width ×
 // Height target. Color is "rgba32uint", "rgba32float" or "" (no colour
@@ -161,6 +185,7 @@ type DrawJob struct {
 	Draws                       uint32
 	Color                       string
 	Bindings                    []Binding
+	Sampling                    Sampling
 }
 
 // Device is one adapter behind a helper process.
@@ -318,6 +343,43 @@ type request struct {
 	Draws         uint32        `json:"draws,omitempty"`
 	Color         string        `json:"color,omitempty"`
 	Bindings      []wireBinding `json:"bindings"`
+	Textures      []wireTexture `json:"textures,omitempty"`
+	Samplers      []wireSampler `json:"samplers,omitempty"`
+}
+
+// wireTexture and wireSampler are a Texture and a Sampler as runner.mjs
+// takes them (levels base64, the sampler's fields named as GPUSamplerDescriptor's).
+type wireTexture struct {
+	Group  int      `json:"group"`
+	Bind   int      `json:"binding"`
+	Format string   `json:"format"`
+	Width  uint32   `json:"width"`
+	Height uint32   `json:"height"`
+	Levels []string `json:"levels"`
+}
+
+type wireSampler struct {
+	Group   int    `json:"group"`
+	Bind    int    `json:"binding"`
+	Mag     string `json:"magFilter"`
+	Min     string `json:"minFilter"`
+	Mip     string `json:"mipmapFilter"`
+	Address string `json:"addressMode"`
+}
+
+// withSampling puts s on r in the wire format.
+func (r request) withSampling(s Sampling) request {
+	for _, t := range s.Textures {
+		wt := wireTexture{Group: t.Group, Bind: t.Binding, Format: t.Format, Width: t.Width, Height: t.Height}
+		for _, l := range t.Levels {
+			wt.Levels = append(wt.Levels, base64.StdEncoding.EncodeToString(l))
+		}
+		r.Textures = append(r.Textures, wt)
+	}
+	for _, sm := range s.Samplers {
+		r.Samplers = append(r.Samplers, wireSampler{Group: sm.Group, Bind: sm.Binding, Mag: sm.Mag, Min: sm.Min, Mip: sm.Mip, Address: sm.Address})
+	}
+	return r
 }
 
 type reply struct {
@@ -404,7 +466,12 @@ func decode(ss []string) ([][]byte, error) {
 // RunCompute compiles (Tint; cached in the helper), dispatches groups
 // workgroups and returns every binding's contents afterwards, in order.
 func (d *Device) RunCompute(wgsl, entry string, groups [3]uint32, bindings []Binding) ([][]byte, error) {
-	rep, err := d.call(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings)})
+	return d.RunComputeSampling(wgsl, entry, groups, bindings, Sampling{})
+}
+
+// RunComputeSampling is RunCompute with textures and samplers.
+func (d *Device) RunComputeSampling(wgsl, entry string, groups [3]uint32, bindings []Binding, s Sampling) ([][]byte, error) {
+	rep, err := d.call(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings)}.withSampling(s))
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +484,7 @@ func (d *Device) RunCompute(wgsl, entry string, groups [3]uint32, bindings []Bin
 func (d *Device) RunDraw(j DrawJob) (bufs [][]byte, color []byte, err error) {
 	rep, err := d.call(request{Op: "draw", VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.FragmentWGSL,
 		FragmentEntry: j.FragmentEntry, Width: j.Width, Height: j.Height, VertexCount: j.VertexCount, Draws: j.Draws, Color: j.Color,
-		Bindings: wire(j.Bindings)})
+		Bindings: wire(j.Bindings)}.withSampling(j.Sampling))
 	if err != nil {
 		return nil, nil, err
 	}

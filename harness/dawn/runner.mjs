@@ -53,14 +53,25 @@ function makeRunner(device) {
 
   // layouts builds explicit bind group layouts (a superset of what the entry
   // points use is allowed; 'auto' would drop unused bindings the rig binds).
-  function layouts(bindings, stages) {
+  // Textures are texture_2d<f32> (sample type float: r16float filters in core
+  // WebGPU); a sampler filters when any of its filters is linear.
+  function layouts(bindings, stages, textures, samplers) {
     const groups = new Map();
+    const add = (g, e) => {
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(e);
+    };
     for (const b of bindings) {
       const access = b.uniform ? 'uniform' : (stages.access.get(b.group + '.' + b.binding) || 'read_write');
-      const e = { binding: b.binding, visibility: stages.visibility(access),
-        buffer: { type: access === 'uniform' ? 'uniform' : access === 'read' ? 'read-only-storage' : 'storage' } };
-      if (!groups.has(b.group)) groups.set(b.group, []);
-      groups.get(b.group).push(e);
+      add(b.group, { binding: b.binding, visibility: stages.visibility(access),
+        buffer: { type: access === 'uniform' ? 'uniform' : access === 'read' ? 'read-only-storage' : 'storage' } });
+    }
+    for (const t of textures || []) {
+      add(t.group, { binding: t.binding, visibility: stages.visibility('read'), texture: { sampleType: 'float', viewDimension: '2d' } });
+    }
+    for (const s of samplers || []) {
+      const filtering = [s.magFilter, s.minFilter, s.mipmapFilter].includes('linear');
+      add(s.group, { binding: s.binding, visibility: stages.visibility('read'), sampler: { type: filtering ? 'filtering' : 'non-filtering' } });
     }
     const n = Math.max(-1, ...groups.keys()) + 1;
     const bgls = [];
@@ -68,9 +79,37 @@ function makeRunner(device) {
     return bgls;
   }
 
-  function buffersAndGroups(bindings, bgls) {
+  // sampled makes a request's textures (every mip level written with
+  // writeTexture, which takes rows at any stride) and samplers, adds their
+  // bind group entries and returns the textures for destroy().
+  function sampled(r, entries) {
+    const add = (g, e) => {
+      if (!entries.has(g)) entries.set(g, []);
+      entries.get(g).push(e);
+    };
+    const texs = [];
+    for (const t of r.textures || []) {
+      if (t.format !== 'r16float') throw new Error('texture format ' + t.format + ' is not one the rig samples');
+      const tex = device.createTexture({ size: [t.width, t.height], format: t.format, mipLevelCount: t.levels.length,
+        usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST });
+      t.levels.forEach((data, l) => {
+        const w = Math.max(1, t.width >> l), h = Math.max(1, t.height >> l);
+        device.queue.writeTexture({ texture: tex, mipLevel: l }, b64(data), { bytesPerRow: w * 2, rowsPerImage: h }, [w, h]);
+      });
+      texs.push(tex);
+      add(t.group, { binding: t.binding, resource: tex.createView() });
+    }
+    for (const s of r.samplers || []) {
+      add(s.group, { binding: s.binding, resource: device.createSampler({ magFilter: s.magFilter, minFilter: s.minFilter,
+        mipmapFilter: s.mipmapFilter, addressModeU: s.addressMode, addressModeV: s.addressMode, addressModeW: s.addressMode }) });
+    }
+    return texs;
+  }
+
+  function buffersAndGroups(bindings, bgls, r) {
     const bufs = [];
     const entries = new Map();
+    const texs = sampled(r, entries);
     for (const b of bindings) {
       let data = b64(b.data);
       const size = Math.max(4, (data.byteLength + 3) & ~3);
@@ -83,7 +122,7 @@ function makeRunner(device) {
       entries.get(b.group).push({ binding: b.binding, resource: { buffer: buf } });
     }
     const groups = bgls.map((layout, g) => device.createBindGroup({ layout, entries: entries.get(g) || [] }));
-    return { bufs, groups };
+    return { bufs, groups, texs };
   }
 
   async function readBack(enc, bufs, extra) {
@@ -104,32 +143,38 @@ function makeRunner(device) {
     return outs;
   }
 
+  // samplingKey is the part of a pipeline's layout the textures and samplers make.
+  const samplingKey = (r) => JSON.stringify([(r.textures || []).map((t) => [t.group, t.binding]),
+    (r.samplers || []).map((s) => [s.group, s.binding, [s.magFilter, s.minFilter, s.mipmapFilter].includes('linear')])]);
+
   const pipes = new Map();
   async function compute(r) {
-    const key = 'c|' + r.entry + '|' + JSON.stringify(r.bindings.map((b) => [b.group, b.binding, b.uniform])) + '|' + r.wgsl;
+    const key = 'c|' + r.entry + '|' + JSON.stringify(r.bindings.map((b) => [b.group, b.binding, b.uniform])) + samplingKey(r) + '|' + r.wgsl;
     let p = pipes.get(key);
     const access = declared(r.wgsl);
     if (!p) {
       const module = await shaderModule(r.wgsl);
-      const bgls = layouts(r.bindings, { access, visibility: () => GPUShaderStage.COMPUTE });
+      const bgls = layouts(r.bindings, { access, visibility: () => GPUShaderStage.COMPUTE }, r.textures, r.samplers);
       const pipeline = await device.createComputePipelineAsync({ layout: device.createPipelineLayout({ bindGroupLayouts: bgls }),
         compute: { module, entryPoint: r.entry } });
       p = { pipeline, bgls };
       pipes.set(key, p);
     }
-    const { bufs, groups } = buffersAndGroups(r.bindings, p.bgls);
+    const { bufs, groups, texs } = buffersAndGroups(r.bindings, p.bgls, r);
     const enc = device.createCommandEncoder();
     const pass = enc.beginComputePass();
     pass.setPipeline(p.pipeline);
     groups.forEach((g, k) => pass.setBindGroup(k, g));
     pass.dispatchWorkgroups(...r.groups);
     pass.end();
-    return { buffers: await readBack(enc, bufs) };
+    const buffers = await readBack(enc, bufs);
+    for (const t of texs) t.destroy();
+    return { buffers };
   }
 
   async function draw(r) {
     const color = r.color === 'rgba32uint' ? 'rgba32uint' : r.color === 'rgba32float' ? 'rgba32float' : null;
-    const key = 'd|' + [r.vertexEntry, r.fragmentEntry, r.color, r.vertexWGSL, r.fragmentWGSL].join('|') + JSON.stringify(r.bindings.map((b) => [b.group, b.binding, b.uniform]));
+    const key = 'd|' + [r.vertexEntry, r.fragmentEntry, r.color, r.vertexWGSL, r.fragmentWGSL].join('|') + JSON.stringify(r.bindings.map((b) => [b.group, b.binding, b.uniform])) + samplingKey(r);
     let p = pipes.get(key);
     if (!p) {
       const vs = declared(r.vertexWGSL), fs = declared(r.fragmentWGSL);
@@ -137,7 +182,7 @@ function makeRunner(device) {
       for (const [k, a] of fs) if (a === 'read_write') access.set(k, a);
       // Standard WebGPU has no writable storage in vertex shaders.
       const visibility = (a) => a === 'read_write' ? GPUShaderStage.FRAGMENT : GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
-      const bgls = layouts(r.bindings, { access, visibility });
+      const bgls = layouts(r.bindings, { access, visibility }, r.textures, r.samplers);
       const desc = { layout: device.createPipelineLayout({ bindGroupLayouts: bgls }),
         vertex: { module: await shaderModule(r.vertexWGSL), entryPoint: r.vertexEntry },
         primitive: { topology: 'triangle-list' } };
@@ -148,7 +193,7 @@ function makeRunner(device) {
       p = { pipeline: await device.createRenderPipelineAsync(desc), bgls };
       pipes.set(key, p);
     }
-    const { bufs, groups } = buffersAndGroups(r.bindings, p.bgls);
+    const { bufs, groups, texs } = buffersAndGroups(r.bindings, p.bgls, r);
     const tex = device.createTexture({ size: [r.width, r.height], format: color || 'depth32float',
       usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
     const enc = device.createCommandEncoder();
@@ -176,6 +221,7 @@ function makeRunner(device) {
       target.destroy();
     }
     tex.destroy();
+    for (const t of texs) t.destroy();
     return { buffers, color: colorOut };
   }
 

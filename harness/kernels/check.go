@@ -549,6 +549,9 @@ func (m *Memo) check(out map[string][]byte, waveSize uint32) []CaseResult {
 	if len(k.Cases) > 0 && k.Cases[0].Name == Compaction {
 		return checkCompaction(k, out, waveSize, res, states)
 	}
+	if isSum(k) {
+		return checkSum(k, out, res, states[0])
+	}
 	failAll := func(note string) []CaseResult {
 		for i := range res {
 			res[i].Passed = false

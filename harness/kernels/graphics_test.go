@@ -71,8 +71,9 @@ func TestGraphicsMatrixShape(t *testing.T) {
 		t.Error("pixel matrix differs between two calls")
 	}
 	ks := GraphicsMatrix(Pixel, Filter{Ops: regexp.MustCompile(`^PSSlope$`)})
-	if len(ks) != len(SlopeShapes) || ks[0].Cases[0].ID() != "PSSlope/float2/all/fb15x15" || !ks[0].Draw.FloatColor ||
-		!strings.Contains(ks[0].HLSL, wavesHLSL) {
+	if len(ks) != len(SlopeShapes)*len(slopeLevels) || ks[0].Cases[0].ID() != "PSSlope/float/all/fb15x15" ||
+		ks[1].Cases[0].ID() != "PSSlope/float/all/fb15x15.lod1" || !ks[0].Draw.FloatColor ||
+		!strings.Contains(ks[0].HLSL, wavesHLSL) || len(ks[0].Textures) != 1 || len(ks[0].Samplers) != 1 {
 		t.Errorf("PSSlope kernels: %d, first %+v", len(ks), ks[0].Cases)
 	}
 }

@@ -137,8 +137,13 @@ type Kernel struct {
 	// Buffers are registers as written in the HLSL (compiled with -auto-bindings, the
 	// engine maps them via reflection).
 	Buffers []Buffer
-	Groups  [3]uint32
-	Needs   Features
+	// Textures and Samplers are the kernel's sampled textures (Texture2D) and
+	// samplers (SamplerState), by register like Buffers and mapped to the
+	// module's reflected bindings the same way (texture.go).
+	Textures []Texture
+	Samplers []Sampler
+	Groups   [3]uint32
+	Needs    Features
 	// Stage is the stage the operations run in; "" means Compute.
 	Stage Stage
 	// Draw is non-nil exactly for Pixel and Vertex kernels (Groups is then zero).
@@ -280,13 +285,16 @@ func replicas(op intrinsics.Op) int {
 
 // Matrix is the full static matrix, filtered: one kernel per (operation, type
 // family, shape) in a fixed order (Wave24 order, then family, then shape),
-// identical in every process; then the operations past Shader Model 6.0.
+// identical in every process; then the operations past Shader Model 6.0 and
+// the seed's CSSum (cssum.go).
 func Matrix(f Filter) []Kernel {
 	out := opMatrix(intrinsics.Wave24, f, func(c Case) []Case { return []Case{c} }, build)
 	// The operations past Shader Model 6.0, each in its own file.
 	out = append(out, partitionMatrix(f)...)
 	out = append(out, quadVoteMatrix(f)...)
 	out = append(out, waveSizeMatrix(f)...)
+	// The seed's CSSum, the fixture's compute entry point as written.
+	out = append(out, seedComputeKernels(f)...)
 	return out
 }
 

@@ -51,6 +51,9 @@ func Simulate(k Kernel, l SimLayout) (map[string][]byte, error) {
 	if k.Stage == Vertex {
 		return simulateVertex(k, l)
 	}
+	if isSum(k) {
+		return simulateSum(k)
+	}
 	init, threads, err := initialRecords(k, "workgroups")
 	if err != nil {
 		return nil, err

@@ -54,19 +54,17 @@ func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 	lay := pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}
 	color := make([]byte, sc.Width*sc.Height*16)
 	if k.Cases[0].Name == slopeName {
-		sign := float32(1)
-		if l.MirrorY {
-			sign = -1
+		if len(k.Textures) != 1 {
+			return nil, fmt.Errorf("kernels: %s: PSSlope without its height texture", k.Name)
 		}
 		for y := uint32(0); y < sc.Height; y++ {
 			for x := uint32(0); x < sc.Width; x++ {
 				if !cov[y*sc.Width+x] {
 					continue
 				}
-				dx, _ := models.QuadSlope(x, slopeA, slopeB)
-				dy, _ := models.QuadSlope(y, sign*slopeC, slopeD)
-				for c, v := range []float32{dx, dy, 0, 1} {
-					binary.LittleEndian.PutUint32(color[(int(y*sc.Width+x)*4+c)*4:], math.Float32bits(v))
+				want, _ := slopePixel(k.Textures[0], slopeLevel(k.Cases[0]), x, y, l.MirrorY, sc.Height)
+				for c, v := range want {
+					binary.LittleEndian.PutUint32(color[(int(y*sc.Width+x)*4+c)*4:], math.Float32bits(float32(v)))
 				}
 			}
 		}

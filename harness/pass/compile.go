@@ -114,11 +114,18 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 	return m
 }
 
-// kernelRegisters are the HLSL registers a kernel binds buffers at.
+// kernelRegisters are the HLSL registers a kernel binds buffers, textures and
+// samplers at.
 func kernelRegisters(k kernels.Kernel) []string {
 	regs := make([]string, 0, len(k.Buffers))
 	for _, b := range k.Buffers {
 		regs = append(regs, b.Register)
+	}
+	for _, t := range k.Textures {
+		regs = append(regs, t.Register)
+	}
+	for _, s := range k.Samplers {
+		regs = append(regs, s.Register)
 	}
 	return regs
 }

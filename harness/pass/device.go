@@ -63,6 +63,10 @@ type ComputeJob struct {
 	Entry  string
 	// Buffers in the order they are bound.
 	Buffers []Buffer
+	// Textures and Samplers are the sampled textures and samplers the
+	// module binds.
+	Textures []Texture
+	Samplers []Sampler
 	// Size is the wave size the pass runs the kernel at. RequireSize asks the
 	// driver for it (size control); FullSubgroups also asks for full waves.
 	Size          uint32
@@ -78,6 +82,41 @@ type DrawJob struct {
 	VertexWGSL, PixelWGSL   string   // WebGPU
 	VertexEntry, PixelEntry string
 	Buffers                 []Buffer
+	Textures                []Texture
+	Samplers                []Sampler
+}
+
+// Texture is one sampled texture of a job: the kernel's description and
+// where the module binds its register.
+type Texture struct {
+	Set, Binding int
+	kernels.Texture
+}
+
+// Sampler is one sampler of a job: the kernel's description and where the
+// module binds its register.
+type Sampler struct {
+	Set, Binding int
+	kernels.Sampler
+}
+
+// samplingOf maps a kernel's textures and samplers to the bindings bind finds
+// for their registers (false: no module uses it, nothing to bind). The
+// devices refuse a description they cannot make, with the reason.
+func samplingOf(k kernels.Kernel, bind func(register string) (reflect.Binding, bool)) ([]Texture, []Sampler) {
+	var texs []Texture
+	var sams []Sampler
+	for _, t := range k.Textures {
+		if bd, ok := bind(t.Register); ok {
+			texs = append(texs, Texture{Set: bd.Set, Binding: bd.Binding, Texture: t})
+		}
+	}
+	for _, s := range k.Samplers {
+		if bd, ok := bind(s.Register); ok {
+			sams = append(sams, Sampler{Set: bd.Set, Binding: bd.Binding, Sampler: s})
+		}
+	}
+	return texs, sams
 }
 
 // SkipError is a device's refusal of a kernel it cannot run (the cases are
@@ -150,8 +189,29 @@ func (d vulkanDevice) vulkanBuffers(bufs []Buffer, copyData bool) []vulkan.Buffe
 	return out
 }
 
+// vulkanSampling is a job's textures and samplers in harness/vulkan's terms
+// (the one format is R16_SFLOAT; the filters map by name).
+func vulkanSampling(texs []Texture, sams []Sampler) ([]vulkan.Image, []vulkan.Sampler) {
+	var ims []vulkan.Image
+	for _, t := range texs {
+		ims = append(ims, vulkan.Image{Set: uint32(t.Set), Binding: uint32(t.Binding), Format: vulkan.R16Float, Width: t.Width, Height: t.Height, Levels: t.Levels})
+	}
+	filter := func(f kernels.FilterMode) vulkan.Filter {
+		if f == kernels.Linear {
+			return vulkan.FilterLinear
+		}
+		return vulkan.FilterNearest
+	}
+	var out []vulkan.Sampler
+	for _, s := range sams {
+		out = append(out, vulkan.Sampler{Set: uint32(s.Set), Binding: uint32(s.Binding), Mag: filter(s.Mag), Min: filter(s.Min), Mip: filter(s.Mip), Address: vulkan.ClampToEdge})
+	}
+	return ims, out
+}
+
 func (d vulkanDevice) computeJob(j ComputeJob, copyData bool) vulkan.Job {
 	job := vulkan.Job{SPIRV: j.SPIRV, Entry: j.Entry, Groups: j.Kernel.Groups, Buffers: d.vulkanBuffers(j.Buffers, copyData), FullSubgroups: j.FullSubgroups}
+	job.Images, job.Samplers = vulkanSampling(j.Textures, j.Samplers)
 	if j.RequireSize {
 		job.RequiredSubgroupSize = j.Size
 	}
@@ -160,9 +220,11 @@ func (d vulkanDevice) computeJob(j ComputeJob, copyData bool) vulkan.Job {
 
 func (d vulkanDevice) drawJob(j DrawJob, copyData bool) vulkan.DrawJob {
 	dr := j.Kernel.Draw
-	return vulkan.DrawJob{VertexSPIRV: j.VertexSPIRV, VertexEntry: j.VertexEntry, FragmentSPIRV: j.PixelSPIRV, FragmentEntry: j.PixelEntry,
+	job := vulkan.DrawJob{VertexSPIRV: j.VertexSPIRV, VertexEntry: j.VertexEntry, FragmentSPIRV: j.PixelSPIRV, FragmentEntry: j.PixelEntry,
 		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
 		Color: colorTarget(j, vulkan.NoColor, vulkan.RGBA32Uint, vulkan.RGBA32Float), Buffers: d.vulkanBuffers(j.Buffers, copyData)}
+	job.Images, job.Samplers = vulkanSampling(j.Textures, j.Samplers)
+	return job
 }
 
 func (d vulkanDevice) Compute(j ComputeJob) (map[string][]byte, error) {
@@ -224,15 +286,29 @@ func (d wgpuAPI) bindings(bufs []Buffer, copyData bool) []webgpu.Binding {
 	return out
 }
 
+// wgpuSampling is a job's textures and samplers in harness/webgpu's terms
+// (the kernels spell formats and modes as WebGPU does).
+func wgpuSampling(texs []Texture, sams []Sampler) webgpu.Sampling {
+	var s webgpu.Sampling
+	for _, t := range texs {
+		s.Textures = append(s.Textures, webgpu.Texture{Group: t.Set, Binding: t.Binding, Format: string(t.Format), Width: t.Width, Height: t.Height, Levels: t.Levels})
+	}
+	for _, sm := range sams {
+		s.Samplers = append(s.Samplers, webgpu.Sampler{Group: sm.Set, Binding: sm.Binding, Mag: string(sm.Mag), Min: string(sm.Min), Mip: string(sm.Mip), Address: string(sm.Address)})
+	}
+	return s
+}
+
 func (d wgpuAPI) drawJob(j DrawJob, copyData bool) webgpu.DrawJob {
 	dr := j.Kernel.Draw
 	return webgpu.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
 		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
-		Color: colorTarget(j, webgpu.NoColor, webgpu.RGBA32Uint, webgpu.RGBA32Float), Bindings: d.bindings(j.Buffers, copyData)}
+		Color: colorTarget(j, webgpu.NoColor, webgpu.RGBA32Uint, webgpu.RGBA32Float), Bindings: d.bindings(j.Buffers, copyData),
+		Sampling: wgpuSampling(j.Textures, j.Samplers)}
 }
 
 func (d wgpuAPI) Compute(j ComputeJob) (map[string][]byte, error) {
-	bufs, err := d.gpu.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, d.bindings(j.Buffers, true))
+	bufs, err := d.gpu.RunComputeSampling(j.WGSL, j.Entry, j.Kernel.Groups, d.bindings(j.Buffers, true), wgpuSampling(j.Textures, j.Samplers))
 	if err != nil && strings.Contains(err.Error(), nagaMultiDim) {
 		return nil, SkipError("wgpu-native 29 (naga) rejects subgroup_invocation_id in a multi-dimensional workgroup (" + nagaMultiDim + ")")
 	}
@@ -303,8 +379,21 @@ func dawnError(err error) error {
 	return err
 }
 
+// dawnSampling is a job's textures and samplers as harness/dawn's runner
+// takes them.
+func dawnSampling(texs []Texture, sams []Sampler) dawn.Sampling {
+	var s dawn.Sampling
+	for _, t := range texs {
+		s.Textures = append(s.Textures, dawn.Texture{Group: t.Set, Binding: t.Binding, Format: string(t.Format), Width: t.Width, Height: t.Height, Levels: t.Levels})
+	}
+	for _, sm := range sams {
+		s.Samplers = append(s.Samplers, dawn.Sampler{Group: sm.Set, Binding: sm.Binding, Mag: string(sm.Mag), Min: string(sm.Min), Mip: string(sm.Mip), Address: string(sm.Address)})
+	}
+	return s
+}
+
 func (a dawnAPI) Compute(j ComputeJob) (map[string][]byte, error) {
-	bufs, err := a.d.RunCompute(j.WGSL, j.Entry, j.Kernel.Groups, dawnBindings(j.Buffers))
+	bufs, err := a.d.RunComputeSampling(j.WGSL, j.Entry, j.Kernel.Groups, dawnBindings(j.Buffers), dawnSampling(j.Textures, j.Samplers))
 	if err != nil {
 		return nil, dawnError(err)
 	}
@@ -315,7 +404,7 @@ func (a dawnAPI) Draw(j DrawJob) (map[string][]byte, error) {
 	dr := j.Kernel.Draw
 	job := dawn.DrawJob{VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.PixelWGSL, FragmentEntry: j.PixelEntry,
 		Width: dr.Width, Height: dr.Height, VertexCount: dr.VertexCount, Draws: dr.Draws,
-		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: dawnBindings(j.Buffers)}
+		Color: colorTarget(j, "", "rgba32uint", "rgba32float"), Bindings: dawnBindings(j.Buffers), Sampling: dawnSampling(j.Textures, j.Samplers)}
 	bufs, color, err := a.d.RunDraw(job)
 	if err != nil {
 		return nil, dawnError(err)

@@ -1,6 +1,7 @@
 package pass
 
 import (
+	"cmp"
 	"fmt"
 
 	"waverig/compiler/reflect"
@@ -82,20 +83,9 @@ func (r *Rig) drawModules(k kernels.Kernel, t target) (vs, ps *module, err error
 // and pixel modules: a register both use must have one binding in both.
 func drawBindings(k kernels.Kernel, vs, ps *module) (regs []string, binds []reflect.Binding, err error) {
 	for _, b := range k.Buffers {
-		var got *reflect.Binding
-		for _, m := range []*module{vs, ps} {
-			if m == nil {
-				continue
-			}
-			bd, ok := m.binding(b.Register)
-			if !ok {
-				continue
-			}
-			if got != nil && (got.Set != bd.Set || got.Binding != bd.Binding) {
-				return nil, nil, fmt.Errorf("register %s is set %d binding %d in the vertex module but set %d binding %d in the pixel module",
-					b.Register, got.Set, got.Binding, bd.Set, bd.Binding)
-			}
-			got = &bd
+		got, err := jointBinding(b.Register, vs, ps)
+		if err != nil {
+			return nil, nil, err
 		}
 		if got != nil {
 			regs = append(regs, b.Register)
@@ -103,6 +93,27 @@ func drawBindings(k kernels.Kernel, vs, ps *module) (regs []string, binds []refl
 		}
 	}
 	return regs, binds, nil
+}
+
+// jointBinding is where the vertex and pixel modules (either may be nil) bind
+// a register: nil where neither uses it, an error where they disagree.
+func jointBinding(register string, vs, ps *module) (*reflect.Binding, error) {
+	var got *reflect.Binding
+	for _, m := range []*module{vs, ps} {
+		if m == nil {
+			continue
+		}
+		bd, ok := m.binding(register)
+		if !ok {
+			continue
+		}
+		if got != nil && (got.Set != bd.Set || got.Binding != bd.Binding) {
+			return nil, fmt.Errorf("register %s is set %d binding %d in the vertex module but set %d binding %d in the pixel module",
+				register, got.Set, got.Binding, bd.Set, bd.Binding)
+		}
+		got = &bd
+	}
+	return got, nil
 }
 
 // drawJobOf compiles (cached) a draw kernel's modules for t and builds its
@@ -128,7 +139,16 @@ func (r *Rig) drawJobOf(k kernels.Kernel, t target) (DrawJob, error) {
 	for i, bd := range binds {
 		j.Buffers = append(j.Buffers, bufferOf(regs[i], bd, data[regs[i]]))
 	}
-	return j, nil
+	var bindErr error
+	j.Textures, j.Samplers = samplingOf(k, func(reg string) (reflect.Binding, bool) {
+		bd, err := jointBinding(reg, vs, ps)
+		if err != nil || bd == nil {
+			bindErr = cmp.Or(bindErr, err)
+			return reflect.Binding{}, false
+		}
+		return *bd, true
+	})
+	return j, bindErr
 }
 
 // runDraw compiles (cached), draws and reads back one draw kernel; the colour

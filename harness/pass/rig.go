@@ -742,6 +742,7 @@ func (r *Rig) computeJob(k kernels.Kernel, m *module, size uint32, required bool
 		}
 		j.Buffers = append(j.Buffers, bufferOf(b.Register, bd, b.Data))
 	}
+	j.Textures, j.Samplers = samplingOf(k, m.binding)
 	return j
 }
 

@@ -2,7 +2,7 @@ package vulkan
 
 import "fmt"
 
-// ModuleBinding is one buffer an entry point of a SPIR-V module uses, as the
+// ModuleBinding is one buffer, sampled image or sampler an entry point of a SPIR-V module uses, as the
 // module itself declares it: its DescriptorSet and Binding decorations, the
 // kind its storage class and block decoration make it, and its OpName.
 //
@@ -20,8 +20,13 @@ type ModuleBinding struct {
 // Descriptor is the Vulkan descriptor type of the binding, spelled as
 // reflect.Binding spells it.
 func (b ModuleBinding) Descriptor() string {
-	if b.Kind == Uniform {
+	switch b.Kind {
+	case Uniform:
 		return "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER"
+	case SampledImage:
+		return "VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE"
+	case SamplerBinding:
+		return "VK_DESCRIPTOR_TYPE_SAMPLER"
 	}
 	return "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"
 }
@@ -32,8 +37,8 @@ var stageModels = map[string]uint32{"compute": execModelGLCompute, "pixel": exec
 
 // ModuleBindings reads the buffers the entry point of a stage uses from the
 // module's decorations, sorted by set and binding. A malformed module, a
-// missing entry point or a resource the runner cannot bind (an image, an array
-// of descriptors) is an error.
+// missing entry point or a resource the runner cannot bind (a storage image,
+// an array of descriptors) is an error.
 func ModuleBindings(words []uint32, entry, stage string) ([]ModuleBinding, error) {
 	model, ok := stageModels[stage]
 	if !ok {

@@ -128,7 +128,7 @@ func (r *Runner) prepareMesh(job MeshJob) (meshPrepared, error) {
 		return p, err
 	}
 	for _, used := range [][]descriptorUse{tinfo.used, minfo.used} {
-		if err := checkDescriptors(used, job.Buffers); err != nil {
+		if err := checkDescriptors(used, job.Buffers, nil, nil); err != nil {
 			return p, err
 		}
 	}

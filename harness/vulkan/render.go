@@ -61,6 +61,10 @@ type DrawJob struct {
 	// Buffers are the descriptor bindings, visible to the vertex and
 	// fragment stages; each stage's module must find the ones it uses.
 	Buffers []Buffer
+	// Images and Samplers are the sampled images and samplers, visible to
+	// both stages like the buffers (images.go).
+	Images   []Image
+	Samplers []Sampler
 	// RequiredSubgroupSize 0 runs at the device default. Otherwise it needs
 	// subgroup size control, a size in [minSubgroupSize, maxSubgroupSize]
 	// and at least one of the job's stages in requiredSubgroupSizeStages; it
@@ -144,12 +148,12 @@ func (r *Runner) prepareDraw(job DrawJob) (drawPrepared, error) {
 	if err != nil {
 		return p, err
 	}
-	bindings, layout, err := r.checkBuffers(job.Buffers)
+	bindings, layout, err := r.checkBindings(job.Buffers, job.Images, job.Samplers)
 	if err != nil {
 		return p, err
 	}
 	for _, used := range [][]descriptorUse{vinfo.used, finfo.used} {
-		if err := checkDescriptors(used, job.Buffers); err != nil {
+		if err := checkDescriptors(used, job.Buffers, job.Images, job.Samplers); err != nil {
 			return p, err
 		}
 	}
@@ -187,6 +191,9 @@ func (r *Runner) RunDraw(job DrawJob) (*DrawResult, error) {
 
 	start := time.Now()
 	if err := r.upload(job.Buffers); err != nil {
+		return nil, err
+	}
+	if err := r.uploadImages(job.Images, job.Samplers); err != nil {
 		return nil, err
 	}
 	colorBytes := 0

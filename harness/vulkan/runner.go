@@ -27,12 +27,16 @@ import (
 	"waverig/devices/vkx"
 )
 
-// BufferKind is the descriptor type a buffer is bound as.
+// BufferKind is the descriptor type of a binding: a buffer's (Storage,
+// Uniform), or an image's or sampler's (a Job's Images and Samplers, never a
+// Buffer's).
 type BufferKind int
 
 const (
-	Storage BufferKind = iota // VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-	Uniform                   // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+	Storage        BufferKind = iota // VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+	Uniform                          // VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+	SampledImage                     // VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE (images.go)
+	SamplerBinding                   // VK_DESCRIPTOR_TYPE_SAMPLER (images.go)
 )
 
 func (k BufferKind) String() string {
@@ -41,6 +45,10 @@ func (k BufferKind) String() string {
 		return "storage"
 	case Uniform:
 		return "uniform"
+	case SampledImage:
+		return "sampled image"
+	case SamplerBinding:
+		return "sampler"
 	}
 	return fmt.Sprintf("BufferKind(%d)", int(k))
 }
@@ -55,9 +63,13 @@ type Buffer struct {
 
 // Job is one dispatch.
 type Job struct {
-	SPIRV         []uint32
-	Entry         string
-	Buffers       []Buffer
+	SPIRV   []uint32
+	Entry   string
+	Buffers []Buffer
+	// Images and Samplers are the sampled images and samplers the module
+	// binds (images.go).
+	Images        []Image
+	Samplers      []Sampler
 	PushConstants []byte
 	Groups        [3]uint32
 
@@ -252,11 +264,11 @@ func (r *Runner) prepare(job Job) (prepared, error) {
 	if err := CheckDemand(r.dev, demandOf(job, info)); err != nil {
 		return p, err
 	}
-	bindings, layout, err := r.checkBuffers(job.Buffers)
+	bindings, layout, err := r.checkBindings(job.Buffers, job.Images, job.Samplers)
 	if err != nil {
 		return p, err
 	}
-	if err := checkDescriptors(info.used, job.Buffers); err != nil {
+	if err := checkDescriptors(info.used, job.Buffers, job.Images, job.Samplers); err != nil {
 		return p, err
 	}
 	push, err := r.checkPush(job.PushConstants)
@@ -296,6 +308,9 @@ func (r *Runner) Run(job Job) (*Result, error) {
 
 	start := time.Now()
 	if err := r.upload(job.Buffers); err != nil {
+		return nil, err
+	}
+	if err := r.uploadImages(job.Images, job.Samplers); err != nil {
 		return nil, err
 	}
 	if err := r.ctx.Dispatch(pipe, p.bindings, p.push, job.Groups, uint64(r.timeout.Nanoseconds())); err != nil {

@@ -41,6 +41,8 @@ const (
 	opTypeFloat       = 22
 	opTypeVector      = 23
 	opTypeMatrix      = 24
+	opTypeImage       = 25
+	opTypeSampler     = 26
 	opTypeArray       = 28
 	opTypeRuntime     = 29
 	opTypeStruct      = 30
@@ -205,7 +207,7 @@ func parseEntry(words []uint32, entry string, model uint32) (spirvInfo, error) {
 			if len(ops) >= 3 {
 				m.pointers[ops[0]] = [2]uint32{ops[1], ops[2]}
 			}
-		case opTypeStruct, opTypeArray, opTypeRuntime, opTypeBool, opTypeInt, opTypeFloat, opTypeVector, opTypeMatrix:
+		case opTypeStruct, opTypeArray, opTypeRuntime, opTypeBool, opTypeInt, opTypeFloat, opTypeVector, opTypeMatrix, opTypeImage, opTypeSampler:
 			if len(ops) >= 1 {
 				m.types[ops[0]] = append([]uint32{op}, ops[1:]...)
 			}
@@ -324,8 +326,12 @@ func (m *module) usedDescriptors(usedVar map[uint32]bool) []descriptorUse {
 			d.unsupported = "an array of descriptors"
 		}
 		switch {
+		case sc == scUniformConstant && len(m.types[pointee]) > 0 && m.types[pointee][0] == opTypeSampler:
+			d.kind = SamplerBinding
+		case sc == scUniformConstant && sampledImage(m.types[pointee]):
+			d.kind = SampledImage
 		case sc == scUniformConstant:
-			d.unsupported = "an image, sampler or other opaque resource"
+			d.unsupported = "an image the runner cannot bind (a storage image, a combined image-sampler) or another opaque resource"
 		case sc == scStorageBuffer:
 			d.kind = Storage
 		default: // Uniform: a BufferBlock struct is the pre-1.3 spelling of a storage buffer
@@ -392,12 +398,28 @@ func satMul(a, b uint64) uint64 {
 	return a * b
 }
 
+// sampledImage says whether a recorded OpTypeImage (opcode, then the sampled
+// type, Dim, Depth, Arrayed, MS, Sampled, format) is a 2-D, not arrayed,
+// single-sample image used with a sampler (Sampled 1) and no depth
+// comparison: HLSL's Texture2D.
+func sampledImage(t []uint32) bool {
+	const dim2D = 1
+	return len(t) >= 7 && t[0] == opTypeImage && t[2] == dim2D && t[3] != 1 && t[4] == 0 && t[5] == 0 && t[6] == 1
+}
+
 // checkDescriptors matches the shader's descriptors against the job's
-// buffers: every used one must be bound, with the right kind.
-func checkDescriptors(used []descriptorUse, bufs []Buffer) error {
+// buffers, images and samplers: every used one must be bound, with the
+// right kind.
+func checkDescriptors(used []descriptorUse, bufs []Buffer, images []Image, samplers []Sampler) error {
 	have := map[[2]uint32]BufferKind{}
 	for _, b := range bufs {
 		have[[2]uint32{b.Set, b.Binding}] = b.Kind
+	}
+	for _, im := range images {
+		have[[2]uint32{im.Set, im.Binding}] = SampledImage
+	}
+	for _, sm := range samplers {
+		have[[2]uint32{sm.Set, sm.Binding}] = SamplerBinding
 	}
 	for _, d := range used {
 		label := fmt.Sprintf("set %d binding %d", d.set, d.binding)

@@ -22,6 +22,11 @@ type Binding struct {
 // bindings the shader uses), dispatches groups workgroups and returns the
 // contents of every ReadBack buffer, indexed like bindings (nil for the others).
 func (d *Device) RunCompute(src, entry string, groups [3]uint32, bindings []Binding) ([][]byte, error) {
+	return d.RunComputeSampling(src, entry, groups, bindings, Sampling{})
+}
+
+// RunComputeSampling is RunCompute with textures and samplers (sampling.go).
+func (d *Device) RunComputeSampling(src, entry string, groups [3]uint32, bindings []Binding, s Sampling) ([][]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable(); err != nil {
@@ -33,7 +38,7 @@ func (d *Device) RunCompute(src, entry string, groups [3]uint32, bindings []Bind
 	if err != nil {
 		return nil, err
 	}
-	bgs, err := j.buffers(bindings, pipe)
+	bgs, err := j.buffers(bindings, s, pipe)
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +82,16 @@ func (j *work) done() {
 	}
 }
 
-// buffers creates one buffer per binding, initialized with its data, and the
-// bind groups over them, one per group, with the layouts of pipe.
-func (j *work) buffers(bindings []Binding, pipe *pipeline) (map[int]*wgpu.BindGroup, error) {
+// buffers creates one buffer per binding, initialized with its data, the
+// textures and samplers of s, and the bind groups over them, one per group,
+// with the layouts of pipe.
+func (j *work) buffers(bindings []Binding, s Sampling, pipe *pipeline) (map[int]*wgpu.BindGroup, error) {
 	dev := j.d.dev
 	j.bufs = make([]*wgpu.Buffer, len(bindings))
-	entries := map[int][]wgpu.BindGroupEntry{}
+	entries, err := j.sampling(s)
+	if err != nil {
+		return nil, err
+	}
 	for i, b := range bindings {
 		data := b.Data
 		if pad := (4 - len(data)%4) % 4; pad != 0 || len(data) == 0 {

@@ -51,6 +51,8 @@ type DrawJob struct {
 	// is read from the modules' declarations (@group(G) @binding(B)
 	// var<storage, read_write>); one neither module declares is read_write.
 	Bindings []Binding
+	// Sampling holds the textures and samplers, visible to both stages.
+	Sampling Sampling
 }
 
 // DrawResult is what a draw reads back.
@@ -133,6 +135,11 @@ func drawLayout(job DrawJob, vertexWritable bool) (map[int][]wgpu.BindGroupLayou
 		groups[b.Group] = append(groups[b.Group], e)
 		sig = append(sig, fmt.Sprintf("%d.%d:%d:%d", b.Group, b.Binding, e.Buffer.Type, e.Visibility))
 	}
+	sgroups, ssig := samplingLayout(job.Sampling)
+	for g, es := range sgroups {
+		groups[g] = append(groups[g], es...)
+	}
+	sig = append(sig, ssig...)
 	sort.Strings(sig)
 	return groups, strings.Join(sig, ","), nil
 }
@@ -270,7 +277,7 @@ func (d *Device) RunDraw(job DrawJob) (*DrawResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	bgs, err := j.buffers(job.Bindings, pipe)
+	bgs, err := j.buffers(job.Bindings, job.Sampling, pipe)
 	if err != nil {
 		return nil, err
 	}

@@ -1,28 +1,37 @@
-// Waves.hlsl — the seed example: one compute kernel that sums a wave and one pixel
-// shader that takes screen-space slopes from its quad neighbours.
-// (The seed's original text was not available in this repository's sources; this
-// file reproduces its two entry points and the reflection they must produce:
+// Waves.hlsl — the seed example, in the form the mission specifies: one compute
+// kernel that totals a buffer one wave at a time, and one pixel shader that samples
+// a height map and takes its screen-space slopes from the quad neighbours.
+// The reflection each entry point must produce:
 //   CSSum (Compute): Basic, Arithmetic = 0x5
-//   PSSlope (Pixel): Quad = 0x80)
+//   PSSlope (Pixel): Quad = 0x80
 
-StructuredBuffer<uint> Input : register(t0);
-RWStructuredBuffer<uint> Output : register(u1);
+StructuredBuffer<uint> Values : register(t0);
+RWByteAddressBuffer Total : register(u1);
 
 [shader("compute")]
 [numthreads(64, 1, 1)]
 void CSSum(uint3 id : SV_DispatchThreadID)
 {
-    // One atomic per wave instead of one per thread: the wave's first lane adds
-    // the wave's sum, so Output[0] ends up as the sum of all inputs.
-    uint sum = WaveActiveSum(Input[id.x]);
+    // Each wave reduces its own values first, so only one lane per wave touches
+    // the shared total: Total's first word ends up holding the sum of Values
+    // (modulo 2^32) however the threads are split into waves.
+    uint waveTotal = WaveActiveSum(Values[id.x]);
     if (WaveIsFirstLane())
-        InterlockedAdd(Output[0], sum);
+        Total.InterlockedAdd(0, waveTotal);
 }
+
+Texture2D<float> Height : register(t2);
+SamplerState Linear : register(s3);
 
 [shader("pixel")]
 float4 PSSlope(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
 {
-    float dx = QuadReadAcrossX(uv.x) - uv.x;
-    float dy = QuadReadAcrossY(uv.y) - uv.y;
-    return float4(dx, dy, 0.0, 1.0);
+    // An implicit-LOD sample: the level comes from uv's derivatives across the
+    // quad, so every lane of the quad, helper lanes included, samples too. The
+    // quad reads then give the height differences to the horizontal and
+    // vertical neighbours (a helper neighbour contributes its own sample).
+    float h = Height.Sample(Linear, uv);
+    float dx = QuadReadAcrossX(h) - h;
+    float dy = QuadReadAcrossY(h) - h;
+    return float4(abs(dx), abs(dy), h, 1);
 }
