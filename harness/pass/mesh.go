@@ -41,8 +41,7 @@ type MeshJob struct {
 }
 
 func (d vulkanDevice) Mesh(j MeshJob) (map[string][]byte, error) {
-	res, err := d.runner.RunMesh(vulkan.MeshJob{TaskSPIRV: j.TaskSPIRV, TaskEntry: j.TaskEntry, MeshSPIRV: j.MeshSPIRV, MeshEntry: j.MeshEntry,
-		Groups: j.Kernel.MeshDraw.Groups, Buffers: d.vulkanBuffers(j.Buffers, true)})
+	res, err := d.runner.RunMesh(d.meshJob(j, true))
 	var le *vulkan.LimitError
 	if errors.As(err, &le) {
 		return nil, SkipError(err.Error())
@@ -51,6 +50,30 @@ func (d vulkanDevice) Mesh(j MeshJob) (map[string][]byte, error) {
 		return nil, err
 	}
 	return readBack(j.Buffers, res.Buffers), nil
+}
+
+// meshJob is a job in harness/vulkan's terms (copyData: the run's own copy of
+// the buffers; the prebuild uploads nothing).
+func (d vulkanDevice) meshJob(j MeshJob, copyData bool) vulkan.MeshJob {
+	return vulkan.MeshJob{TaskSPIRV: j.TaskSPIRV, TaskEntry: j.TaskEntry, MeshSPIRV: j.MeshSPIRV, MeshEntry: j.MeshEntry,
+		Groups: j.Kernel.MeshDraw.Groups, Buffers: d.vulkanBuffers(j.Buffers, copyData)}
+}
+
+// PrebuildMeshes creates the task and mesh pipelines of jobs on up to
+// workers goroutines (meshPrebuilder): a GPU driver compiles at creation, and
+// built one at a time in the loop the H200's 150 took 10 s of a cold run.
+func (d vulkanDevice) PrebuildMeshes(jobs []MeshJob, workers int) int {
+	vj := make([]vulkan.MeshJob, len(jobs))
+	for i, j := range jobs {
+		vj[i] = d.meshJob(j, false)
+	}
+	return d.runner.PrebuildMeshes(vj, workers)
+}
+
+// meshPrebuilder is a Device that can build task and mesh pipelines ahead of
+// the loop (Vulkan; WebGPU has no such stages).
+type meshPrebuilder interface {
+	PrebuildMeshes(jobs []MeshJob, workers int) int
 }
 
 // meshMissing says why the device, or the target's compiler, cannot run a

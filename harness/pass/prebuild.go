@@ -19,6 +19,7 @@ const prebuildKey = Vulkan + "/prebuild/pipelines"
 type prebuildJobs struct {
 	compute []ComputeJob
 	draws   []DrawJob
+	meshes  []MeshJob
 }
 
 // prebuild creates, on every core, the pipelines the serial loop of Run is
@@ -34,11 +35,14 @@ func (r *Rig) prebuild(ks []kernels.Kernel, targets []target, size uint32, layou
 	n := 0
 	for _, api := range r.cfg.apis() {
 		j, d := jobs[api], r.devs[api]
-		if d == nil || j == nil || len(j.compute)+len(j.draws) == 0 {
+		if d == nil || j == nil || len(j.compute)+len(j.draws)+len(j.meshes) == 0 {
 			continue
 		}
 		t0 := time.Now()
 		n += d.Prebuild(j.compute, j.draws, workers)
+		if mp, ok := d.(meshPrebuilder); ok && len(j.meshes) > 0 {
+			n += mp.PrebuildMeshes(j.meshes, workers)
+		}
 		r.prof.add("prebuild "+api, t0)
 	}
 	return n
@@ -66,6 +70,12 @@ func (r *Rig) prebuildJobs(ks []kernels.Kernel, targets []target, size uint32, l
 			if pj == nil {
 				pj = &prebuildJobs{}
 				jobs[t.api] = pj
+			}
+			if k.MeshDraw != nil {
+				if j, err := r.meshJobOf(k, t); err == nil {
+					pj.meshes = append(pj.meshes, j)
+				}
+				continue
 			}
 			if k.Draw != nil {
 				if j, err := r.drawJobOf(k, t); err == nil {

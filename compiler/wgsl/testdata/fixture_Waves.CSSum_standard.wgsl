@@ -2,15 +2,15 @@ enable subgroups;
 diagnostic(off, subgroup_uniformity);
 // waverig WGSL: entry point CSSum (Compute)
 
-@group(0) @binding(0) var<storage, read> Input: array<u32>;
-@group(0) @binding(1) var<storage, read_write> Output: array<atomic<u32>>;
+@group(0) @binding(0) var<storage, read> Values: array<u32>;
+@group(0) @binding(1) var<storage, read_write> Total: array<atomic<u32>>;
 var<private> id: vec3<u32>;
 
 fn CSSum_impl(id_1: vec3<u32>) {
-  var sum: u32;
-  sum = subgroupAdd(Input[id_1.x]);
+  var waveTotal: u32;
+  waveTotal = subgroupAdd(Values[id_1.x]);
   if subgroupElect() {
-    atomicAdd(&Output[0i], sum);
+    atomicAdd(&Total[0u], waveTotal);
   }
 }
 

@@ -1,5 +1,6 @@
 enable subgroups;
 diagnostic(off, subgroup_uniformity);
+diagnostic(off, derivative_uniformity);
 // waverig WGSL: entry point PSSlope (Pixel)
 
 // Stage outputs of PSSlope.
@@ -7,16 +8,20 @@ struct PSSlope_Output {
   @location(0) out: vec4<f32>,
 }
 
+@group(0) @binding(2) var Height: texture_2d<f32>;
+@group(0) @binding(3) var Linear: sampler;
 var<private> pos: vec4<f32>;
 var<private> uv: vec2<f32>;
 var<private> out: vec4<f32>;
 
 fn PSSlope_impl(pos_1: vec4<f32>, uv_1: vec2<f32>) -> vec4<f32> {
+  var h: f32;
   var dx: f32;
   var dy: f32;
-  dx = (quadSwapX(uv_1.x) - uv_1.x);
-  dy = (quadSwapY(uv_1.y) - uv_1.y);
-  return vec4<f32>(dx, dy, 0f, 1f);
+  h = textureSample(Height, Linear, uv_1).x;
+  dx = (quadSwapX(h) - h);
+  dy = (quadSwapY(h) - h);
+  return vec4<f32>(abs(dx), abs(dy), h, 1f);
 }
 
 fn PSSlope_body() {
