@@ -159,7 +159,7 @@ func checkPixelState(k Kernel, out map[string][]byte, waveSize uint32, res []Cas
 	pw, ph := sc.Padded()
 	ps := &pixelState{k: k, sc: sc, states: states, defined: defined, memo: m, included: IncludesHelperLanes(k.Cases[0]),
 		lay: pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}}
-	if k.Cases[0].Name == slopeName {
+	if colorModelled(k.Cases[0]) {
 		ps.checkSlope(out)
 		return finishNotes(res, states)
 	}

@@ -150,6 +150,7 @@ func GraphicsMatrix(stage Stage, f Filter) []Kernel {
 		out = append(out, quadVotePixelKernels(f)...)
 		out = append(out, helperLanesKernels(f)...)
 		out = append(out, slopeKernels(f)...)
+		out = append(out, sampledKernels(f)...)
 		out = append(out, helperKernels(f)...)
 	}
 	return out

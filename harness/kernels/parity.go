@@ -188,7 +188,7 @@ func (m *Memo) comparePixel(apiA string, outA map[string][]byte, apiB string, ou
 				Values: map[string]string{apiA: va, apiB: vb}})
 		}
 	}
-	if k.Cases[0].Name == slopeName {
+	if colorModelled(k.Cases[0]) {
 		a, b := outA[ColorTarget], outB[ColorTarget]
 		if len(a) != int(sc.Width*sc.Height*16) || len(b) != len(a) {
 			return nil, fmt.Errorf("colour targets of %d and %d bytes, expected %d", len(a), len(b), sc.Width*sc.Height*16)

@@ -53,7 +53,7 @@ func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 	pw, ph := sc.Padded()
 	lay := pixelLayout{w: sc.Width, h: sc.Height, pw: pw, ph: ph, draws: int(k.Draw.Draws)}
 	color := make([]byte, sc.Width*sc.Height*16)
-	if k.Cases[0].Name == slopeName {
+	if colorModelled(k.Cases[0]) {
 		if len(k.Textures) != 1 {
 			return nil, fmt.Errorf("kernels: %s: PSSlope without its height texture", k.Name)
 		}
@@ -62,7 +62,7 @@ func simulatePixel(k Kernel, l SimLayout) (map[string][]byte, error) {
 				if !cov[y*sc.Width+x] {
 					continue
 				}
-				want, _ := slopePixel(k.Textures[0], slopeLevel(k.Cases[0]), x, y, l.MirrorY, sc.Height)
+				want, _ := colorPixel(k.Cases[0], k.Textures[0], x, y, l.MirrorY, sc.Height)
 				for c, v := range want {
 					binary.LittleEndian.PutUint32(color[(int(y*sc.Width+x)*4+c)*4:], math.Float32bits(float32(v)))
 				}

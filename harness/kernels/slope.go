@@ -196,7 +196,7 @@ func (ps *pixelState) checkSlope(out map[string][]byte) {
 		return
 	}
 	if len(ps.k.Textures) != 1 || ps.k.Textures[0].Check() != nil {
-		st.problem("PSSlope kernel without its height texture")
+		st.problem(ps.k.Cases[0].Name + " kernel without its height texture")
 		return
 	}
 	tex, level := ps.k.Textures[0], slopeLevel(ps.k.Cases[0])
@@ -208,7 +208,7 @@ func (ps *pixelState) checkSlope(out map[string][]byte) {
 		for y := uint32(0); y < h; y++ {
 			for x := uint32(0); x < w; x++ {
 				got := floatPixel(b, int(y*w+x))
-				want, tol := slopePixel(tex, level, x, y, mirrored, h)
+				want, tol := colorPixel(ps.k.Cases[0], tex, x, y, mirrored, h)
 				near, same := true, true
 				for i := range got {
 					d := abs(float64(got[i]) - want[i])
