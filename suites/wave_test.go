@@ -25,6 +25,7 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/pass"
 	"waverig/harness/results"
+	"waverig/harness/vulkan"
 )
 
 // sizes are the wave sizes the suite covers on a device: those of its run
@@ -122,6 +123,31 @@ func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
 	return cfg.KnownCrash(d.Device, size)
 }
 
+// meshSkipOf is why a task or mesh case cannot run on a device with a
+// target, where that holds for the whole stage ("" otherwise): the device
+// lacks VK_EXT_mesh_shader, its features or the stage bit, or the compiler is
+// glslang, whose HLSL front end has no DispatchMesh. Such cases get one spec
+// per stage and reason (they are most of the CI tier's task and mesh cases).
+func meshSkipOf(d suiteDevice, k kernels.Kernel, t target) string {
+	if k.Stage != kernels.Task && k.Stage != kernels.Mesh {
+		return ""
+	}
+	if why := vulkan.MeshMissing(d.Device, k.Stage == kernels.Task); why != "" {
+		return why
+	}
+	bit := uint32(devices.StageMesh)
+	if k.Stage == kernels.Task {
+		bit = devices.StageTask
+	}
+	if d.Device.SupportedStages&bit == 0 {
+		return fmt.Sprintf("device's subgroupSupportedStages (%#x) lacks the %s stage", d.Device.SupportedStages, k.Stage)
+	}
+	if t.comp == pass.Glslang {
+		return "glslang 12's HLSL front end has no DispatchMesh"
+	}
+	return ""
+}
+
 // stageOf names a kernel's stage as records and labels do.
 func stageOf(k kernels.Kernel) string {
 	if k.Stage == "" {
@@ -154,8 +180,9 @@ func families() []family {
 	}
 	// Whole programs rather than one intrinsic: the seed's CSSum (a wave's sum
 	// into an atomic total) and PSSlope (quad neighbours' slopes of a sampled
-	// height), and IsHelperLane (SM 6.6) read through quad operations.
-	fams = append(fams, family{"Whole programs", []string{"CSSum", "PSSlope", "IsHelperLane"}})
+	// height), PSSampled (quad reads of samples, a sample at a quad read's
+	// coordinate), and IsHelperLane (SM 6.6) read through quad operations.
+	fams = append(fams, family{"Whole programs", []string{"CSSum", "PSSlope", "PSSampled", "IsHelperLane"}})
 	return append(fams, pastSM60()...)
 }
 
@@ -461,6 +488,8 @@ func deviceSpecs(dev suiteDevice) {
 						})
 					}
 
+					collapsed := map[string][]recKey{} // "stage [api comp]: reason" -> its cases
+					var collapsedOrder []string
 					for _, k := range tierKernels(dev, fam.ops, size) {
 						stage := stageOf(k)
 						for _, c := range k.Cases {
@@ -468,6 +497,17 @@ func deviceSpecs(dev suiteDevice) {
 								if pass.NotApplicable(t.api, k) != "" {
 									// The API cannot run it by design: the rig plans no
 									// record of it, so there is no spec to skip either.
+									continue
+								}
+								if why := meshSkipOf(dev, k, t); why != "" {
+									// A whole stage the device or compiler cannot run is
+									// one skipped spec, not thousands (the CI tier's spec
+									// tree and its report), with the rig's reason.
+									key := fmt.Sprintf("%s [%s %s]: %s", stage, t.api, t.comp, why)
+									if collapsed[key] == nil {
+										collapsedOrder = append(collapsedOrder, key)
+									}
+									collapsed[key] = append(collapsed[key], recKey{c.ID(), stage, t.api, t.comp})
 									continue
 								}
 								c, t := c, t
@@ -490,6 +530,23 @@ func deviceSpecs(dev suiteDevice) {
 								})
 							}
 						}
+					}
+					for _, key := range collapsedOrder {
+						keys := collapsed[key]
+						It(fmt.Sprintf("skips %d task or mesh cases: %s", len(keys), key), Label("skip:stage"), func() {
+							// The rig still plans and skips each case: every one has its
+							// skip record, with a reason, before the spec skips.
+							for _, rk := range keys {
+								r, ok := run.recs[rk]
+								if !ok && size != dev.Device.SubgroupSize {
+									continue // drawn at the device's own size only
+								}
+								Expect(ok).To(BeTrue(), "no result for %s [%s %s %s]", rk.caseID, rk.api, rk.stage, rk.compiler)
+								Expect(r.Status).To(Equal(results.Skip), r.Describe())
+								Expect(r.Reason).NotTo(BeEmpty(), r.Describe())
+							}
+							Skip(key)
+						})
 					}
 
 					if fam.name == "Arithmetic" {
