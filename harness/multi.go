@@ -236,8 +236,7 @@ func mergeParts(acc, part SizeResult) SizeResult {
 	if acc.Err == nil {
 		acc.Err = part.Err
 	}
-	acc.Stats.Seconds = max(acc.Stats.Seconds, part.Stats.Seconds)
-	return acc
+	return acc // Seconds: RunDevices sets the parts' span
 }
 
 // layoutOnce lets the children of one (device, size) — its parts, and every

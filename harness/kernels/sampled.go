@@ -38,26 +38,11 @@ const sampledName = "PSSampled"
 // sampledKernels are the sampled pixel kernels: one per PSSlope scene and LOD
 // variant.
 func sampledKernels(f Filter) []Kernel {
-	var out []Kernel
-	for _, name := range SlopeShapes {
-		base, _ := pixelShape(name)
-		for _, level := range slopeLevels {
-			sh := slopeShape(base, level)
-			c := Case{Name: sampledName, Op: intrinsics.QuadReadLaneAt, Type: Type{"float", 1}, Pattern: All, Shape: sh}
-			kname := "pixel_PSSampled_" + name
-			if level > 0 {
-				kname += fmt.Sprintf("_lod%d", level)
-			}
-			if !f.keep(c) || !f.wantsKernel(kname) {
-				continue
-			}
-			s := float64(int(1) << level)
-			var sb strings.Builder
-			fmt.Fprintf(&sb, "// waverig generated pixel kernel: quad operations on samples of the height map, and a sample at a quad operation's coordinate (%g texel(s) of level 0 per pixel).\n", s)
-			fmt.Fprintf(&sb, "Texture2D<float> Height : register(%s);\nSamplerState Linear : register(%s);\n\n", heightRegister, samplerRegister)
-			emitTriangleVS(&sb, "VSSampled", "SampledVSOut", *sh.Scene, []string{"float2 uv : TEXCOORD0"},
-				[]string{fmt.Sprintf("o.uv = (p + float2(%s, %s)) * %s", hlslFloat(slopeOffset), hlslFloat(slopeOffset), hlslFloat(s/heightSize))})
-			fmt.Fprintf(&sb, `[shader("pixel")]
+	return heightMapKernels(f, sampledName, intrinsics.QuadReadLaneAt, "VSSampled", "SampledVSOut", func(sb *strings.Builder, s float64, emitVS func()) {
+		fmt.Fprintf(sb, "// waverig generated pixel kernel: quad operations on samples of the height map, and a sample at a quad operation's coordinate (%g texel(s) of level 0 per pixel).\n", s)
+		fmt.Fprintf(sb, "Texture2D<float> Height : register(%s);\nSamplerState Linear : register(%s);\n\n", heightRegister, samplerRegister)
+		emitVS()
+		fmt.Fprintf(sb, `[shader("pixel")]
 float4 %s(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
 {
     float h = Height.Sample(Linear, uv);
@@ -65,16 +50,7 @@ float4 %s(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
     return float4(QuadReadAcrossDiagonal(h), QuadReadLaneAt(h, 1u), Height.Sample(Linear, first), QuadReadLaneAt(h, 3u));
 }
 `, sampledName)
-			out = append(out, Kernel{
-				Name: kname, Entry: sampledName, Stage: Pixel, HLSL: sb.String(), Cases: []Case{c},
-				Textures: []Texture{heightTexture(heightRegister)},
-				Samplers: []Sampler{linearSampler(samplerRegister)},
-				Draw: &Draw{VertexEntry: "VSSampled", PixelEntry: sampledName, Width: sh.Scene.Width, Height: sh.Scene.Height,
-					VertexCount: 3, Draws: 1, FloatColor: true},
-			})
-		}
-	}
-	return out
+	})
 }
 
 // colorModelled reports whether a kernel's result is its colour target,

@@ -78,13 +78,27 @@ func slopeShape(sh Shape, level int) Shape {
 // linear sampler, a float colour target and no records. The fixture's CSSum
 // is compiled with it (one source) but never run from this kernel.
 func slopeKernels(f Filter) []Kernel {
+	return heightMapKernels(f, slopeName, intrinsics.QuadReadAcrossX, "VSSlope", "SlopeVSOut", func(sb *strings.Builder, s float64, emitVS func()) {
+		sb.WriteString(wavesHLSL)
+		fmt.Fprintf(sb, "\n// waverig: vertex shader feeding PSSlope a TEXCOORD0 that advances %g texel(s) of level 0 per pixel.\n", s)
+		emitVS()
+	})
+}
+
+// heightMapKernels are the kernels of one pixel entry drawn over the height
+// map, one per PSSlope scene and LOD variant (pixel_ENTRY_SCENE[_lodL]), each
+// one case of op: write writes the source, whose vertex shader (vs, of
+// output struct vsOut) emitVS emits, feeding a TEXCOORD0 that advances s =
+// 2^level texels of level 0 per pixel; one draw, the height map through the
+// linear sampler, a float colour target and no records.
+func heightMapKernels(f Filter, entry string, op intrinsics.Op, vs, vsOut string, write func(sb *strings.Builder, s float64, emitVS func())) []Kernel {
 	var out []Kernel
 	for _, name := range SlopeShapes {
 		base, _ := pixelShape(name)
 		for _, level := range slopeLevels {
 			sh := slopeShape(base, level)
-			c := Case{Name: slopeName, Op: intrinsics.QuadReadAcrossX, Type: Type{"float", 1}, Pattern: All, Shape: sh}
-			kname := "pixel_PSSlope_" + name
+			c := Case{Name: entry, Op: op, Type: Type{"float", 1}, Pattern: All, Shape: sh}
+			kname := "pixel_" + entry + "_" + name
 			if level > 0 {
 				kname += fmt.Sprintf("_lod%d", level)
 			}
@@ -93,15 +107,15 @@ func slopeKernels(f Filter) []Kernel {
 			}
 			s := float64(int(1) << level)
 			var sb strings.Builder
-			sb.WriteString(wavesHLSL)
-			fmt.Fprintf(&sb, "\n// waverig: vertex shader feeding PSSlope a TEXCOORD0 that advances %g texel(s) of level 0 per pixel.\n", s)
-			emitTriangleVS(&sb, "VSSlope", "SlopeVSOut", *sh.Scene, []string{"float2 uv : TEXCOORD0"},
-				[]string{fmt.Sprintf("o.uv = (p + float2(%s, %s)) * %s", hlslFloat(slopeOffset), hlslFloat(slopeOffset), hlslFloat(s/heightSize))})
+			write(&sb, s, func() {
+				emitTriangleVS(&sb, vs, vsOut, *sh.Scene, []string{"float2 uv : TEXCOORD0"},
+					[]string{fmt.Sprintf("o.uv = (p + float2(%s, %s)) * %s", hlslFloat(slopeOffset), hlslFloat(slopeOffset), hlslFloat(s/heightSize))})
+			})
 			out = append(out, Kernel{
-				Name: kname, Entry: slopeName, Stage: Pixel, HLSL: sb.String(), Cases: []Case{c},
+				Name: kname, Entry: entry, Stage: Pixel, HLSL: sb.String(), Cases: []Case{c},
 				Textures: []Texture{heightTexture(heightRegister)},
 				Samplers: []Sampler{linearSampler(samplerRegister)},
-				Draw: &Draw{VertexEntry: "VSSlope", PixelEntry: slopeName, Width: sh.Scene.Width, Height: sh.Scene.Height,
+				Draw: &Draw{VertexEntry: vs, PixelEntry: entry, Width: sh.Scene.Width, Height: sh.Scene.Height,
 					VertexCount: 3, Draws: 1, FloatColor: true},
 			})
 		}

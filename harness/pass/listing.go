@@ -94,11 +94,12 @@ func (c Config) passKernelsMemo(dev devices.Device, size, own uint32, memo kerne
 			}
 		}
 	}
-	ks = c.Shard.Kernels(ks)
+	// The shard was kept while building (f.Kernels); the part is kept here
+	// when the CI tier had to choose among the shard's kernels first.
 	if c.Fraction > 1 {
-		ks = kernels.TierKernels(ks, size, c.Fraction, c.KnownCrash(dev, size))
+		ks = c.Part.Kernels(kernels.TierKernels(ks, size, c.Fraction, c.KnownCrash(dev, size)))
 	}
-	return c.Part.Kernels(ks)
+	return ks
 }
 
 // KnownCrash reports whether a baseline that applies to dev expects a case to

@@ -71,12 +71,17 @@ func (s Shard) Has(kernel string) bool {
 
 // Kernels keeps the kernels of the shard, in their order.
 func (s Shard) Kernels(ks []kernels.Kernel) []kernels.Kernel {
-	if s.Whole() {
+	return keepKernels(ks, s.Whole(), s.Has)
+}
+
+// keepKernels keeps the kernels has accepts, in their order (all of them when whole).
+func keepKernels(ks []kernels.Kernel, whole bool, has func(string) bool) []kernels.Kernel {
+	if whole {
 		return ks
 	}
 	out := ks[:0:0]
 	for _, k := range ks {
-		if s.Has(k.Name) {
+		if has(k.Name) {
 			out = append(out, k)
 		}
 	}
@@ -99,23 +104,11 @@ type Part struct {
 }
 
 // Whole reports whether the part is all of its (device, size).
-func (p Part) Whole() bool { return p.N <= 1 }
+func (p Part) Whole() bool { return Shard(p).Whole() }
 
-// Has reports whether the part runs the kernel (or generated program) of this name.
-func (p Part) Has(name string) bool {
-	return p.Whole() || ShardOf("part\x00"+name, p.N) == p.K
-}
+// Has reports whether the part runs the kernel (or generated program) of this
+// name: the shard rule on the salted name.
+func (p Part) Has(name string) bool { return Shard(p).Has("part\x00" + name) }
 
 // Kernels keeps the part's kernels, in their order.
-func (p Part) Kernels(ks []kernels.Kernel) []kernels.Kernel {
-	if p.Whole() {
-		return ks
-	}
-	out := ks[:0:0]
-	for _, k := range ks {
-		if p.Has(k.Name) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+func (p Part) Kernels(ks []kernels.Kernel) []kernels.Kernel { return keepKernels(ks, p.Whole(), p.Has) }
