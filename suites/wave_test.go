@@ -123,22 +123,6 @@ func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
 	return cfg.KnownCrash(d.Device, size)
 }
 
-// suiteExcluded is why the suites do not run a kernel on a device ("" when
-// they do). The texture-sampling kernels (the seed's PSSlope, PSSampled) on
-// lavapipe: in the CI tier's full run (two ginkgo processes, every family)
-// their children die with SIGSEGV, SIGBUS or glibc's "double free or
-// corruption" — heap corruption in the process, through Vulkan and wgpu alike,
-// on 22.3.6 and 25.0.7 — four times a run, while `waverig run` of the same
-// kernels (about twenty runs) and the suites' own narrow selections never
-// crash. Until the corruption is isolated the suites leave them to `waverig
-// run` (where the lavapipe baselines know the crash) and to SwiftShader here.
-func suiteExcluded(d suiteDevice, k kernels.Kernel) string {
-	if len(k.Textures) > 0 && d.Device.DriverIDName == "VK_DRIVER_ID_MESA_LLVMPIPE" {
-		return "texture sampling on lavapipe is left to waverig run: heap corruption in the suites' full CI run, not isolated (docs/suites.md)"
-	}
-	return ""
-}
-
 // meshSkipOf is why a task or mesh case cannot run on a device with a
 // target, where that holds for the whole stage ("" otherwise): the device
 // lacks VK_EXT_mesh_shader, its features or the stage bit, or the compiler is
@@ -266,9 +250,6 @@ func selected(d suiteDevice, f family, size uint32) (kernels.Filter, []string, [
 	filter.Cases = map[string]bool{}
 	comps, apis := map[string]bool{}, map[string]bool{}
 	for _, k := range tierKernels(d, f.ops, size) {
-		if suiteExcluded(d, k) != "" {
-			continue // not run here: its one spec says why
-		}
 		for _, c := range k.Cases {
 			for _, t := range targets {
 				if match(append(append([]string{}, inherited...), caseLabels(c, stageOf(k), t)...)) {
@@ -509,17 +490,8 @@ func deviceSpecs(dev suiteDevice) {
 
 					collapsed := map[string][]recKey{} // "stage [api comp]: reason" -> its cases
 					var collapsedOrder []string
-					excluded := map[string][]string{} // reason -> kernels
-					var excludedOrder []string
 					for _, k := range tierKernels(dev, fam.ops, size) {
 						stage := stageOf(k)
-						if why := suiteExcluded(dev, k); why != "" {
-							if excluded[why] == nil {
-								excludedOrder = append(excludedOrder, why)
-							}
-							excluded[why] = append(excluded[why], k.Name)
-							continue
-						}
 						for _, c := range k.Cases {
 							for _, t := range targets {
 								if pass.NotApplicable(t.api, k) != "" {
@@ -558,12 +530,6 @@ func deviceSpecs(dev suiteDevice) {
 								})
 							}
 						}
-					}
-					for _, why := range excludedOrder {
-						names := excluded[why]
-						It(fmt.Sprintf("does not run %d sampling kernels here: %s", len(names), why), Label("skip:excluded"), func() {
-							Skip(why + " (" + strings.Join(names, ", ") + ")")
-						})
 					}
 					for _, key := range collapsedOrder {
 						keys := collapsed[key]

@@ -2,9 +2,11 @@
 // and of its children sees: the system's plus the ones scripts/drivers.sh
 // provisioned for waverig (lavapipe from Mesa 25.0.7, SwiftShader), unless the
 // user named the drivers with VK_DRIVER_FILES or VK_ICD_FILENAMES, which are
-// then used exactly. It has no cgo and no Vulkan: it only reads the drivers
-// folder and sets the loader's environment before any Vulkan instance (the
-// devices package's, wgpu-native's) is created.
+// then used exactly; and it gives each lavapipe vector width a Mesa shader
+// cache of its own (shadercache.go). It has no cgo and no Vulkan: it only
+// reads the drivers folder and sets the loader's and Mesa's environment before
+// any Vulkan instance (the devices package's, wgpu-native's, Dawn's helper's)
+// is created.
 package icd
 
 import (
@@ -129,6 +131,9 @@ type Setup struct {
 	// Err is why the drivers folder could not be read (the system's drivers
 	// are still used).
 	Err error
+	// ShaderCache is the Mesa shader cache folder of this process's
+	// LP_NATIVE_VECTOR_WIDTH ("" without one: Mesa's default; shadercache.go).
+	ShaderCache string
 }
 
 var (
@@ -138,7 +143,8 @@ var (
 
 // Configure sets the loader's environment for this process (and so for the
 // children it starts, which inherit it) once, before the first Vulkan
-// instance: with neither VK_DRIVER_FILES nor VK_ICD_FILENAMES set, every
+// instance: a Mesa shader cache folder of this process's lavapipe vector width
+// (shadercache.go), and, with neither VK_DRIVER_FILES nor VK_ICD_FILENAMES set, every
 // provisioned driver's manifest is appended to VK_ADD_DRIVER_FILES (entries
 // already there are kept, and a child finds its parent's and adds nothing).
 // It returns what it decided; later calls return the same.
@@ -149,6 +155,7 @@ func Configure() Setup {
 
 func configure() Setup {
 	var s Setup
+	s.ShaderCache = separateShaderCache()
 	drivers, err := Provisioned()
 	s.Err = err
 	s.UserFiles = os.Getenv(DriverFilesEnv)
