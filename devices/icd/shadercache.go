@@ -44,6 +44,9 @@ func separateShaderCache() string {
 	}
 	dir := ShaderCacheDir(base, os.Getenv(VectorWidthEnv))
 	if dir != "" {
+		// Mesa creates only the last folder of MESA_SHADER_CACHE_DIR (and
+		// disables its cache, saying so on stderr, when the parent is missing).
+		os.MkdirAll(dir, 0o755)
 		os.Setenv(ShaderCacheDirEnv, dir)
 	}
 	return dir

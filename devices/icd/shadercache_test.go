@@ -33,15 +33,19 @@ func TestShaderCacheDirPerWidth(t *testing.T) {
 // parent gets its own width's folder under the user's base, not a folder
 // inside the parent's width folder.
 func TestSeparateShaderCacheKeepsTheUsersBase(t *testing.T) {
-	t.Setenv(ShaderCacheDirEnv, "/mine")
+	mine := t.TempDir()
+	t.Setenv(ShaderCacheDirEnv, mine)
 	t.Setenv(shaderCacheBaseEnv, "")
 	unsetForTest(t, shaderCacheBaseEnv)
 	t.Setenv(VectorWidthEnv, "128")
-	if d := separateShaderCache(); d != "/mine/lavapipe-width-128" {
+	if d := separateShaderCache(); d != filepath.Join(mine, "lavapipe-width-128") || os.Getenv(ShaderCacheDirEnv) != d {
 		t.Fatalf("parent: %q", d)
 	}
+	if _, err := os.Stat(filepath.Join(mine, "lavapipe-width-128")); err != nil {
+		t.Fatalf("the width's folder was not made (Mesa makes only the last folder of its path): %v", err)
+	}
 	t.Setenv(VectorWidthEnv, "512") // the child's environment: inherited, plus its width
-	if d := separateShaderCache(); d != "/mine/lavapipe-width-512" {
+	if d := separateShaderCache(); d != filepath.Join(mine, "lavapipe-width-512") || os.Getenv(ShaderCacheDirEnv) != d {
 		t.Fatalf("child: %q", d)
 	}
 }

@@ -502,29 +502,30 @@ func TestDrawAtOtherWidths(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	const others = "TestDrawInstancesInOnePass|TestDrawFloatTarget|TestDrawVertexOnly"
+	// Every draw with a fragment shader dies at width 512 (knownPixelCrash:
+	// LLVM 15 crashes compiling it), so there only the vertex-only draw must
+	// pass and a fragment draw that dies of SIGSEGV is skipped. (They passed
+	// at 512 until each width got a Mesa shader cache of its own: the cache
+	// handed them code compiled at 256 bits; devices/icd/shadercache.go.)
+	fragment := map[string]bool{"TestDrawInstancesInOnePass": true, "TestDrawFloatTarget": true, "TestDrawPixelLanes": true}
 	for _, w := range []struct{ width, size string }{{"128", "4"}, {"512", "16"}} {
-		t.Run("width"+w.width, func(t *testing.T) {
-			out, err := child(t, w.width, others)
-			if err != nil || strings.Count(out, "--- PASS: TestDraw") != 3 {
-				t.Fatalf("child at width %s: %v\n%s", w.width, err, out)
-			}
-		})
-		t.Run("width"+w.width+"/pixel-lanes", func(t *testing.T) {
-			out, err := child(t, w.width, "TestDrawPixelLanes")
-			var exit *exec.ExitError
-			if w.width == "512" && errors.As(err, &exit) && exit.ProcessState.String() == "signal: segmentation fault" {
-				// knownPixelCrash: the driver dies compiling the shader, so
-				// there is nothing of ours to check.
-				t.Skipf("known lavapipe crash compiling the pixel shader at width 512:\n%s", out)
-			}
-			if err != nil || !strings.Contains(out, "--- PASS: TestDrawPixelLanes") {
-				t.Fatalf("child at width %s: %v\n%s", w.width, err, out)
-			}
-			if !strings.Contains(out, "waves of size "+w.size+"\n") {
-				t.Fatalf("child did not draw with waves of %s:\n%s", w.size, out)
-			}
-		})
+		for _, test := range []string{"TestDrawInstancesInOnePass", "TestDrawFloatTarget", "TestDrawVertexOnly", "TestDrawPixelLanes"} {
+			t.Run("width"+w.width+"/"+test, func(t *testing.T) {
+				out, err := child(t, w.width, test)
+				var exit *exec.ExitError
+				if w.width == "512" && fragment[test] && errors.As(err, &exit) && exit.ProcessState.String() == "signal: segmentation fault" {
+					// knownPixelCrash: the driver dies compiling the shader, so
+					// there is nothing of ours to check.
+					t.Skipf("known lavapipe crash compiling the pixel shader at width 512:\n%s", out)
+				}
+				if err != nil || !strings.Contains(out, "--- PASS: "+test) {
+					t.Fatalf("child at width %s: %v\n%s", w.width, err, out)
+				}
+				if test == "TestDrawPixelLanes" && !strings.Contains(out, "waves of size "+w.size+"\n") {
+					t.Fatalf("child did not draw with waves of %s:\n%s", w.size, out)
+				}
+			})
+		}
 	}
 }
 
