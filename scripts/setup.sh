@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: spirv-val/spirv-dis (spirv-tools), glslangValidator (glslang-tools,
-# the second SPIR-V producer for differential tests), spirv-cross (MSL second opinion),
+# Debian packages: spirv-val/spirv-dis (spirv-tools, whose libSPIRV-Tools.a waverig
+# links as its validator), glslang's static libraries (glslang-dev: waverig links
+# glslang as the second SPIR-V producer for differential tests) and
+# glslangValidator (glslang-tools: the tests hold the library to it), spirv-cross (MSL second opinion),
 # clang (MSL syntax check), the Vulkan loader + headers (libvulkan-dev: vulkan-go
 # dlopens libvulkan.so and the cgo shim includes vulkan.h), lavapipe
 # (mesa-vulkan-drivers), vulkaninfo (vulkan-tools), the Khronos validation layer
@@ -18,7 +20,7 @@ cd "$(dirname "$0")/.."
 # xdotool for the window's tests (screenshots; keys and clicks sent through X).
 # Node.js and npm (nodejs, npm) run Dawn (drivers.sh installs its npm package); a
 # machine whose Node came from elsewhere (with its own npm) keeps it.
-PACKAGES=(spirv-tools glslang-tools spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers gcc chromium
+PACKAGES=(spirv-tools glslang-tools glslang-dev spirv-cross clang libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers gcc chromium
   libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev libgl-dev xvfb x11-apps xdotool)
 
 missing=()

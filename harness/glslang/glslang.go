@@ -1,23 +1,20 @@
-// Package glslang runs glslangValidator as the rig's second SPIR-V producer: one
-// process per kernel, an on-disk cache keyed by glslang's version and the input,
-// and the register-to-binding map that glslang's HLSL front end applies. `waverig
-// run` and `waverig exec` both compile through it.
+// Package glslang is the rig's second SPIR-V producer: Khronos' glslang, linked
+// in as a library (lib.go: the calls glslangValidator makes for the rig's flags,
+// its words byte for byte), an on-disk cache keyed by glslang's version and the
+// input, and the register-to-binding map that glslang's HLSL front end applies.
+// `waverig run` and `waverig exec` both compile through it.
 package glslang
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"waverig/compiler/reflect"
 )
@@ -30,16 +27,12 @@ type Module struct {
 	Bindings map[string]reflect.Binding // key: reflect.NormalizeRegister(register)
 }
 
-// Installed reports whether glslangValidator is on PATH.
-func Installed() bool { return tool() != "" }
+// Installed reports whether glslang can compile: always, since it is linked
+// into waverig (a build needs Debian's glslang-dev and spirv-tools: setup.sh).
+func Installed() bool { return true }
 
-var tool = sync.OnceValue(func() string {
-	p, _ := exec.LookPath("glslangValidator")
-	return p
-})
-
-// NotInstalled is the skip reason when glslangValidator is absent.
-const NotInstalled = "glslangValidator not installed (apt-get install glslang-tools)"
+// NotInstalled is the skip reason callers give where Installed is false.
+const NotInstalled = "glslang is not linked into this waverig (build it with Debian's glslang-dev: scripts/setup.sh)"
 
 // helperLanesAttr is Shader Model 6.7's pixel entry attribute; IgnoresHelperLanes
 // is the skip reason of a kernel that has it (glslang 12 warns "unrecognized
@@ -49,14 +42,26 @@ const (
 	IgnoresHelperLanes = "glslang 12 ignores [WaveOpsIncludeHelperLanes] (warning: unrecognized attribute), so its module would not make helper lanes take part in wave operations"
 )
 
-// timeout bounds one glslangValidator process.
-const timeout = 60 * time.Second
-
 // shiftArgs give each register class its own binding range: glslang maps
 // register(xN) to binding N whatever the class, so t0 and u0 would collide
 // (t: 0-15, u: 16-31, b: 32-47, s: 48-63). Bindings below follow the same rule.
+// They are glslangValidator's flags for the same compile (Args), and
+// shiftBases the same numbers for the library (textures, UAVs, cbuffers,
+// samplers).
 var shiftArgs = []string{"--hlsl-iomap", "--shift-texture-binding", "0", "--shift-uav-binding", "16",
 	"--shift-cbuffer-binding", "32", "--shift-sampler-binding", "48"}
+
+var shiftBases = [4]uint{0, 16, 32, 48}
+
+// sourceName is the file name glslang's messages give the kernel.
+const sourceName = "kernel.hlsl"
+
+// Args are the glslangValidator arguments that compile src to out as the
+// library does (for a user's repro, and the test that holds the two equal).
+func Args(entry, stage, src, out string) []string {
+	args := append([]string{"-V", "-D", "-D" + Macro + "=1", "--target-env", "vulkan1.1", "-S", stageFlags[stage], "-e", entry}, shiftArgs...)
+	return append(args, "-o", out, src)
+}
 
 // Macro is defined (to 1) in every compile, so that HLSL written for several
 // compilers can take another road where glslang 12's HLSL front end lacks a
@@ -139,14 +144,15 @@ func CompileStage(text, entry, stage string, registers []string) (mod *Module, s
 	return mod, "", nil
 }
 
-var version = sync.OnceValue(func() string {
-	out, _ := exec.Command(tool(), "--version").Output()
-	return string(out)
-})
+// version names the compiler in the cache key.
+var version = sync.OnceValue(func() string { return "glslang library " + libVersion() })
+
+// Version is the linked glslang's version ("12.0.0").
+func Version() string { return libVersion() }
 
 // cacheDir is where modules are kept between processes: every lavapipe wave size
-// runs in its own child process, and without the cache each would pay ~90 ms per
-// kernel again. "" when the user has no cache directory.
+// runs in its own child process, and without the cache each would compile
+// every kernel again. "" when the user has no cache directory.
 func cacheDir() string {
 	d, err := os.UserCacheDir()
 	if err != nil {
@@ -168,35 +174,14 @@ func spirv(text, entry, stage string) (spv []byte, skip string, err error) {
 			return nil, string(why), nil
 		}
 	}
-	tmp, err := os.MkdirTemp("", "waverig-glslang")
-	if err != nil {
-		return nil, "", err
-	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "kernel.hlsl")
-	out := filepath.Join(tmp, "kernel.spv")
-	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
-		return nil, "", err
-	}
 	// vulkan1.1: glslang 12 emits BufferBlock at SPIR-V 1.5, which spirv-val rejects.
-	args := append([]string{"-V", "-D", "-D" + Macro + "=1", "--target-env", "vulkan1.1", "-S", stage, "-e", entry}, shiftArgs...)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, tool(), append(args, "-o", out, src)...)
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, "", fmt.Errorf("glslangValidator did not finish in %v", timeout)
-		}
-		if _, ok := err.(*exec.ExitError); !ok {
-			return nil, "", fmt.Errorf("running glslangValidator: %v", err)
-		}
-		why := "glslangValidator rejects this kernel: " + firstError(buf.String())
+	words, log, ok := libCompile(text, sourceName, entry, stage, preamble(Macro+"=1"), shiftBases)
+	if !ok {
+		why := "glslang rejects this kernel: " + firstError(log)
 		store(dir, rejected, []byte(why))
 		return nil, why, nil
 	}
-	if strings.Contains(buf.String(), "'"+helperLanesAttr+"' : unrecognized attribute") {
+	if strings.Contains(log, "'"+helperLanesAttr+"' : unrecognized attribute") {
 		// glslang 12 drops the attribute with a warning: its module would not make
 		// helper lanes take part in wave operations, and a checker that requires
 		// them would blame the device. A glslang that knows it stops warning.
@@ -204,12 +189,12 @@ func spirv(text, entry, stage string) (spv []byte, skip string, err error) {
 		store(dir, rejected, []byte(why))
 		return nil, why, nil
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		return nil, "", err
+	if len(words) < 5 {
+		return nil, "", fmt.Errorf("glslang made %d words, not a SPIR-V module", len(words))
 	}
-	if len(data) < 20 || len(data)%4 != 0 {
-		return nil, "", fmt.Errorf("glslangValidator wrote %d bytes, not a SPIR-V module", len(data))
+	data := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(data[4*i:], w)
 	}
 	store(dir, cached, data)
 	return data, "", nil

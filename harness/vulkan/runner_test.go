@@ -352,9 +352,6 @@ func TestBrokenInput(t *testing.T) {
 	// OpExtInstImport instead of a function. lavapipe crashes on this, so
 	// it must be stopped by spirv-val before the driver sees it.
 	t.Run("entry is not a function", func(t *testing.T) {
-		if spirvVal() == "" {
-			need(t, "spirv-val not installed (Debian package spirv-tools)")
-		}
 		j := mutate(func(j *Job) {
 			w := append([]uint32(nil), spv...)
 			for i := 5; i < len(w); i += int(w[i] >> 16) {

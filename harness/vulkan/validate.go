@@ -1,18 +1,13 @@
 package vulkan
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Validation says whether modules go through spirv-val before the driver
@@ -41,12 +36,9 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("spirv-val --target-env %s rejected the module: %s", e.TargetEnv, strings.TrimSpace(e.Output))
 }
 
-// ErrNoValidator says spirv-val is not installed.
+// ErrNoValidator says no validator is available (kept for the policies'
+// sake: SPIRV-Tools' validator is linked in, validate_lib.go).
 var ErrNoValidator = errors.New("spirv-val not installed (Debian package spirv-tools)")
-
-// validateTimeout bounds one spirv-val process: a validator stuck on a
-// pathological module must not stall a nightly run.
-const validateTimeout = 30 * time.Second
 
 // accepted remembers the modules spirv-val accepted in this process (by hash),
 // so the rig's parallel pre-validation and the runner's check before a pipeline
@@ -56,16 +48,10 @@ var accepted = struct {
 	m map[[32]byte]bool
 }{m: map[[32]byte]bool{}}
 
-var spirvVal = sync.OnceValue(func() string {
-	p, _ := exec.LookPath("spirv-val")
-	return p
-})
-
-// Validate runs spirv-val on a module: the target environment follows the
-// module's SPIR-V version, the module goes through stdin, the process has a
-// timeout, and an accepted module is not validated again. It returns
-// ErrNoValidator when spirv-val is absent and a *ValidationError when it rejects
-// the module. Safe for concurrent use.
+// Validate runs SPIRV-Tools' validator (spirv-val's library) on a module: the
+// target environment follows the module's SPIR-V version, and an accepted
+// module is not validated again. It returns a *ValidationError when the
+// validator rejects the module. Safe for concurrent use.
 func Validate(words []uint32) error {
 	if len(words) < 5 {
 		return &ValidationError{TargetEnv: "-", Output: "not a SPIR-V module (shorter than its header)"}
@@ -77,12 +63,8 @@ func Validate(words []uint32) error {
 	if ok {
 		return nil
 	}
-	tool := spirvVal()
-	if tool == "" {
-		return ErrNoValidator
-	}
 	env := targetEnv(words[1])
-	marker := acceptedMarker(tool, env, hash)
+	marker := acceptedMarker(env, hash)
 	if marker != "" {
 		if _, err := os.Stat(marker); err == nil {
 			accepted.Lock()
@@ -91,13 +73,13 @@ func Validate(words []uint32) error {
 			return nil
 		}
 	}
-	err := runValidator(tool, env, words)
+	err := runValidator(env, words)
 	var ve *ValidationError
 	if errors.As(err, &ve) && predatesModule(ve.Output) {
 		// An older spirv-val stopped at an extension it predates: check
 		// everything else through a view without it (newer.go).
 		if view, left := olderValidatorView(words); left != nil {
-			if err = runValidator(tool, env, view); errors.As(err, &ve) {
+			if err = runValidator(env, view); errors.As(err, &ve) {
 				ve.Output = "(validated without " + strings.Join(left, ", ") + ", which this spirv-val predates) " + ve.Output
 			}
 		}
@@ -112,25 +94,22 @@ func Validate(words []uint32) error {
 	return nil
 }
 
-// spirvValVersion is the installed validator's version line: a new spirv-val
-// judges every module again.
-var spirvValVersion = sync.OnceValue(func() string {
-	out, _ := exec.Command(spirvVal(), "--version").CombinedOutput()
-	return strings.TrimSpace(string(out))
-})
+// spirvValVersion is the linked validator's version: a new one judges every
+// module again.
+var spirvValVersion = sync.OnceValue(validatorVersion)
 
 // acceptedMarker is the file that records, between processes, that this
-// spirv-val accepted this module for this environment: every lavapipe wave
+// validator accepted this module for this environment: every lavapipe wave
 // size is a child process, and a nightly run validates the same ~1,000
-// modules as the night before, at one process each. Only acceptances are
+// modules as the night before. Only acceptances are
 // kept; a rejection is re-run so its message is always the validator's own.
 // "" when the user has no cache directory.
-func acceptedMarker(tool, env string, module [32]byte) string {
+func acceptedMarker(env string, module [32]byte) string {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(tool + "\x00" + spirvValVersion() + "\x00" + env + "\x00--scalar-block-layout\x00" + string(module[:])))
+	sum := sha256.Sum256([]byte("libSPIRV-Tools\x00" + spirvValVersion() + "\x00" + env + "\x00--scalar-block-layout\x00" + string(module[:])))
 	return filepath.Join(d, "waverig", "spirv-val", fmt.Sprintf("%x.ok", sum[:12]))
 }
 
@@ -143,33 +122,6 @@ func rememberAccepted(marker string) {
 	if f, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 		f.Close()
 	}
-}
-
-// runValidator runs spirv-val once on a module: nil, a *ValidationError with
-// its output, or the error of running it.
-func runValidator(tool, env string, words []uint32) error {
-	buf := make([]byte, 4*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint32(buf[4*i:], w)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), validateTimeout)
-	defer cancel()
-	// Block layout mistakes give wrong values, not crashes, and the rig's
-	// tests catch those; scalar layout is the most permissive rule, so it
-	// never rejects a layout the device could accept.
-	cmd := exec.CommandContext(ctx, tool, "--target-env", env, "--scalar-block-layout", "-")
-	cmd.Stdin = bytes.NewReader(buf)
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		return fmt.Errorf("vulkan: spirv-val did not finish in %v", validateTimeout)
-	}
-	if err != nil {
-		if _, ok := err.(*exec.ExitError); ok {
-			return &ValidationError{TargetEnv: env, Output: string(out)}
-		}
-		return fmt.Errorf("vulkan: running spirv-val: %w", err)
-	}
-	return nil
 }
 
 // targetEnv picks the lowest Vulkan environment that accepts the module's
