@@ -8,4 +8,11 @@ cd "$(dirname "$0")/.."
 [ -x /usr/local/go/bin/go ] && export PATH=/usr/local/go/bin:$PATH
 # The version summary.json records (GOFLAGS=-buildvcs=false builds carry none).
 version=$(git describe --always --dirty 2>/dev/null || echo devel)
+# glslang and SPIRV-Tools are linked in (harness/glslang, harness/vulkan): their
+# static libraries come from Debian's glslang-dev and spirv-tools.
+for lib in libglslang.a libSPIRV-Tools-opt.a; do
+  if [ "$(gcc -print-file-name=$lib)" = "$lib" ]; then
+    echo "build: $lib not found: install glslang-dev and spirv-tools (./scripts/setup.sh does)" >&2; exit 1
+  fi
+done
 go build -ldflags="-s -w -X main.buildVersion=$version" -o bin/waverig ./cmd/waverig
