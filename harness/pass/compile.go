@@ -165,8 +165,8 @@ func remaining(ks []kernels.Kernel, resumeAfter string) []kernels.Kernel {
 }
 
 // precompile compiles and validates every kernel with every compiler on all cores
-// before the (serial) dispatches start: glslangValidator and spirv-val are a
-// process per module each.
+// before the (serial) dispatches start: glslang's compiles, the validator and
+// command compilers' processes are the CPU work of a kernel before its pipeline.
 func (r *Rig) precompile(ks []kernels.Kernel, targets []target) {
 	type job struct {
 		k kernels.Kernel

@@ -119,7 +119,7 @@ func wgslInexpressible(ds []diag.Msg) string {
 	return first
 }
 
-// GlslangCompiler is glslangValidator (harness/glslang): SPIR-V only,
+// GlslangCompiler is glslang, linked in (harness/glslang): SPIR-V only,
 // bound by glslang's register map (set = space, binding = number).
 type GlslangCompiler struct{}
 
