@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # gold links the ~25 cgo binaries (glslang and SPIRV-Tools are static
 # libraries of ~30 MB) in a third of ld.bfd's CPU; cgo's allowlist refuses
 # -fuse-ld in #cgo lines, so the scripts pass it.
-if command -v ld.gold >/dev/null 2>&1; then export CGO_LDFLAGS="${CGO_LDFLAGS:--O2 -g} -fuse-ld=gold"; fi
+if command -v ld.gold >/dev/null 2>&1 && [[ "${CGO_LDFLAGS:-}" != *-fuse-ld=* ]]; then export CGO_LDFLAGS="${CGO_LDFLAGS:--O2 -g} -fuse-ld=gold"; fi
 # The version summary.json records (GOFLAGS=-buildvcs=false builds carry none).
 version=$(git describe --always --dirty 2>/dev/null || echo devel)
 # glslang and SPIRV-Tools are linked in (harness/glslang, harness/vulkan): their

@@ -30,7 +30,7 @@ export WAVERIG_FRACTION="$FRACTION"
 # gold links the ~25 cgo binaries (glslang and SPIRV-Tools are static
 # libraries of ~30 MB) in a third of ld.bfd's CPU; cgo's allowlist refuses
 # -fuse-ld in #cgo lines, so the scripts pass it.
-if command -v ld.gold >/dev/null 2>&1; then export CGO_LDFLAGS="${CGO_LDFLAGS:--O2 -g} -fuse-ld=gold"; fi
+if command -v ld.gold >/dev/null 2>&1 && [[ "${CGO_LDFLAGS:-}" != *-fuse-ld=* ]]; then export CGO_LDFLAGS="${CGO_LDFLAGS:--O2 -g} -fuse-ld=gold"; fi
 t0=$(date +%s)
 step() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 ./scripts/setup.sh || exit 1

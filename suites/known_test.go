@@ -11,7 +11,6 @@ import (
 
 	"waverig/harness"
 	"waverig/harness/expect"
-	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/pass"
 	"waverig/harness/plan"
@@ -93,10 +92,7 @@ var _ = Describe("skips that hide driver crashes", Label("known-crashes"), func(
 				if !plan.IsLavapipe(d) {
 					Skip("crashes are re-checked through lavapipe child processes only")
 				}
-				comps := []string{pass.Ours}
-				if glslang.Installed() {
-					comps = append(comps, pass.Glslang)
-				}
+				comps := []string{pass.Ours, pass.Glslang}
 				apis := []string{pass.Vulkan}
 				if sd.WebGPU == "" {
 					apis = append(apis, pass.WebGPU)

@@ -21,7 +21,6 @@ import (
 	"waverig/devices"
 	"waverig/harness"
 	"waverig/harness/dawn"
-	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/pass"
 	"waverig/harness/results"
@@ -552,9 +551,6 @@ func deviceSpecs(dev suiteDevice) {
 					if fam.name == "Arithmetic" {
 						It("finds, by running, that glslang's WavePrefixSum and WavePrefixProduct are not exclusive",
 							Label("compiler:glslang", "op:WavePrefixSum", "op:WavePrefixProduct"), func() {
-								if !glslang.Installed() {
-									Skip(glslang.NotInstalled)
-								}
 								found := map[string]bool{}
 								for key, r := range run.recs {
 									if key.compiler == pass.Glslang && r.Blame == "compiler:glslang" {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"waverig/harness/expect"
-	"waverig/harness/glslang"
 	"waverig/harness/results"
 )
 
@@ -162,9 +161,6 @@ func TestBaselineFlow(t *testing.T) {
 // any baseline it fails, and its failures.csv, used as a baseline, passes.
 func TestBuiltinBaselineRealFailures(t *testing.T) {
 	requireVulkan(t)
-	if !glslang.Installed() {
-		t.Skip(glslang.NotInstalled)
-	}
 	dir := t.TempDir()
 	args := []string{"run", "-ops", "^WavePrefixSum$", "-sizes", "8", "-api", "vulkan", "-stages", "compute", "-compilers", "ours,glslang"}
 	if code, stdout, stderr := runCLI(append(args, "-out", filepath.Join(dir, "builtin"))...); code != exitOK {
@@ -224,9 +220,6 @@ func TestKernelTimeout(t *testing.T) {
 // other targets and never a target that crashed.
 func TestCrashesLoseNoRecords(t *testing.T) {
 	requireVulkan(t)
-	if !glslang.Installed() {
-		t.Skip(glslang.NotInstalled)
-	}
 	out := t.TempDir()
 	args := []string{"-ops", "^WaveReadLaneFirst$", "-sizes", "4", "-api", "vulkan", "-stages", "compute"}
 	code, stdout, stderr := runCLI(append([]string{"run", "-out", out}, args...)...)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/pass"
 	"waverig/harness/results"
@@ -25,9 +24,6 @@ import (
 // kernel, and its whole WavePrefixSum matrix takes several times as long.
 func TestReproBundleExec(t *testing.T) {
 	requireVulkan(t)
-	if !glslang.Installed() {
-		t.Skip(glslang.NotInstalled)
-	}
 	out := t.TempDir()
 	rig, err := pass.New(0, pass.Config{
 		Filter:    kernels.Filter{Ops: regexp.MustCompile(`^WavePrefixSum$`), Types: []string{"uint"}, Shapes: []string{"whole"}},

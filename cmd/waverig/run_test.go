@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"testing"
 
-	"waverig/harness/glslang"
 	"waverig/harness/results"
 )
 
@@ -87,9 +86,6 @@ func TestRunSummaryAndRecords(t *testing.T) {
 // device and driver and sits in the device's JUnit suite.
 func TestRunCrashIsUnexpectedAndNamesTheDevice(t *testing.T) {
 	requireVulkan(t)
-	if !glslang.Installed() {
-		t.Skip(glslang.NotInstalled)
-	}
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("run", "-ops", "^WaveReadLaneFirst$", "-sizes", "4", "-compilers", "glslang", "-no-expectations", "-out", out)
 	if code != exitUnexpected {

@@ -27,13 +27,6 @@ type Module struct {
 	Bindings map[string]reflect.Binding // key: reflect.NormalizeRegister(register)
 }
 
-// Installed reports whether glslang can compile: always, since it is linked
-// into waverig (a build needs Debian's glslang-dev and spirv-tools: setup.sh).
-func Installed() bool { return true }
-
-// NotInstalled is the skip reason callers give where Installed is false.
-const NotInstalled = "glslang is not linked into this waverig (build it with Debian's glslang-dev: scripts/setup.sh)"
-
 // helperLanesAttr is Shader Model 6.7's pixel entry attribute; IgnoresHelperLanes
 // is the skip reason of a kernel that has it (glslang 12 warns "unrecognized
 // attribute" and compiles the shader without it).
@@ -42,16 +35,16 @@ const (
 	IgnoresHelperLanes = "glslang 12 ignores [WaveOpsIncludeHelperLanes] (warning: unrecognized attribute), so its module would not make helper lanes take part in wave operations"
 )
 
-// shiftArgs give each register class its own binding range: glslang maps
+// shiftBases give each register class its own binding range: glslang maps
 // register(xN) to binding N whatever the class, so t0 and u0 would collide
-// (t: 0-15, u: 16-31, b: 32-47, s: 48-63). Bindings below follow the same rule.
-// They are glslangValidator's flags for the same compile (Args), and
-// shiftBases the same numbers for the library (textures, UAVs, cbuffers,
-// samplers).
-var shiftArgs = []string{"--hlsl-iomap", "--shift-texture-binding", "0", "--shift-uav-binding", "16",
-	"--shift-cbuffer-binding", "32", "--shift-sampler-binding", "48"}
+// (t: 0-15, u: 16-31, b: 32-47, s: 48-63, classBase). They are the library's
+// textures, UAVs, cbuffers and samplers, and shiftArgs glslangValidator's
+// flags for the same compile (Args). Bindings below follow the same rule.
+var shiftBases = [4]uint{uint(classBase["t"]), uint(classBase["u"]), uint(classBase["b"]), uint(classBase["s"])}
 
-var shiftBases = [4]uint{0, 16, 32, 48}
+var shiftArgs = []string{"--hlsl-iomap",
+	"--shift-texture-binding", strconv.Itoa(classBase["t"]), "--shift-uav-binding", strconv.Itoa(classBase["u"]),
+	"--shift-cbuffer-binding", strconv.Itoa(classBase["b"]), "--shift-sampler-binding", strconv.Itoa(classBase["s"])}
 
 // sourceName is the file name glslang's messages give the kernel.
 const sourceName = "kernel.hlsl"
@@ -121,9 +114,6 @@ func CompileStage(text, entry, stage string, registers []string) (mod *Module, s
 	flag, ok := stageFlags[stage]
 	if !ok {
 		return nil, "", fmt.Errorf("glslang: unknown stage %q", stage)
-	}
-	if !Installed() {
-		return nil, NotInstalled, nil
 	}
 	mod = &Module{Entry: entry, Bindings: map[string]reflect.Binding{}}
 	for _, r := range registers {

@@ -18,8 +18,8 @@ import (
 // about 1,400 kernels through glslangValidator, each a process that builds
 // glslang's built-in symbol tables again (~90 ms and ~4,000 page faults a
 // kernel, a fifth of a cold lavapipe run's CPU). lib.cpp makes the calls
-// StandAlone.cpp makes for the rig's flags; TestLibraryMatchesValidator holds
-// the words to glslangValidator's, byte for byte.
+// StandAlone.cpp makes for the rig's flags; TestLinkedToolsMatchTheirCommands
+// (harness/kernels) holds the words to glslangValidator's, byte for byte.
 
 // libVersion is the linked glslang's version ("12.0.0").
 func libVersion() string { return C.GoString(C.wr_glslang_version()) }

@@ -15,7 +15,6 @@ import (
 	"waverig/devices"
 	"waverig/devices/vkx"
 	"waverig/harness/casefile"
-	"waverig/harness/glslang"
 	"waverig/harness/kernels"
 	"waverig/harness/plan"
 	"waverig/harness/produce"
@@ -99,9 +98,6 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 		// glslang has no [WaveSize] reflection: the range comes from waverig's.
 		if ours := compileOurs(in); ours.err == nil {
 			waveSize = ours.waveSize
-		}
-		if !glslang.Installed() {
-			return nil, &casefile.Skip{Reason: glslang.NotInstalled}
 		}
 		mod = produced(produce.GlslangCompiler{}.Compile(in, produce.SPIRV))
 		if mod.err != nil {

@@ -11,13 +11,8 @@ import (
 	"waverig/harness/glslang"
 )
 
-// DefaultCompilers is waverig's compiler, plus glslang when it is installed.
-func DefaultCompilers() []string {
-	if glslang.Installed() {
-		return []string{Ours, Glslang}
-	}
-	return []string{Ours}
-}
+// DefaultCompilers is waverig's compiler and glslang (linked in).
+func DefaultCompilers() []string { return []string{Ours, Glslang} }
 
 // OursCompiler is waverig's own compiler (compiler/), in process: SPIR-V
 // for Vulkan 1.2 and naga-dialect WGSL, bound by its own reflection.

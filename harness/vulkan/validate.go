@@ -17,9 +17,12 @@ import (
 type Validation int
 
 const (
-	// ValidateAuto uses spirv-val when it is on PATH and skips it otherwise.
+	// ValidateAuto validates every module. (It skipped validation when no
+	// spirv-val was on PATH; the validator is linked in now, so it and
+	// ValidateRequire behave alike.)
 	ValidateAuto Validation = iota
-	// ValidateRequire refuses to build pipelines without spirv-val.
+	// ValidateRequire refuses to build pipelines without a validator (one
+	// is always linked in).
 	ValidateRequire
 	// ValidateOff hands modules to the driver unchecked (after the
 	// structural checks, which always run).
@@ -40,9 +43,9 @@ func (e *ValidationError) Error() string {
 // sake: SPIRV-Tools' validator is linked in, validate_lib.go).
 var ErrNoValidator = errors.New("spirv-val not installed (Debian package spirv-tools)")
 
-// accepted remembers the modules spirv-val accepted in this process (by hash),
-// so the rig's parallel pre-validation and the runner's check before a pipeline
-// build cost one spirv-val process per module, not two.
+// accepted remembers the modules the validator accepted in this process (by
+// hash), so the rig's parallel pre-validation and the runner's check before a
+// pipeline build validate a module once, not twice.
 var accepted = struct {
 	sync.Mutex
 	m map[[32]byte]bool

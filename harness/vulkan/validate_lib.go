@@ -15,6 +15,9 @@ static int wr_validate(const char *env_name, const uint32_t *words, size_t n, ch
 		return -1000;
 	spv_context ctx = spvContextCreate(env);
 	spv_validator_options opts = spvValidatorOptionsCreate();
+	// Block layout mistakes give wrong values, not crashes, and the rig's
+	// tests catch those; scalar layout is the most permissive rule, so it
+	// never rejects a layout the device could accept.
 	spvValidatorOptionsSetScalarBlockLayout(opts, 1);
 	spv_const_binary_t bin = {words, n};
 	spv_diagnostic diag = NULL;
