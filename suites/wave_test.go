@@ -147,6 +147,46 @@ func meshSkipOf(d suiteDevice, k kernels.Kernel, t target) string {
 	return ""
 }
 
+// Why a whole group of a device's cases can only skip, known before the run:
+// such cases get one spec per (stage, API, compiler, reason) instead of one
+// each. On the CPU drivers they are about half of the CI tier's cases (the
+// partitioned operations on a device without the bit, vertex waves where the
+// device has none, Dawn where it offers no adapter, a baseline's skipped
+// stage), and a spec each cost more than their run: ginkgo's per-spec
+// bookkeeping and a JSON report near a gigabyte.
+const (
+	skipAPI      = "api"      // the API has no adapter of this device (requireAPI)
+	skipDevice   = "device"   // the device lacks a stage, operation bit or feature
+	skipBaseline = "baseline" // a baseline's skips.txt line names the case
+)
+
+// staticSkip is why a case cannot run on a device with a target at a size,
+// where the device, the suite's adapters or a baseline decide it before the
+// run ("" otherwise), and the class of that reason.
+func staticSkip(d suiteDevice, k kernels.Kernel, c kernels.Case, t target, size uint32, baselineSkip func(api, stage, caseID, comp string) string) (string, string) {
+	if t.api == pass.Dawn && d.Dawn != "" {
+		return d.Dawn, skipAPI
+	}
+	if t.api == pass.WebGPU && d.WebGPU != "" {
+		return d.WebGPU, skipAPI
+	}
+	if why := meshSkipOf(d, k, t); why != "" {
+		return why, skipDevice
+	}
+	if k.Draw != nil {
+		if why := pass.DeviceStageMissing(d.Device, k); why != "" {
+			return why, skipDevice
+		}
+	}
+	if why := pass.DeviceMissing(d.Device, k); why != "" {
+		return why, skipDevice
+	}
+	if why := baselineSkip(t.api, stageOf(k), c.ID(), t.comp); why != "" {
+		return why, skipBaseline
+	}
+	return "", ""
+}
+
 // stageOf names a kernel's stage as records and labels do.
 func stageOf(k kernels.Kernel) string {
 	if k.Stage == "" {
@@ -275,6 +315,13 @@ func selected(d suiteDevice, f family, size uint32) (kernels.Filter, []string, [
 
 type recKey struct{ caseID, stage, api, compiler string }
 
+// collapsedCase is a case of a collapsed spec (staticSkip); sized marks a
+// [WaveSize] kernel's case, run only at the size picked for it.
+type collapsedCase struct {
+	recKey
+	sized bool
+}
+
 // familyRun is what one family's run at one size produced.
 type familyRun struct {
 	recs    map[recKey]results.Record
@@ -374,9 +421,9 @@ func expectVerdict(r results.Record) {
 	case results.VerdictSkip:
 		Skip(r.Reason)
 	case results.VerdictKnown:
-		AddReportEntry("known problem", r.Describe())
+		AddReportEntry("known problem", brief(r), ReportEntryVisibilityFailureOrVerbose)
 	case results.VerdictFlake:
-		AddReportEntry("flake", r.Describe())
+		AddReportEntry("flake", brief(r))
 	case results.VerdictVacuous:
 		Skip("vacuous: the case compared no lane (every lane it reads from was inactive), so it could not fail")
 	case results.VerdictImproved:
@@ -385,8 +432,30 @@ func expectVerdict(r results.Record) {
 		Fail(r.Describe())
 	}
 	if r.Blame != "" {
-		AddReportEntry("compiler finding", r.Describe())
+		AddReportEntry("compiler finding", brief(r), ReportEntryVisibilityFailureOrVerbose)
 	}
+}
+
+// briefLines bounds a report entry of a spec that passes (a known problem, a
+// flake, a compiler finding): its head and the first lanes of its table say
+// what it is, and some 16,000 such entries with every lane made the JSON report
+// near a gigabyte. A failing spec keeps the whole description. Known problems
+// and compiler findings (thousands: glslang's prefix scans) show on the
+// terminal only with ginkgo -v or beside a failure; they are in the JSON report.
+const briefLines = 8
+
+// brief is r.Describe() cut to briefLines lines, saying how many it left out.
+func brief(r results.Record) string {
+	d := r.Describe()
+	lines := strings.SplitAfter(d, "\n")
+	if len(lines) <= briefLines+1 {
+		return d
+	}
+	rest := len(lines) - briefLines
+	if lines[len(lines)-1] == "" {
+		rest--
+	}
+	return strings.Join(lines[:briefLines], "") + fmt.Sprintf("  … %d more lines (`waverig run -ops` with this case writes them all)\n", rest)
 }
 
 var _ = Describe("wave intrinsics in compute, pixel and vertex shaders on Vulkan and WebGPU (wgpu-native and Dawn)", Label(containerLabels...), func() {
@@ -487,8 +556,13 @@ func deviceSpecs(dev suiteDevice) {
 						})
 					}
 
-					collapsed := map[string][]recKey{} // "stage [api comp]: reason" -> its cases
+					type group struct {
+						class, api, stage, comp, why string
+						keys                         []collapsedCase
+					}
+					collapsed := map[string]*group{} // "stage [api comp]: reason" -> its cases
 					var collapsedOrder []string
+					baselineSkip := pass.Config{}.BaselineSkip(dev.Device, size)
 					for _, k := range tierKernels(dev, fam.ops, size) {
 						stage := stageOf(k)
 						for _, c := range k.Cases {
@@ -498,15 +572,14 @@ func deviceSpecs(dev suiteDevice) {
 									// record of it, so there is no spec to skip either.
 									continue
 								}
-								if why := meshSkipOf(dev, k, t); why != "" {
-									// A whole stage the device or compiler cannot run is
-									// one skipped spec, not thousands (the CI tier's spec
-									// tree and its report), with the rig's reason.
+								if why, class := staticSkip(dev, k, c, t, size, baselineSkip); why != "" {
 									key := fmt.Sprintf("%s [%s %s]: %s", stage, t.api, t.comp, why)
 									if collapsed[key] == nil {
 										collapsedOrder = append(collapsedOrder, key)
+										collapsed[key] = &group{class: class, api: t.api, stage: stage, comp: t.comp, why: why}
 									}
-									collapsed[key] = append(collapsed[key], recKey{c.ID(), stage, t.api, t.comp})
+									_, sized := kernels.WaveSizeOf(c)
+									collapsed[key].keys = append(collapsed[key].keys, collapsedCase{recKey{c.ID(), stage, t.api, t.comp}, sized})
 									continue
 								}
 								c, t := c, t
@@ -531,20 +604,37 @@ func deviceSpecs(dev suiteDevice) {
 						}
 					}
 					for _, key := range collapsedOrder {
-						keys := collapsed[key]
-						It(fmt.Sprintf("skips %d task or mesh cases: %s", len(keys), key), Label("skip:stage"), func() {
-							// The rig still plans and skips each case: every one has its
-							// skip record, with a reason, before the spec skips.
-							for _, rk := range keys {
+						g := collapsed[key]
+						It(fmt.Sprintf("skips %d cases: %s", len(g.keys), key), Label("skip:"+g.class, "api:"+g.api, "stage:"+g.stage, "compiler:"+g.comp), func() {
+							if g.class == skipAPI {
+								requireAPI(dev, g.api) // skips, or fails in CI where the API must be there
+								Fail("the suite found no adapter of this device, yet requireAPI let it run: " + g.why)
+							}
+							// The rig still plans each case: every one has its record. A
+							// device's gap makes each a skip with a reason; a baseline's
+							// skips.txt line must leave none that would fail its own spec
+							// (expectVerdict), as one spec per case would have.
+							for _, cc := range g.keys {
+								rk := cc.recKey
 								r, ok := run.recs[rk]
-								if !ok && size != dev.Device.SubgroupSize {
-									continue // drawn at the device's own size only
+								if !ok && (cc.sized || rk.stage != results.Compute && size != dev.Device.SubgroupSize) {
+									// As a spec of its own would skip: drawn at the device's own
+									// size only, or a [WaveSize] kernel run at its picked size.
+									continue
 								}
 								Expect(ok).To(BeTrue(), "no result for %s [%s %s %s]", rk.caseID, rk.api, rk.stage, rk.compiler)
-								Expect(r.Status).To(Equal(results.Skip), r.Describe())
-								Expect(r.Reason).NotTo(BeEmpty(), r.Describe())
+								switch g.class {
+								case skipDevice:
+									Expect(r.Status).To(Equal(results.Skip), r.Describe())
+									Expect(r.Reason).NotTo(BeEmpty(), r.Describe())
+								default:
+									switch r.Verdict() {
+									case results.VerdictUnexpected, results.VerdictImproved:
+										expectVerdict(r)
+									}
+								}
 							}
-							Skip(key)
+							Skip(fmt.Sprintf("%d cases: %s", len(g.keys), g.why))
 						})
 					}
 

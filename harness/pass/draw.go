@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"waverig/compiler/reflect"
+	"waverig/devices"
 	"waverig/harness/kernels"
 	"waverig/harness/models"
 	"waverig/harness/results"
@@ -25,7 +26,24 @@ const (
 // operations of a draw kernel's stage, naming the field it read ("" when it
 // can).
 func (r *Rig) stageMissing(api string, k kernels.Kernel) string {
-	d := r.dev
+	if why := DeviceStageMissing(r.dev, k); why != "" {
+		return why
+	}
+	if k.Stage == kernels.Vertex && api == WebGPU && r.gpu != nil {
+		switch {
+		case !r.gpu.Adapter.SubgroupVertex:
+			return "WebGPU adapter lacks native-feature-subgroup-vertex (wave operations in vertex shaders)"
+		case !r.gpu.Adapter.VertexWritableStorage:
+			return "WebGPU adapter lacks native-feature-vertex-writable-storage (the vertex kernels write their records to a storage buffer)"
+		}
+	}
+	return ""
+}
+
+// DeviceStageMissing is the device's half of stageMissing: why the Vulkan
+// device cannot run wave operations of a draw kernel's stage, whatever the
+// API ("" when it can). Like DeviceMissing, the suites ask it before a run.
+func DeviceStageMissing(d devices.Device, k kernels.Kernel) string {
 	quad := false
 	for _, c := range k.Cases {
 		quad = quad || models.IsQuadOp(c.Op)
@@ -47,14 +65,6 @@ func (r *Rig) stageMissing(api string, k kernels.Kernel) string {
 		}
 		if !d.VertexPipelineStoresAndAtomics {
 			return "device lacks vertexPipelineStoresAndAtomics (the vertex kernels write their records to a storage buffer)"
-		}
-		if api == WebGPU && r.gpu != nil {
-			switch {
-			case !r.gpu.Adapter.SubgroupVertex:
-				return "WebGPU adapter lacks native-feature-subgroup-vertex (wave operations in vertex shaders)"
-			case !r.gpu.Adapter.VertexWritableStorage:
-				return "WebGPU adapter lacks native-feature-vertex-writable-storage (the vertex kernels write their records to a storage buffer)"
-			}
 		}
 	}
 	return ""

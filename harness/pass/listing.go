@@ -123,6 +123,24 @@ func (c Config) KnownCrash(dev devices.Device, size uint32) func(kernels.TierIte
 	}
 }
 
+// BaselineSkip is the run's skips.txt rule for a device at a size: the reason
+// a case's record gets when a baseline skips it ("skips.txt: …", as the run
+// writes it), or "". The suites ask it before a run to give such cases one
+// spec per line instead of one each.
+func (c Config) BaselineSkip(dev devices.Device, size uint32) func(api, stage, caseID, compiler string) string {
+	sets, err := c.ExpectationSets()
+	if err != nil || len(sets) == 0 {
+		return func(string, string, string, string) string { return "" }
+	}
+	judge := expect.For(sets, DeviceString(dev))
+	return func(api, stage, caseID, compiler string) string {
+		if l := judge.Skip(results.TestName(api, stage, caseID, compiler, size)); l != nil {
+			return "skips.txt: " + l.Known()
+		}
+		return ""
+	}
+}
+
 // PlanCases lists the case records a run of plan with cfg writes, in run order
 // (size by size, kernel by kernel, target by target): not the layout records,
 // not the parity records. cfg is taken as the run gets it: nil APIs is Vulkan

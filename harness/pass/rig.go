@@ -664,7 +664,7 @@ func (r *Rig) checkAttempt(k kernels.Kernel, memo *kernels.Memo, t target, size 
 // SPIR-V extension the kernel exists to test. WebGPU's 64-bit gaps are the WGSL
 // compiler's coded skips, not device features.
 func (r *Rig) missingFeature(api string, k kernels.Kernel) string {
-	d, f := r.dev, k.Needs
+	f := k.Needs
 	if isWebGPU(api) {
 		if why := NotApplicable(api, k); why != "" {
 			// Never asked in a run (Run leaves the pair out); precompile and
@@ -678,6 +678,17 @@ func (r *Rig) missingFeature(api string, k kernels.Kernel) string {
 			return "Dawn's adapter lacks shader-f16"
 		}
 	}
+	return DeviceMissing(r.dev, k)
+}
+
+// DeviceMissing names what a kernel needs that the Vulkan device itself lacks
+// ("" when nothing): a subgroup operation bit or a device feature. It reads
+// the device alone, so it holds on every API of the device (a WebGPU adapter
+// offers no more than its device), and the suites can tell before a run which
+// cases can only skip (suites/wave_test.go collapses them into one spec per
+// reason).
+func DeviceMissing(d devices.Device, k kernels.Kernel) string {
+	f := k.Needs
 	if bits := k.SubgroupBits(); !d.Supports(bits) {
 		return fmt.Sprintf("device lacks %s (supportedOperations %#x)",
 			strings.Join(devices.SubgroupOperationNames(bits&^d.SupportedOperations), ", "), d.SupportedOperations)
