@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,14 +29,9 @@ var reachableSizes = []uint32{4, 8, 16}
 // it has one (a line for a whole stage would cost a crashed process per
 // kernel), else the first kernel of the stage it matches.
 func representatives(l *expect.Line, api, comp string, size uint32) []kernels.Kernel {
-	all := kernels.Matrix(kernels.Filter{})
-	all = append(all, kernels.GraphicsMatrix(kernels.Pixel, kernels.Filter{})...)
-	all = append(all, kernels.GraphicsMatrix(kernels.Vertex, kernels.Filter{})...)
-	all = append(all, kernels.MeshMatrix(kernels.Task, kernels.Filter{})...)
-	all = append(all, kernels.MeshMatrix(kernels.Mesh, kernels.Filter{})...)
 	byStage := map[string]kernels.Kernel{}
 	var order []string
-	for _, k := range all {
+	for _, k := range wholeMatrix() {
 		st := stageOf(k)
 		if prev, ok := byStage[st]; ok && (prev.Cases[0].OpName() == "WaveActiveSum" || k.Cases[0].OpName() != "WaveActiveSum") {
 			continue
@@ -56,6 +52,23 @@ func representatives(l *expect.Line, api, comp string, size uint32) []kernels.Ke
 	}
 	return out
 }
+
+// wholeMatrix is every kernel of every stage, built once per suite process
+// without its buffers (the specs below match kernels by their cases and run
+// them by case ID, so the child builds the buffers it runs). Built for each
+// (line, size, API, compiler), as it was, it cost about two seconds a time and
+// most of these specs' 95 s in a CI run.
+var wholeMatrix = sync.OnceValue(func() []kernels.Kernel {
+	all := kernels.Matrix(kernels.Filter{})
+	all = append(all, kernels.GraphicsMatrix(kernels.Pixel, kernels.Filter{})...)
+	all = append(all, kernels.GraphicsMatrix(kernels.Vertex, kernels.Filter{})...)
+	all = append(all, kernels.MeshMatrix(kernels.Task, kernels.Filter{})...)
+	all = append(all, kernels.MeshMatrix(kernels.Mesh, kernels.Filter{})...)
+	for i := range all {
+		all[i].Buffers, all[i].Textures = nil, nil
+	}
+	return all
+})
 
 // Known driver crashes in fails.csv (status Crash) run with the matrix, in the
 // child processes lavapipe's sizes run in: a crash that went away (or became
