@@ -97,7 +97,6 @@ type wireConfig struct {
 	Shapes         []string          `json:"shapes,omitempty"`
 	Cases          map[string]bool   `json:"cases,omitempty"`
 	Compilers      []string          `json:"compilers,omitempty"`
-	RequireTools   bool              `json:"requireTools,omitempty"`
 	NoExpectations bool              `json:"noExpectations,omitempty"`
 	Retries        int               `json:"retries,omitempty"`
 	Expectations   []wireSet         `json:"expectations,omitempty"` // nil: the built-in ones
@@ -118,7 +117,7 @@ type wireSet struct {
 
 func toWire(c pass.Config) wireConfig {
 	w := wireConfig{Types: c.Filter.Types, Patterns: c.Filter.Patterns, Shapes: c.Filter.Shapes, Cases: c.Filter.Cases,
-		Compilers: c.Compilers, RequireTools: c.RequireTools, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, Part: c.Part, Fraction: c.Fraction, GenSeeds: c.GenSeeds}
+		Compilers: c.Compilers, NoExpectations: c.NoExpectations, Retries: c.Retries, ReproDir: c.ReproDir, APIs: c.APIs, Stages: c.Stages, Shard: c.Shard, Part: c.Part, Fraction: c.Fraction, GenSeeds: c.GenSeeds}
 	if c.Filter.Ops != nil {
 		w.Ops = c.Filter.Ops.String()
 	}
@@ -130,7 +129,7 @@ func toWire(c pass.Config) wireConfig {
 
 func fromWire(w wireConfig) (pass.Config, error) {
 	c := pass.Config{Filter: kernels.Filter{Types: w.Types, Patterns: w.Patterns, Shapes: w.Shapes, Cases: w.Cases},
-		Compilers: w.Compilers, RequireTools: w.RequireTools, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, Part: w.Part, Fraction: w.Fraction, GenSeeds: w.GenSeeds}
+		Compilers: w.Compilers, NoExpectations: w.NoExpectations, Retries: w.Retries, ReproDir: w.ReproDir, APIs: w.APIs, Stages: w.Stages, Shard: w.Shard, Part: w.Part, Fraction: w.Fraction, GenSeeds: w.GenSeeds}
 	if w.Ops != "" {
 		re, err := regexp.Compile(w.Ops)
 		if err != nil {

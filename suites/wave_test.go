@@ -357,7 +357,7 @@ func runFamily(d suiteDevice, f family, size uint32, validate string) (familyRun
 		apis = without(apis, pass.Dawn)
 	}
 	// New failures are re-run as `waverig run` does (a pass then is a Flake).
-	cfg := pass.Config{RequireTools: os.Getenv("CI") != "", Filter: filter, Compilers: comps, APIs: apis, Retries: 2, KernelTimeout: 5 * time.Minute}
+	cfg := pass.Config{Filter: filter, Compilers: comps, APIs: apis, Retries: 2, KernelTimeout: 5 * time.Minute}
 	var err error
 	if len(comps) == 0 || len(apis) == 0 {
 		// Only layout specs are selected: the layout kernels still run.

@@ -62,7 +62,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("%v", err)
 	}
-	cfg.RequireTools, cfg.ReproDir, cfg.NoExpectations, cfg.Retries, cfg.KernelTimeout = os.Getenv("CI") != "", filepath.Join(*outDir, results.ReproDir), *noExpect, *retries, *kernelTimeout
+	cfg.ReproDir, cfg.NoExpectations, cfg.Retries, cfg.KernelTimeout = filepath.Join(*outDir, results.ReproDir), *noExpect, *retries, *kernelTimeout
 	// -baseline: baseline directories judge the run; a previous run is compared.
 	// A bad one is found now, not after the whole run.
 	var before []results.Record

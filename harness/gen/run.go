@@ -12,10 +12,10 @@ import (
 // Device runs generated programs on one Vulkan device.
 type Device struct {
 	runner *vulkan.Runner
-	// Validate runs spirv-val on every module first (skipped when spirv-val
-	// is not installed, unless RequireValidator).
-	Validate, RequireValidator bool
-	size                       uint32 // a required subgroup size (0: the default)
+	// Validate runs the linked validator (spirv-val's library) on every
+	// module first.
+	Validate bool
+	size     uint32 // a required subgroup size (0: the default)
 	// Maximal asks every module for maximal reconvergence
 	// (RequestMaximalReconvergence); set by OpenDevice where the device has it.
 	Maximal bool
@@ -150,7 +150,7 @@ func (d *Device) RunModule(p *Program, words []uint32) ([]uint32, error) {
 		}
 	}
 	if d.Validate {
-		if err := vulkan.Validate(words); err != nil && (d.RequireValidator || !errors.Is(err, vulkan.ErrNoValidator)) {
+		if err := vulkan.Validate(words); err != nil {
 			var ve *vulkan.ValidationError
 			if errors.As(err, &ve) {
 				return nil, &CompileError{Msg: err.Error()}

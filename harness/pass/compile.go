@@ -2,7 +2,6 @@ package pass
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -130,20 +129,9 @@ func kernelRegisters(k kernels.Kernel) []string {
 	return regs
 }
 
-// validate is the rig's spirv-val policy on top of vulkan.Validate: a missing
-// spirv-val makes the module a skip locally and an error when tools are
-// required (CI); a rejected module is an error (it never reaches the driver).
-func (r *Rig) validate(m *module) error {
-	err := vulkan.Validate(m.spirv)
-	if errors.Is(err, vulkan.ErrNoValidator) {
-		if r.cfg.RequireTools {
-			return fmt.Errorf("%w and tools are required (CI)", err)
-		}
-		m.skip = err.Error()
-		return nil
-	}
-	return err
-}
+// validate runs the linked validator (vulkan.Validate) on a module: a
+// rejected module is an error and never reaches the driver.
+func (r *Rig) validate(m *module) error { return vulkan.Validate(m.spirv) }
 
 // remaining drops the kernels a crashed predecessor already ran (those up to the
 // one named by resumeAfter, "api/kernel/compiler").

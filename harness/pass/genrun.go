@@ -181,7 +181,6 @@ func (r *Rig) runGen(size uint32, layouts map[string]results.Record, st *results
 	t0 := time.Now()
 	defer r.prof.add("gen", t0)
 	d := gen.NewDevice(r.runner)
-	d.RequireValidator = r.cfg.RequireTools
 	d.Tamper = faults.genTamper // a fault build's planted bug (faults.go); nil otherwise
 	sizeErr := d.SetWaveSize(size)
 	var reproErr error

@@ -45,8 +45,6 @@ const (
 type Config struct {
 	Filter    kernels.Filter
 	Compilers []string // default: ours, plus glslang when installed
-	// RequireTools makes a missing spirv-val/glslangValidator an error (CI) instead of a skip.
-	RequireTools bool
 	// Expectations are the baselines to judge records against (nil: the
 	// built-in ones; each applies to the devices its driver.txt matches);
 	// NoExpectations runs every case as if nothing were known.
@@ -151,9 +149,6 @@ func New(deviceIndex int, cfg Config) (*Rig, error) {
 	// The rig validates every module itself, in parallel, while precompiling; the
 	// runner's check before a pipeline build then finds it accepted (vulkan.Validate
 	// remembers), and still stops any module that did not come through compile.
-	if cfg.RequireTools {
-		r.SetValidation(vulkan.ValidateRequire)
-	}
 	rig, err := NewOn(r.Device(), cfg, map[string]Device{Vulkan: vulkanDevice{r}})
 	if err != nil {
 		r.Close()

@@ -11,7 +11,7 @@
 // and the spirv-val policy stay in the rig (harness/pass/compile.go), because both
 // are the rig's decisions, not a compiler's: the cache key holds what the rig
 // varies (stage, SPIR-V extensions), the cache is shared by runs, draws,
-// listings and repro bundles, whether a missing spirv-val is a skip or an
-// error depends on the rig's RequireTools, and `waverig exec` compiles a
-// case once, uncached, through these same compilers.
+// listings and repro bundles, every module passes the linked validator
+// before a driver sees it, and `waverig exec` compiles a case once,
+// uncached, through these same compilers.
 package produce

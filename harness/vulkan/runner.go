@@ -114,7 +114,6 @@ type Runner struct {
 	maxPipes int
 	created  int
 	timeout  time.Duration
-	val      Validation
 	infos    map[infoKey]spirvInfo // parsed modules, so cached jobs skip the parse
 	closed   bool
 	building sync.WaitGroup // Prebuild calls in flight (Close waits for them)
@@ -195,14 +194,6 @@ func (r *Runner) SetTimeout(d time.Duration) {
 		d = DefaultTimeout
 	}
 	r.timeout = d
-}
-
-// SetValidation chooses whether modules are checked with spirv-val before
-// their first pipeline build (ValidateAuto by default).
-func (r *Runner) SetValidation(v Validation) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.val = v
 }
 
 // SetMaxPipelines bounds the pipeline cache (DefaultMaxPipelines when n <= 0).
@@ -414,7 +405,7 @@ func (r *Runner) buildAll(items []buildItem, workers int) int {
 // valid reports whether every module passes the validator.
 func (r *Runner) valid(modules [][]uint32) bool {
 	for _, m := range modules {
-		if r.val.check(m) != nil {
+		if Validate(m) != nil {
 			return false
 		}
 	}
@@ -476,7 +467,7 @@ func (r *Runner) pipeline(key pipeKey, label string, build func() (*vkx.Pipeline
 	}
 	start := time.Now()
 	for _, m := range modules {
-		if err := r.val.check(m); err != nil {
+		if err := Validate(m); err != nil {
 			return nil, false, 0, fmt.Errorf("vulkan: %s: %w", label, err)
 		}
 	}

@@ -10,25 +10,6 @@ import (
 	"sync"
 )
 
-// Validation says whether modules go through spirv-val before the driver
-// sees them. Drivers are allowed to crash on invalid SPIR-V and lavapipe
-// does (a SIGSEGV that takes the whole test process down), so the runner
-// validates every module once, on its first pipeline build.
-type Validation int
-
-const (
-	// ValidateAuto validates every module. (It skipped validation when no
-	// spirv-val was on PATH; the validator is linked in now, so it and
-	// ValidateRequire behave alike.)
-	ValidateAuto Validation = iota
-	// ValidateRequire refuses to build pipelines without a validator (one
-	// is always linked in).
-	ValidateRequire
-	// ValidateOff hands modules to the driver unchecked (after the
-	// structural checks, which always run).
-	ValidateOff
-)
-
 // ValidationError is spirv-val's verdict on a module.
 type ValidationError struct {
 	TargetEnv string
@@ -38,10 +19,6 @@ type ValidationError struct {
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("spirv-val --target-env %s rejected the module: %s", e.TargetEnv, strings.TrimSpace(e.Output))
 }
-
-// ErrNoValidator says no validator is available (kept for the policies'
-// sake: SPIRV-Tools' validator is linked in, validate_lib.go).
-var ErrNoValidator = errors.New("spirv-val not installed (Debian package spirv-tools)")
 
 // accepted remembers the modules the validator accepted in this process (by
 // hash), so the rig's parallel pre-validation and the runner's check before a
@@ -141,19 +118,4 @@ func targetEnv(version uint32) string {
 	default:
 		return "vulkan1.1"
 	}
-}
-
-// check applies a runner's policy to Validate.
-func (mode Validation) check(words []uint32) error {
-	if mode == ValidateOff {
-		return nil
-	}
-	err := Validate(words)
-	if errors.Is(err, ErrNoValidator) {
-		if mode == ValidateRequire {
-			return fmt.Errorf("vulkan: %w and validation is required", err)
-		}
-		return nil
-	}
-	return err
 }
