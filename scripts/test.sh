@@ -10,18 +10,20 @@
 #   scripts/test.sh                the pre-merge tier (CI, .ci/run): go test -short
 #                                  (each slow test keeps a short form that still
 #                                  proves its property) and the suites' CI tier
-#                                  (harness/tier: every operation × type family ×
+#                                  (harness/kernels/tier.go: every operation × type family ×
 #                                  stage × API × wave size at least once, every
 #                                  known crash, a 1/FRACTION share of the rest)
-#   scripts/test.sh --full         everything: go test without -short, the whole matrix
+#   scripts/test.sh --full         everything: go test without -short, the whole matrix,
+#                                  a minute of fuzzing per target (10 s pre-merge)
 #   scripts/test.sh --fraction N   the pre-merge tier with another fraction (1 = all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FRACTION=10
 SHORT=-short
+FUZZ_DEFAULT=10s
 while (($#)); do
   case "$1" in
-    --full) FRACTION=1; SHORT=; shift ;;
+    --full) FRACTION=1; SHORT=; FUZZ_DEFAULT=60s; shift ;;
     --fraction) FRACTION="${2:?--fraction needs a number}"; shift 2 ;;
     *) echo "usage: scripts/test.sh [--full | --fraction N]" >&2; exit 2 ;;
   esac
@@ -38,7 +40,9 @@ step() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 export CI="${CI:-}"
 # setup.sh just provisioned lavapipe 25 and SwiftShader: their tests fail, not skip, without them.
 export WAVERIG_REQUIRE_DRIVERS=1
-FUZZTIME="${FUZZTIME:-15s}"
+# Pre-merge fuzzes each target 10 s past its seed corpus (every crasher ever
+# found stays in testdata/fuzz and runs first); --full fuzzes each a minute.
+FUZZTIME="${FUZZTIME:-$FUZZ_DEFAULT}"
 out=$(mktemp -d)
 status=0
 
