@@ -59,11 +59,7 @@ func representatives(l *expect.Line, api, comp string, size uint32) []kernels.Ke
 // (line, size, API, compiler), as it was, it cost about two seconds a time and
 // most of these specs' 95 s in a CI run.
 var wholeMatrix = sync.OnceValue(func() []kernels.Kernel {
-	all := kernels.Matrix(kernels.Filter{})
-	all = append(all, kernels.GraphicsMatrix(kernels.Pixel, kernels.Filter{})...)
-	all = append(all, kernels.GraphicsMatrix(kernels.Vertex, kernels.Filter{})...)
-	all = append(all, kernels.MeshMatrix(kernels.Task, kernels.Filter{})...)
-	all = append(all, kernels.MeshMatrix(kernels.Mesh, kernels.Filter{})...)
+	all := everyStage(kernels.Filter{})
 	for i := range all {
 		all[i].Buffers, all[i].Textures = nil, nil
 	}

@@ -24,7 +24,6 @@ import (
 	"waverig/harness/kernels"
 	"waverig/harness/pass"
 	"waverig/harness/results"
-	"waverig/harness/vulkan"
 )
 
 // sizes are the wave sizes the suite covers on a device: those of its run
@@ -58,14 +57,19 @@ func familyKernels(ops []string) []kernels.Kernel {
 	if ks, ok := familyCache[key]; ok {
 		return ks
 	}
-	f := filterFor(ops)
+	ks := everyStage(filterFor(ops))
+	familyCache[key] = ks
+	return ks
+}
+
+// everyStage is the matrix's kernels in every stage: compute, pixel, vertex,
+// task, mesh.
+func everyStage(f kernels.Filter) []kernels.Kernel {
 	ks := kernels.Matrix(f)
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Pixel, f)...)
 	ks = append(ks, kernels.GraphicsMatrix(kernels.Vertex, f)...)
 	ks = append(ks, kernels.MeshMatrix(kernels.Task, f)...)
-	ks = append(ks, kernels.MeshMatrix(kernels.Mesh, f)...)
-	familyCache[key] = ks
-	return ks
+	return append(ks, kernels.MeshMatrix(kernels.Mesh, f)...)
 }
 
 var (
@@ -124,22 +128,16 @@ func knownCrash(d suiteDevice, size uint32) func(kernels.TierItem) bool {
 
 // meshSkipOf is why a task or mesh case cannot run on a device with a
 // target, where that holds for the whole stage ("" otherwise): the device
-// lacks VK_EXT_mesh_shader, its features or the stage bit, or the compiler is
-// glslang, whose HLSL front end has no DispatchMesh. Such cases get one spec
-// per stage and reason (they are most of the CI tier's task and mesh cases).
+// lacks VK_EXT_mesh_shader, its features, the stage bit or quad operations in
+// the stage (the rig's own check, pass.DeviceMeshMissing), or the compiler is
+// glslang, whose HLSL front end has no DispatchMesh (the rig finds that with a
+// probe compile; the suite knows it of glslang 12).
 func meshSkipOf(d suiteDevice, k kernels.Kernel, t target) string {
-	if k.Stage != kernels.Task && k.Stage != kernels.Mesh {
+	if k.MeshDraw == nil {
 		return ""
 	}
-	if why := vulkan.MeshMissing(d.Device, k.Stage == kernels.Task); why != "" {
+	if why := pass.DeviceMeshMissing(d.Device, k); why != "" {
 		return why
-	}
-	bit := uint32(devices.StageMesh)
-	if k.Stage == kernels.Task {
-		bit = devices.StageTask
-	}
-	if d.Device.SupportedStages&bit == 0 {
-		return fmt.Sprintf("device's subgroupSupportedStages (%#x) lacks the %s stage", d.Device.SupportedStages, k.Stage)
 	}
 	if t.comp == pass.Glslang {
 		return "glslang 12's HLSL front end has no DispatchMesh"
@@ -335,11 +333,26 @@ func applicableAPIs(ks []kernels.Kernel) []string {
 
 type recKey struct{ caseID, stage, api, compiler string }
 
-// collapsedCase is a case of a collapsed spec (staticSkip); sized marks a
-// [WaveSize] kernel's case, run only at the size picked for it.
+// collapsedCase is a case of a collapsed spec (staticSkip), with why the
+// pass at this size may have no record of it (noRecordHere).
 type collapsedCase struct {
 	recKey
-	sized bool
+	noRecord string
+}
+
+// noRecordHere is why a pass of a device at a size may hold no record of a
+// case ("" when it must hold one): the rig draws at the device's own wave
+// size only (it does not ask for a size in graphics stages: on lavapipe every
+// child's size is its own, elsewhere only the default size has records), and
+// a [WaveSize] kernel runs once, in the pass at the size picked for it.
+func noRecordHere(dev suiteDevice, c kernels.Case, stage string, size uint32) string {
+	if stage != results.Compute && size != dev.Device.SubgroupSize {
+		return fmt.Sprintf("graphics stages run at the device's own wave size (%d)", dev.Device.SubgroupSize)
+	}
+	if w, sized := kernels.WaveSizeOf(c); sized {
+		return fmt.Sprintf("%s runs once, at the size picked for it on this device, not at %d", w.HLSL(), size)
+	}
+	return ""
 }
 
 // familyRun is what one family's run at one size produced.
@@ -605,24 +618,15 @@ func deviceSpecs(dev suiteDevice) {
 										collapsedOrder = append(collapsedOrder, key)
 										collapsed[key] = &group{class: class, api: t.api, stage: stage, comp: t.comp, why: why}
 									}
-									_, sized := kernels.WaveSizeOf(c)
-									collapsed[key].keys = append(collapsed[key].keys, collapsedCase{recKey{c.ID(), stage, t.api, t.comp}, sized})
+									collapsed[key].keys = append(collapsed[key].keys, collapsedCase{recKey{c.ID(), stage, t.api, t.comp}, noRecordHere(dev, c, stage, size)})
 									continue
 								}
 								c, t := c, t
 								It(fmt.Sprintf("%s [%s %s %s]", c.ID(), t.api, stage, t.comp), Label(caseLabels(c, stage, t)...), func() {
 									requireAPI(dev, t.api)
 									r, ok := run.recs[recKey{c.ID(), stage, t.api, t.comp}]
-									if !ok && stage != results.Compute && size != dev.Device.SubgroupSize {
-										// The rig draws at the device's own wave size only (it does not
-										// ask for a size in graphics stages): on lavapipe every child's
-										// size is its own, elsewhere only the default size has records.
-										Skip(fmt.Sprintf("graphics stages run at the device's own wave size (%d)", dev.Device.SubgroupSize))
-									}
-									if w, sized := kernels.WaveSizeOf(c); !ok && sized {
-										// A [WaveSize] kernel runs once, in the pass at the size
-										// picked for it on this device.
-										Skip(fmt.Sprintf("%s runs once, at the size picked for it on this device, not at %d", w.HLSL(), size))
+									if why := noRecordHere(dev, c, stage, size); !ok && why != "" {
+										Skip(why)
 									}
 									Expect(ok).To(BeTrue(), "no result for %s [%s %s %s]", c.ID(), t.api, stage, t.comp)
 									expectVerdict(r)
@@ -644,10 +648,8 @@ func deviceSpecs(dev suiteDevice) {
 							for _, cc := range g.keys {
 								rk := cc.recKey
 								r, ok := run.recs[rk]
-								if !ok && (cc.sized || rk.stage != results.Compute && size != dev.Device.SubgroupSize) {
-									// As a spec of its own would skip: drawn at the device's own
-									// size only, or a [WaveSize] kernel run at its picked size.
-									continue
+								if !ok && cc.noRecord != "" {
+									continue // as a spec of its own would skip (noRecordHere)
 								}
 								Expect(ok).To(BeTrue(), "no result for %s [%s %s %s]", rk.caseID, rk.api, rk.stage, rk.compiler)
 								switch g.class {

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"os/exec"
 	"testing"
 
 	"waverig/compiler"
@@ -193,7 +192,7 @@ func TestDoubleKernelsMoveBits(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %s", k.Name, res.Render())
 		}
-		words := bytesWords(res.Find(k.Entry, compiler.SPIRV))
+		words := mustWords(t, res.Find(k.Entry, compiler.SPIRV))
 		in, out, conv, _ := doubleMoves(words)
 		if in == 0 || out == 0 || conv != 0 {
 			t.Errorf("%s (ours): %d bitcasts to double, %d from double, %d OpFConvert", k.Name, in, out, conv)
@@ -223,19 +222,8 @@ func TestDoubleKernelsMoveBits(t *testing.T) {
 	}
 }
 
-func bytesWords(b []byte) []uint32 {
-	w := make([]uint32, len(b)/4)
-	for i := range w {
-		w[i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
-	}
-	return w
-}
-
 func validate(t *testing.T, name string, words []uint32) {
 	t.Helper()
-	if _, err := exec.LookPath("spirv-val"); err != nil {
-		return
-	}
 	if err := vulkan.Validate(words); err != nil {
 		t.Errorf("%s: spirv-val: %v", name, err)
 	}

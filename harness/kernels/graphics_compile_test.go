@@ -1,13 +1,11 @@
 package kernels
 
 import (
-	"encoding/binary"
 	"strings"
 	"testing"
 
 	"waverig/compiler"
 	"waverig/harness/glslang"
-	"waverig/harness/vulkan"
 )
 
 // graphicsEntries lists a draw kernel's entry points and stages.
@@ -57,13 +55,7 @@ func TestGraphicsKernelsCompile(t *testing.T) {
 				// extensions SPIRV-Tools 2023.1 predates: TestHelperLanesKernelsCompile
 				// validates them without those declarations.
 				if !IncludesHelperLanes(k.Cases[0]) {
-					words := make([]uint32, len(spv)/4)
-					for i := range words {
-						words[i] = binary.LittleEndian.Uint32(spv[4*i:])
-					}
-					if err := vulkan.Validate(words); err != nil {
-						t.Errorf("spirv-val %s: %v", e[0], err)
-					}
+					validate(t, e[0], mustWords(t, spv))
 				}
 				for _, dialect := range []string{"naga", "standard"} {
 					_, err = compiler.Compile(k.Name+".hlsl", []byte(k.HLSL), compiler.Options{

@@ -100,7 +100,7 @@ func (r *Rig) compileEntry(k kernels.Kernel, t target, entry, stage string) *mod
 		m = &module{err: fmt.Errorf("unknown compiler %q", t.comp)}
 	}
 	if m.err == nil && m.skip == "" && t.api == Vulkan {
-		if err := r.validate(m); err != nil {
+		if err := vulkan.Validate(m.spirv); err != nil {
 			m.err = err
 		}
 	}
@@ -128,10 +128,6 @@ func kernelRegisters(k kernels.Kernel) []string {
 	}
 	return regs
 }
-
-// validate runs the linked validator (vulkan.Validate) on a module: a
-// rejected module is an error and never reaches the driver.
-func (r *Rig) validate(m *module) error { return vulkan.Validate(m.spirv) }
 
 // remaining drops the kernels a crashed predecessor already ran (those up to the
 // one named by resumeAfter, "api/kernel/compiler").

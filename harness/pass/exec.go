@@ -135,7 +135,7 @@ func (r *Rig) ExecCase(api string, c *casefile.Case, comp string) ([]casefile.Mi
 // allow before a buffer is allocated, and runs it; waveSize is the shader's
 // [WaveSize] range (nil without one).
 func (r *Rig) execVulkan(c *casefile.Case, mod *module, waveSize *reflect.WaveSize) ([]casefile.Mismatch, error) {
-	if err := r.validate(mod); err != nil {
+	if err := vulkan.Validate(mod.spirv); err != nil {
 		return nil, err
 	} else if mod.skip != "" {
 		return nil, &casefile.Skip{Reason: mod.skip}

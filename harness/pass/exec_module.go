@@ -78,7 +78,7 @@ func (r *Rig) execModule(api string, c *casefile.Case, comp string, src []byte) 
 	mod := &module{spirv: words, entry: c.Entry, bindings: moduleBindingMap(mb)}
 	// A module spirv-val rejects is a bad shader of the case (exit 2), not a
 	// failure of the device.
-	if err := r.validate(mod); err != nil {
+	if err := vulkan.Validate(mod.spirv); err != nil {
 		return nil, c.Errorf("%s: %v", c.Shader, err)
 	}
 	// A SPIR-V module cannot carry [WaveSize] (in Vulkan it is the

@@ -83,7 +83,17 @@ func (r *Rig) meshMissing(k kernels.Kernel, t target) string {
 	if isWebGPU(t.api) {
 		return webgpuNoMesh
 	}
-	d := r.dev
+	if why := DeviceMeshMissing(r.dev, k); why != "" {
+		return why
+	}
+	return r.meshCompiler(t.comp)
+}
+
+// DeviceMeshMissing is the device's half of meshMissing: why the Vulkan
+// device cannot run a task or mesh kernel's wave operations ("" when it
+// can), naming the extension, feature or stage bit it read. Like
+// DeviceMissing, the suites ask it before a run.
+func DeviceMeshMissing(d devices.Device, k kernels.Kernel) string {
 	task := k.MeshDraw.TaskEntry != ""
 	if why := vulkan.MeshMissing(d, task); why != "" {
 		return why
@@ -100,9 +110,6 @@ func (r *Rig) meshMissing(k kernels.Kernel, t target) string {
 		if models.IsQuadOp(c.Op) && !d.QuadOperationsInAllStages {
 			return "device's subgroupQuadOperationsInAllStages is false (quad operations only in fragment and compute)"
 		}
-	}
-	if why := r.meshCompiler(t.comp); why != "" {
-		return why
 	}
 	return ""
 }
