@@ -2,8 +2,8 @@
 // compiles its WGSL), its one job: it starts one long-lived Node helper
 // process per adapter (helper.mjs, on the npm package `webgpu`, Dawn's Node
 // binding), speaks JSON lines with it — the adapter's info and features
-// first, then compile, dispatch and read-back requests with their buffers —
-// and restarts it when it dies. It is the second WebGPU implementation beside
+// first, then compile, dispatch and read-back requests, each line followed
+// by its buffers' bytes — and restarts it when it dies. It is the second WebGPU implementation beside
 // harness/webgpu (wgpu-native); harness/pass drives both through pass.Device.
 // The WGSL it runs is the standard dialect (`enable subgroups;`), the one
 // browsers take.
@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -320,11 +321,15 @@ func (d *Device) Close() {
 	}
 }
 
+// A byte field on the wire (a binding's data, a texture level) is a base64
+// string in the page's JSON (ComputeRequest) and, to the helper, the index
+// of a blob: the helper's lines carry their bytes after the newline (see
+// helper.mjs), which spares both ends base64 and JSON strings of megabytes.
 type wireBinding struct {
-	Group   int    `json:"group"`
-	Binding int    `json:"binding"`
-	Uniform bool   `json:"uniform"`
-	Data    string `json:"data"`
+	Group   int  `json:"group"`
+	Binding int  `json:"binding"`
+	Uniform bool `json:"uniform"`
+	Data    any  `json:"data"`
 }
 
 type request struct {
@@ -345,17 +350,19 @@ type request struct {
 	Bindings      []wireBinding `json:"bindings"`
 	Textures      []wireTexture `json:"textures,omitempty"`
 	Samplers      []wireSampler `json:"samplers,omitempty"`
+	// Blobs are the byte lengths of the blobs that follow the line.
+	Blobs []int `json:"blobs,omitempty"`
 }
 
 // wireTexture and wireSampler are a Texture and a Sampler as runner.mjs
 // takes them (levels base64, the sampler's fields named as GPUSamplerDescriptor's).
 type wireTexture struct {
-	Group  int      `json:"group"`
-	Bind   int      `json:"binding"`
-	Format string   `json:"format"`
-	Width  uint32   `json:"width"`
-	Height uint32   `json:"height"`
-	Levels []string `json:"levels"`
+	Group  int    `json:"group"`
+	Bind   int    `json:"binding"`
+	Format string `json:"format"`
+	Width  uint32 `json:"width"`
+	Height uint32 `json:"height"`
+	Levels []any  `json:"levels"`
 }
 
 type wireSampler struct {
@@ -367,12 +374,12 @@ type wireSampler struct {
 	Address string `json:"addressMode"`
 }
 
-// withSampling puts s on r in the wire format.
-func (r request) withSampling(s Sampling) request {
+// withSampling puts s on r in the wire format, its levels as blobs.
+func (r request) withSampling(s Sampling, blobs *[][]byte) request {
 	for _, t := range s.Textures {
 		wt := wireTexture{Group: t.Group, Bind: t.Binding, Format: t.Format, Width: t.Width, Height: t.Height}
 		for _, l := range t.Levels {
-			wt.Levels = append(wt.Levels, base64.StdEncoding.EncodeToString(l))
+			wt.Levels = append(wt.Levels, field(l, blobs))
 		}
 		r.Textures = append(r.Textures, wt)
 	}
@@ -382,19 +389,54 @@ func (r request) withSampling(s Sampling) request {
 	return r
 }
 
+// reply is the helper's answer: its buffers and colour target are blob
+// indices, the blobs' bytes in Data.
 type reply struct {
 	ID      int      `json:"id"`
-	Buffers []string `json:"buffers"`
-	Color   string   `json:"color"`
+	Buffers []int    `json:"buffers"`
+	Color   *int     `json:"color"`
+	Blobs   []int    `json:"blobs"`
 	Error   string   `json:"error"`
+	Data    [][]byte `json:"-"`
 }
 
-func wire(bs []Binding) []wireBinding {
+// field is a byte field on the wire: base64 without blobs (the page's JSON),
+// else the index of the blob it is added as.
+func field(b []byte, blobs *[][]byte) any {
+	if blobs == nil {
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	*blobs = append(*blobs, b)
+	return len(*blobs) - 1
+}
+
+func wire(bs []Binding, blobs *[][]byte) []wireBinding {
 	out := make([]wireBinding, len(bs))
 	for i, b := range bs {
-		out[i] = wireBinding{b.Group, b.Binding, b.Uniform, base64.StdEncoding.EncodeToString(b.Data)}
+		out[i] = wireBinding{b.Group, b.Binding, b.Uniform, field(b.Data, blobs)}
 	}
 	return out
+}
+
+// blob is the reply's blob k.
+func (r reply) blob(k int) ([]byte, error) {
+	if k < 0 || k >= len(r.Data) {
+		return nil, fmt.Errorf("dawn: the reply names blob %d of %d", k, len(r.Data))
+	}
+	return r.Data[k], nil
+}
+
+// buffers are the reply's read-back buffers.
+func (r reply) buffers() ([][]byte, error) {
+	out := make([][]byte, len(r.Buffers))
+	for i, k := range r.Buffers {
+		b, err := r.blob(k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // ErrHelperDied is the error of a request whose helper ended before it
@@ -402,9 +444,9 @@ func wire(bs []Binding) []wireBinding {
 // starts a new helper.
 var ErrHelperDied = errors.New("dawn: the helper process died")
 
-// call sends one request and waits for its reply; a dead helper is
-// restarted for the next call.
-func (d *Device) call(r request) (reply, error) {
+// call sends one request, its blobs after the line, and waits for its
+// reply; a dead helper is restarted for the next call.
+func (d *Device) call(r request, blobs [][]byte) (reply, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.cmd == nil {
@@ -414,11 +456,19 @@ func (d *Device) call(r request) (reply, error) {
 	}
 	d.next++
 	r.ID = d.next
+	r.Blobs = nil
+	for _, b := range blobs {
+		r.Blobs = append(r.Blobs, len(b))
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return reply{}, err
 	}
-	if _, err := d.in.Write(append(data, '\n')); err != nil {
+	msg := net.Buffers{append(data, '\n')}
+	for _, b := range blobs {
+		msg = append(msg, b)
+	}
+	if _, err := msg.WriteTo(d.in); err != nil {
 		d.stop()
 		return reply{}, fmt.Errorf("%w (%v)", ErrHelperDied, err)
 	}
@@ -431,6 +481,13 @@ func (d *Device) call(r request) (reply, error) {
 		if err := json.Unmarshal(line, &rep); err != nil {
 			d.stop()
 			return reply{}, fmt.Errorf("dawn: bad reply %.200q: %v", line, err)
+		}
+		for _, n := range rep.Blobs {
+			b := make([]byte, n)
+			if _, err := io.ReadFull(d.out, b); err != nil {
+				return reply{}, fmt.Errorf("%w (%s)", ErrHelperDied, d.stop())
+			}
+			rep.Data = append(rep.Data, b)
 		}
 		if rep.ID != r.ID {
 			continue // a stale reply (a request that timed out on our side cannot happen: calls are serial)
@@ -445,7 +502,7 @@ func (d *Device) call(r request) (reply, error) {
 // ComputeRequest is the runner's request for one compute dispatch, as JSON:
 // the Node helper and harness/browser's page take the same one.
 func ComputeRequest(wgsl, entry string, groups [3]uint32, bindings []Binding) ([]byte, error) {
-	return json.Marshal(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings)})
+	return json.Marshal(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings, nil)})
 }
 
 // DecodeBuffers are a runner reply's buffers (base64) as bytes.
@@ -471,36 +528,38 @@ func (d *Device) RunCompute(wgsl, entry string, groups [3]uint32, bindings []Bin
 
 // RunComputeSampling is RunCompute with textures and samplers.
 func (d *Device) RunComputeSampling(wgsl, entry string, groups [3]uint32, bindings []Binding, s Sampling) ([][]byte, error) {
-	rep, err := d.call(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings)}.withSampling(s))
+	var blobs [][]byte
+	rep, err := d.call(request{Op: "compute", WGSL: wgsl, Entry: entry, Groups: groups, Bindings: wire(bindings, &blobs)}.withSampling(s, &blobs), blobs)
 	if err != nil {
 		return nil, err
 	}
 	d.count("c|" + entry + "|" + wgsl)
-	return decode(rep.Buffers)
+	return rep.buffers()
 }
 
 // RunDraw runs one render pass and returns the bindings' contents and the
 // colour target (Width × Height × 16 bytes, rows packed; nil without one).
 func (d *Device) RunDraw(j DrawJob) (bufs [][]byte, color []byte, err error) {
+	var blobs [][]byte
 	rep, err := d.call(request{Op: "draw", VertexWGSL: j.VertexWGSL, VertexEntry: j.VertexEntry, FragmentWGSL: j.FragmentWGSL,
 		FragmentEntry: j.FragmentEntry, Width: j.Width, Height: j.Height, VertexCount: j.VertexCount, Draws: j.Draws, Color: j.Color,
-		Bindings: wire(j.Bindings)}.withSampling(j.Sampling))
+		Bindings: wire(j.Bindings, &blobs)}.withSampling(j.Sampling, &blobs), blobs)
 	if err != nil {
 		return nil, nil, err
 	}
 	d.count("d|" + j.VertexEntry + "|" + j.FragmentEntry + "|" + j.VertexWGSL + j.FragmentWGSL)
-	if bufs, err = decode(rep.Buffers); err != nil {
+	if bufs, err = rep.buffers(); err != nil {
 		return nil, nil, err
 	}
-	if rep.Color != "" {
-		color, err = base64.StdEncoding.DecodeString(rep.Color)
+	if rep.Color != nil {
+		color, err = rep.blob(*rep.Color)
 	}
 	return bufs, color, err
 }
 
 // Validate asks Tint whether it accepts a WGSL module (nothing runs).
 func (d *Device) Validate(wgsl string) error {
-	_, err := d.call(request{Op: "validate", WGSL: wgsl})
+	_, err := d.call(request{Op: "validate", WGSL: wgsl}, nil)
 	return err
 }
 

@@ -2,7 +2,7 @@
 // implementation of the rig's requests over a GPUDevice (Dawn's Node binding
 // or a browser's navigator.gpu), so both run a kernel the same way.
 //
-// makeRunner(device) returns handle(request) -> Promise<reply fields>, for
+// makeRunner(device, codec) returns handle(request) -> Promise<reply fields>, for
 // the requests helper.mjs documents: compute, draw, validate. Shader modules
 // and pipelines are cached by source. Bind group layouts are explicit: a
 // superset of what the entry points use is allowed, and 'auto' would drop
@@ -10,19 +10,23 @@
 //
 // It is a module for Node (helper.mjs imports it) and, with its one export
 // line removed, a classic script in the page (file:// pages cannot import).
-function makeRunner(device) {
-  // Base64 both ways without Node's Buffer (the page has none).
-  function b64(s) {
+function makeRunner(device, codec) {
+  // Bytes in requests and replies: base64 strings in the page, which speaks
+  // JSON only (atob/btoa, a byte at a time). The helper passes a codec
+  // (decode(field) -> Uint8Array, encode(Uint8Array) -> reply field) that
+  // takes its blobs as they are: the page's encoder builds a 32 KiB argument
+  // list per String.fromCharCode call, which was a fifth of the helper's CPU.
+  const b64 = codec ? codec.decode : (s) => {
     const bin = atob(s || '');
     const out = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
     return out;
-  }
-  function u64(a) {
+  };
+  const u64 = codec ? codec.encode : (a) => {
     let bin = '';
     for (let i = 0; i < a.length; i += 0x8000) bin += String.fromCharCode.apply(null, a.subarray(i, i + 0x8000));
     return btoa(bin);
-  }
+  };
 
   // Access of each @group(G) @binding(B) buffer as the module declares it.
   const declRE = /@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*<\s*(storage|uniform)\s*(?:,\s*(read_write|read)\s*)?>/g;
@@ -136,7 +140,8 @@ function makeRunner(device) {
     const outs = [];
     for (let k = 0; k < staging.length; k++) {
       await staging[k].mapAsync(GPUMapMode.READ);
-      outs.push(u64(new Uint8Array(staging[k].getMappedRange().slice(0, bufs[k].len))));
+      // Encoded straight from the mapped range: no copy of the buffer first.
+      outs.push(u64(new Uint8Array(staging[k].getMappedRange(), 0, bufs[k].len)));
       staging[k].destroy();
     }
     for (const b of bufs) b.buf.destroy();
