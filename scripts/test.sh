@@ -58,19 +58,33 @@ step build-done
 pkgs=$(go list ./... | grep -v '/suites$')
 first="waverig/harness/kernels waverig/cmd/waverig"
 go test $SHORT -json -count=1 -timeout 30m $first $(printf '%s\n' $pkgs | grep -v -x -F -e waverig/harness/kernels -e waverig/cmd/waverig) > "$out/gotest.json" 2>"$out/gotest.err"
-# 1b. The viewer window (-tags viewer: GLFW built from its C sources against the
-#     X11 headers setup.sh installs): vet the tagged packages, then the tagged tests
-#     (the window in a private Xvfb, its screenshot compared with the frame; the
-#     view command's refusals),
-#     appended to the same JSON stream so the summary counts them. Only the tagged
-#     tests run here: the package's pure-Go tests ran in step 1, and one test name
-#     counted twice would let one run's pass hide the other's failure.
-if ! go vet -tags viewer ./viewer/ ./cmd/waverig/; then
-  echo "FAIL go vet -tags viewer ./viewer/ ./cmd/waverig/"; status=1
-fi
-go test $SHORT -json -count=1 -timeout 10m -tags viewer -run '^(TestXvfb|TestViewTagged)' ./viewer/... ./cmd/waverig/ >> "$out/gotest.json" 2>>"$out/gotest.err"
 cat "$out/gotest.err" >&2
 step go-test-done
+
+# 1b. While the fuzzers run (step 2), in the background: the viewer window's
+#     checks (-tags viewer: GLFW built from its C sources against the X11
+#     headers setup.sh installs; vet of the tagged packages, then the tagged
+#     tests: the window in a private Xvfb, its screenshot compared with the
+#     frame; the view command's refusals), and the builds step 3 needs (the
+#     ginkgo CLI, the suites' test binary). Fuzzing is time-boxed, so work
+#     beside it costs the fuzzers executions, not wall time: these ~60 s of
+#     two-core work used to add ~60 s to CI.
+#     The tagged tests go to a JSON stream of their own that the summary
+#     counts. Only the tagged tests run there: the package's pure-Go tests ran
+#     in step 1, and one test name counted twice would let one run's pass hide
+#     the other's failure.
+(
+  if ! go vet -tags viewer ./viewer/ ./cmd/waverig/ > "$out/viewer-vet.txt" 2>&1; then
+    echo "FAIL go vet -tags viewer ./viewer/ ./cmd/waverig/" >> "$out/viewer-vet.txt"; exit 1
+  fi
+  go test $SHORT -json -count=1 -timeout 10m -tags viewer -run '^(TestXvfb|TestViewTagged)' ./viewer/... ./cmd/waverig/ > "$out/gotest-viewer.json" 2>"$out/gotest-viewer.err"
+  exit 0
+) &
+viewer=$!
+(
+  go build -o "$out/ginkgo" github.com/onsi/ginkgo/v2/ginkgo && go test -c -o suites/suites.test ./suites
+) > "$out/prebuild.txt" 2>&1 &
+prebuild=$!
 
 # 2. Short fuzz runs: the preprocessor/parser and the whole compile must not panic;
 #    nor may reading a case file (exec) or a results file (report, diff, -baseline).
@@ -96,11 +110,26 @@ for target in "./compiler/syntax FuzzParse" "./compiler FuzzCompile" "./harness/
 done
 
 step fuzz-done
+if ! wait $viewer; then
+  cat "$out/viewer-vet.txt"; status=1
+fi
+cat "$out/gotest-viewer.err" >&2
+cat "$out/gotest-viewer.json" >> "$out/gotest.json"
+if ! wait $prebuild; then
+  cat "$out/prebuild.txt"; echo "FAIL building the ginkgo CLI or the suites"; status=1
+fi
+step prebuild-done
+
 # 3. The ginkgo suites (real drivers: every device of the machine at every wave size
 #    it offers; each family's pass at a device's own size under the validation layer).
 #    Two ginkgo processes: a family's pass is one child compiling with lavapipe's
 #    single-threaded LLVM at a time, so one process leaves a core idle.
-go tool ginkgo -r --procs="${GINKGO_PROCS:-2}" --json-report=ginkgo.json --output-dir="$out" ./suites > "$out/ginkgo.txt" 2>&1 || status=1
+#    The suite writes the summary testsummary counts ($WAVERIG_SUITE_REPORT,
+#    suites/report_test.go: each spec's state, a failure's texts): ginkgo's
+#    --json-report of the same specs is ~450 MB that process 1 encodes and the
+#    CLI decodes and encodes again to merge.
+WAVERIG_SUITE_REPORT="$out/ginkgo.json" "$out/ginkgo" --procs="${GINKGO_PROCS:-2}" suites/suites.test > "$out/ginkgo.txt" 2>&1 || status=1
+rm -f suites/suites.test
 tail -n 30 "$out/ginkgo.txt"
 step ginkgo-done
 

@@ -26,7 +26,7 @@ type counts struct{ passed, failed, skipped int }
 func main() {
 	goFile := flag.String("go", "", "go test -json output")
 	fuzzFile := flag.String("fuzz", "", "fuzz and other step results (lines 'PASS name' / 'FAIL name')")
-	ginkgoFile := flag.String("ginkgo", "", "ginkgo --json-report file")
+	ginkgoFile := flag.String("ginkgo", "", "ginkgo --json-report file, or the suites' CI summary ($WAVERIG_SUITE_REPORT) in its format")
 	flag.Parse()
 
 	var total counts
