@@ -355,7 +355,8 @@ type request struct {
 }
 
 // wireTexture and wireSampler are a Texture and a Sampler as runner.mjs
-// takes them (levels base64, the sampler's fields named as GPUSamplerDescriptor's).
+// takes them (levels as byte fields, the sampler's fields named as
+// GPUSamplerDescriptor's).
 type wireTexture struct {
 	Group  int    `json:"group"`
 	Bind   int    `json:"binding"`

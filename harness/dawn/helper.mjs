@@ -112,11 +112,14 @@ function withBlobs(r, blobs) {
   return r;
 }
 
-function serve(line, blobs) {
+// serve answers a request (req, the line parsed, or bad, why it did not
+// parse) once the requests before it are answered.
+function serve(req, bad, blobs) {
   queue = queue.then(async () => {
     let r;
     try {
-      r = withBlobs(JSON.parse(line), blobs);
+      if (bad) throw bad;
+      r = withBlobs(req, blobs);
     } catch (e) {
       return out({ error: 'bad request: ' + e.message });
     }
@@ -151,11 +154,14 @@ function feed(newest) {
       if (nl < 0) return;
       const lineEnd = have - newest.length + nl;
       const line = take(lineEnd + 1).subarray(0, lineEnd).toString('utf8');
-      let lens = [];
+      header = { req: null, bad: null, lens: [] };
       try {
-        lens = JSON.parse(line).blobs || [];
-      } catch (e) { /* serve answers the bad line */ }
-      header = { line, lens, need: lens.reduce((a, n) => a + n, 0) };
+        header.req = JSON.parse(line);
+        header.lens = header.req.blobs || [];
+      } catch (e) {
+        header.bad = e; // serve answers it, in its turn
+      }
+      header.need = header.lens.reduce((a, n) => a + n, 0);
     }
     if (have < header.need) return;
     const bytes = take(header.need);
@@ -165,7 +171,7 @@ function feed(newest) {
       blobs.push(bytes.subarray(at, at + n));
       at += n;
     }
-    serve(header.line, blobs);
+    serve(header.req, header.bad, blobs);
     header = null;
     if (have === 0) return;
     newest = pending[0]; // what is left is one piece, not yet searched
